@@ -4,7 +4,9 @@ The differences ``first - second`` on the n_i splits of dataset i are normal wit
 ``delta_i`` and compound-symmetric covariance ``sigma_i^2 ((1 - rho_i) I + rho_i 11')``;
 ``delta_i ~ Student-t(nu, delta0, sigma0)``; ``delta0`` and ``sigma0`` are uniform,
 ``sigma_i`` uniform, and ``nu - 1 ~ Gamma(alpha, beta)`` with uniform ``alpha`` and ``beta``.
-Stan's NUTS samples it (``stan/hierarchical.stan``) on the datasets' sufficient statistics.
+Stan's NUTS samples it (``stan/hierarchical.stan``) on the datasets' sufficient statistics,
+with ``sigma_i`` integrated out in closed form wherever that is numerically safe; ``sigma_i``
+is then drawn from its exact conditional given ``delta_i`` (:mod:`bayescomp.likelihood`).
 
 Constant differences on a dataset (zero variance) would make the posterior improper, as
 ``sigma_i -> 0`` is then unbounded. Every ``sigma_i`` therefore has a floor: the standard
@@ -29,6 +31,7 @@ from .baselines import baselines as run_baselines
 from .correlated import correlated_ttests
 from .data import Scores
 from .decisions import decide
+from .likelihood import compound_symmetric_logpdf, draw_sigma, sigma_sampled
 from .diagnostics import Diagnostics, diagnose, warn_if_problems
 from .exceptions import ConstantDifferencesWarning
 from .reports import Reportable
@@ -86,8 +89,8 @@ def _resolution(values: np.ndarray) -> float:
     return float(gaps.min()) if gaps.size else np.nan
 
 
-def choose_centering(means, ss, n, rho) -> np.ndarray:
-    """Per dataset, whether to sample delta_i centred (True) or non-centred (False).
+def choose_centering(means, ss, n, rho) -> bool:
+    """Whether to sample the delta_i centred (True) or non-centred (False).
 
     Centring mixes best when the data pin delta_i down compared with its prior scale; the
     non-centred form avoids the funnel of a small sigma0 when they do not (Betancourt &
@@ -97,30 +100,23 @@ def choose_centering(means, ss, n, rho) -> np.ndarray:
     errors from the median): such a population has heavy tails, a small
     nu, and a non-centred Student-t then samples badly (measured in
     ``benchmarks/bench_hierarchical.py`` and on the built-in and scmamp examples).
-    The Stan program accepts a choice per dataset; this rule makes one for all.
     """
     means, ss, n, rho = (np.asarray(v, dtype=float) for v in (means, ss, n, rho))
     noise = np.sqrt(ss / (n - 1) * (1 + (n - 1) * rho) / n)
     distance = np.abs(means - np.median(means))
     spread = 1.4826 * np.median(distance)
     outlying = distance > np.maximum(5 * spread, 3 * noise)
-    centred = spread > 2 * np.sqrt(np.mean(noise ** 2)) or outlying.any()
-    return np.full(means.shape, centred)
+    return bool(spread > 2 * np.sqrt(np.mean(noise ** 2)) or outlying.any())
 
 
-def describe_centering(centered) -> str:
-    """"centered", "noncentered" or "mixed (k of n centred)"."""
-    centered = np.asarray(centered, dtype=bool)
-    if centered.all():
-        return "centered"
-    if not centered.any():
-        return "noncentered"
-    return f"mixed ({int(centered.sum())} of {centered.size} centred)"
+def describe_centering(centered: bool) -> str:
+    """"centered" or "noncentered"."""
+    return "centered" if centered else "noncentered"
 
 
 def _prepare(scores: Scores, first: str, second: str, prior: HierarchicalPrior,
-             parameterization: str, log_likelihood: bool = False):
-    """Stan data on a unit scale, the scale itself, and which delta_i are centred."""
+             parameterization: str):
+    """Stan data on a unit scale, the scale itself, and whether the delta_i are centred."""
     differences = scores.differences(first, second)
     rows = [scores.algorithm_index(first), scores.algorithm_index(second)]
     n = scores.n_scores
@@ -155,7 +151,7 @@ def _prepare(scores: Scores, first: str, second: str, prior: HierarchicalPrior,
     if parameterization == "auto":
         centered = choose_centering(means, ss, n, rho)
     elif parameterization in ("centered", "noncentered"):
-        centered = np.full(len(scores), parameterization == "centered")
+        centered = parameterization == "centered"
     else:
         raise ValueError("parameterization must be 'auto', 'centered' or 'noncentered', "
                          f"got {parameterization!r}")
@@ -165,43 +161,61 @@ def _prepare(scores: Scores, first: str, second: str, prior: HierarchicalPrior,
         delta0_bound=float(delta0_bound / scale), sigma0_upper=float(sigma0_upper / scale),
         sigma_lower=(floor / scale).tolist(), sigma_upper=float(sigma_upper / scale),
         alpha_lower=prior.alpha[0], alpha_upper=prior.alpha[1],
-        beta_lower=prior.beta[0], beta_upper=prior.beta[1],
-        centered=centered.astype(int).tolist(), with_log_lik=int(log_likelihood))
+        beta_lower=prior.beta[0], beta_upper=prior.beta[1], centered=int(centered),
+        sigma_sampled=sigma_sampled(n, ss, rho, floor).astype(int).tolist())
     return data, float(scale), centered
 
 
-def delta_from_parameters(posterior, centered) -> xr.DataArray:
-    """delta_i from the sampled delta_param: itself where centred, else delta0 + sigma0 x it."""
+def delta_from_parameters(posterior, centered: bool) -> xr.DataArray:
+    """delta_i from the sampled delta_param: itself if centred, else delta0 + sigma0 x it."""
     param = posterior["delta_param"]
-    extra = [d for d in param.dims if d not in ("chain", "draw")][0]
-    centered = xr.DataArray(np.asarray(centered, dtype=bool), dims=extra)
-    delta = xr.where(centered, param, posterior["delta0"] + posterior["sigma0"] * param)
-    return delta.transpose("chain", "draw", extra)
+    if centered:
+        return param
+    return (posterior["delta0"] + posterior["sigma0"] * param).transpose(*param.dims)
 
 
-def _user_scale(idata, scale: float, datasets, n_scores, centered) -> az.InferenceData:
-    """The posterior on the units of the scores, with datasets named."""
+def sigma_from_parameters(posterior, delta: xr.DataArray, data: dict, rng) -> xr.DataArray:
+    """sigma_i: sampled by Stan where it stayed a parameter, else drawn given delta_i.
+
+    Everything on the unit scale of the Stan data; ``delta`` as from
+    :func:`delta_from_parameters`.
+    """
+    sampled = np.asarray(data["sigma_sampled"], dtype=bool)
+    unit = {k: np.asarray(data[k], dtype=float)
+            for k in ("mean_diff", "ss", "n_scores", "rho", "sigma_lower")}
+    sigma = draw_sigma(delta.values, unit["mean_diff"], unit["ss"], unit["n_scores"],
+                       unit["rho"], unit["sigma_lower"], data["sigma_upper"], rng)
+    if sampled.any():
+        sigma[..., sampled] = posterior["sigma_param"].values
+    return delta.copy(data=sigma)
+
+
+def _user_scale(idata, data: dict, scale: float, datasets, centered: bool, seed: int,
+                log_likelihood: bool) -> az.InferenceData:
+    """The posterior on the units of the scores, with datasets named and sigma_i drawn."""
     posterior = idata.posterior
 
     def per_dataset(variable):
         extra = [d for d in variable.dims if d not in ("chain", "draw")][0]
         return variable.rename({extra: "dataset"}).assign_coords(dataset=list(datasets))
 
-    scaled = {name: posterior[name] * scale for name in ("delta0", "sigma0", "delta_next")}
     delta = delta_from_parameters(posterior, centered)
+    # its own stream: the seed also seeds Stan, and these draws must not mirror Stan's
+    rng = np.random.default_rng([seed, 2017])
+    sigma = per_dataset(sigma_from_parameters(posterior, delta, data, rng) * scale)
+    delta = per_dataset(delta * scale)
     user = xr.Dataset({
-        "delta0": scaled["delta0"], "sigma0": scaled["sigma0"], "nu": posterior["nu"],
-        "alpha": posterior["alpha"], "beta": posterior["beta"],
-        "delta": per_dataset(delta * scale),
-        "sigma": per_dataset(posterior["sigma"] * scale),
-        "delta_next": scaled["delta_next"]}, attrs=posterior.attrs)
+        "delta0": posterior["delta0"] * scale, "sigma0": posterior["sigma0"] * scale,
+        "nu": posterior["nu"], "alpha": posterior["alpha"], "beta": posterior["beta"],
+        "delta": delta, "sigma": sigma, "delta_next": posterior["delta_next"] * scale},
+        attrs=posterior.attrs)
     groups = dict(posterior=user, sample_stats=idata.sample_stats)
-    if "log_likelihood" in idata.groups() and idata.log_likelihood["log_lik"].size:
-        # log density of the differences in the user's units: a change of variables by 1/scale
-        log_lik = per_dataset(idata.log_likelihood["log_lik"]) - xr.DataArray(
-            np.asarray(n_scores) * np.log(scale), dims="dataset",
-            coords={"dataset": list(datasets)})
-        groups["log_likelihood"] = xr.Dataset({"differences": log_lik})
+    if log_likelihood:
+        means, ss = (np.asarray(data[k]) * factor
+                     for k, factor in (("mean_diff", scale), ("ss", scale ** 2)))
+        log_lik = compound_symmetric_logpdf(means, ss, np.asarray(data["n_scores"]),
+                                            np.asarray(data["rho"]), delta.values, sigma.values)
+        groups["log_likelihood"] = xr.Dataset({"differences": delta.copy(data=log_lik)})
     return az.InferenceData(**groups)
 
 
@@ -341,9 +355,9 @@ def hierarchical(scores: Scores, first: str, second: str, *, rope=0.01, prior="p
         Region of practical equivalence in the units of the scores.
     prior : "paper", "baycomp" or HierarchicalPrior
     parameterization : "auto", "centered" or "noncentered"
-        How delta_i is sampled. "auto" decides per dataset (:func:`choose_centering`):
-        centred where the dataset's data pin delta_i down (centring then mixes best),
-        non-centred where they do not (avoiding the funnel of a small sigma0).
+        How delta_i is sampled. "auto" decides from the data (:func:`choose_centering`):
+        centred when the datasets' means pin the delta_i down (centring then mixes best),
+        non-centred when they do not (avoiding the funnel of a small sigma0).
     backend : "auto", "cmdstanpy" or "pystan"
     chains, iter_warmup, iter_sampling, seed, adapt_delta, max_treedepth
         NUTS settings. A seed (drawn and recorded when None) makes the fit reproducible.
@@ -352,9 +366,8 @@ def hierarchical(scores: Scores, first: str, second: str, *, rope=0.01, prior="p
     baselines : bool
         Also run the frequentist and Bayesian signed-rank and sign tests on the dataset means.
     log_likelihood : bool
-        Add the pointwise log-likelihood of every dataset's differences (a
-        ``log_likelihood`` group, e.g. for ``arviz.loo``); off by default as it adds to
-        the output every draw carries.
+        Add the pointwise log-likelihood of every dataset's differences given the draws
+        of delta_i and sigma_i (a ``log_likelihood`` group, e.g. for ``arviz.loo``).
 
     Returns
     -------
@@ -374,13 +387,12 @@ def hierarchical(scores: Scores, first: str, second: str, *, rope=0.01, prior="p
         prior_name = "custom"
     if seed is None:
         seed = int(np.random.default_rng().integers(2 ** 31 - 1))
-    data, scale, centered = _prepare(scores, first, second, prior, parameterization,
-                                     log_likelihood)
+    data, scale, centered = _prepare(scores, first, second, prior, parameterization)
     fit = backends.sample("hierarchical", data, backend=backend, chains=chains,
                           iter_warmup=iter_warmup, iter_sampling=iter_sampling, seed=seed,
                           adapt_delta=adapt_delta, max_treedepth=max_treedepth,
                           show_progress=show_progress)
-    idata = _user_scale(fit, scale, scores.dataset_names, scores.n_scores, centered)
+    idata = _user_scale(fit, data, scale, scores.dataset_names, centered, seed, log_likelihood)
     diagnostics = diagnose(idata, var_names=["delta0", "sigma0", "nu", "delta", "sigma"],
                            max_treedepth=max_treedepth)
     warn_if_problems(diagnostics, f"hierarchical model {first} - {second}")

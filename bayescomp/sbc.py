@@ -18,7 +18,10 @@ Hierarchical program (:func:`sbc_hierarchical`)
     ``S_i``, so those are simulated directly: ``m_i ~ N(delta_i, sigma_i^2 (1 + (n_i - 1)
     rho_i) / n_i)`` and ``S_i ~ sigma_i^2 (1 - rho_i) chi2_{n_i - 1}``, independent (the
     mean lies along the eigenvector 1 of the compound-symmetric covariance, S on its
-    orthogonal complement). Ranked: ``delta0``, ``sigma0``, ``nu`` and ``delta_1``. The
+    orthogonal complement). Ranked: ``delta0``, ``sigma0``, ``nu``, ``delta_1`` and
+    ``sigma_1`` (integrated out by the sampler where safe and drawn afterwards from its
+    conditional, which the rank of sigma_1 checks; the floor 0.1 is near the spread of
+    some datasets, so both forms and the truncation terms are exercised). The
     parameterization of delta_i (centred or not) is chosen from the simulated data by the
     rule of :func:`bayescomp.hierarchical.hierarchical` ("auto", ``choose_centering``); that
     changes how NUTS moves, not the model, so the ranks stay uniform. The data dict is built
@@ -63,7 +66,8 @@ from scipy import stats
 
 from . import backends
 from .correlated import CorrelatedPosterior
-from .hierarchical import choose_centering, delta_from_parameters
+from .hierarchical import choose_centering, delta_from_parameters, sigma_from_parameters
+from .likelihood import sigma_sampled
 from .simulate import compound_symmetric
 
 __all__ = ["FixedPrior", "SBCResult", "sbc_hierarchical", "sbc_correlated",
@@ -245,23 +249,28 @@ def _hierarchical_replication(sequence, prior: FixedPrior, fit_prior: FixedPrior
     fit_rho_vec = np.full(n_datasets, rho if fit_rho is None else fit_rho)
     # the "auto" rule of hierarchical(): it changes how NUTS moves, not the model
     centered = choose_centering(means, ss, n, fit_rho_vec)
+    stan_prior = fit_prior.stan_data(n_datasets)
     data = dict(n_datasets=n_datasets, n_scores=n.tolist(), rho=fit_rho_vec.tolist(),
-                mean_diff=means.tolist(), ss=ss.tolist(), centered=centered.astype(int).tolist(),
-                with_log_lik=0, **fit_prior.stan_data(n_datasets))
+                mean_diff=means.tolist(), ss=ss.tolist(), centered=int(centered),
+                sigma_sampled=sigma_sampled(n, ss, fit_rho_vec, stan_prior["sigma_lower"])
+                .astype(int).tolist(), **stan_prior)
     seed = _stan_seed(sequence)
     start = time.perf_counter()
     idata = backends.sample("hierarchical", data, seed=seed, **sample_options)
     seconds = time.perf_counter() - start
     post = idata.posterior
-    delta1 = delta_from_parameters(post, centered).values[:, :, 0]
+    delta = delta_from_parameters(post, centered)
+    sigma = sigma_from_parameters(post, delta, data, rng)
     draws = {"delta0": post["delta0"].values, "sigma0": post["sigma0"].values,
-             "nu": post["nu"].values, "delta_1": delta1}
+             "nu": post["nu"].values, "delta_1": delta.values[:, :, 0],
+             "sigma_1": sigma.values[:, :, 0]}
     true = {"delta0": truth["delta0"], "sigma0": truth["sigma0"], "nu": truth["nu"],
-            "delta_1": truth["delta"][0]}
+            "delta_1": truth["delta"][0], "sigma_1": truth["sigma"][0]}
     ranks = {k: int(np.sum(_thin(v, n_draws) < true[k])) for k, v in draws.items()}
     ess = min(float(az.ess(np.asarray(v))) for v in draws.values())
     fit = dict(seed=seed, divergences=int(idata.sample_stats["diverging"].sum()),
-               min_ess=ess, centered=int(centered.sum()), seconds=seconds)
+               min_ess=ess, centered=int(centered), sigma_1_sampled=data["sigma_sampled"][0],
+               seconds=seconds)
     return ranks, true, fit
 
 
@@ -301,7 +310,7 @@ def sbc_hierarchical(n_replications: int = 100, *, prior: FixedPrior | None = No
     Returns
     -------
     SBCResult
-        Ranks of ``delta0``, ``sigma0``, ``nu`` and ``delta_1``.
+        Ranks of ``delta0``, ``sigma0``, ``nu``, ``delta_1`` and ``sigma_1``.
     """
     prior = prior or FixedPrior()
     fit_prior = fit_prior or prior

@@ -3,8 +3,30 @@
 // sufficient statistics (n, rho, mean, sum of squared deviations) instead of the raw
 // n x n covariance of the original code: same posterior, O(datasets) per gradient.
 // The caller rescales the differences to unit order and passes the prior bounds.
+//
+// sigma_i is integrated out analytically wherever that is numerically safe (the caller
+// says where, in sigma_sampled). With sigma_i ~ U(L, U) and A = S / (1 - rho)
+// + n (m - delta)^2 / (1 + (n - 1) rho), the likelihood integrates to a constant times
+//   A^(-a) [Q(a, A / 2U^2) - Q(a, A / 2L^2)],   a = (n - 1) / 2,
+// Q the regularized upper incomplete gamma function. A^(-a) is, up to a constant, a Student-t
+// density of the mean with n - 2 degrees of freedom, location delta and scale
+// sqrt(S (1 + (n - 1) rho) / (n (1 - rho) (n - 2))). The bracket is the share of that
+// integral inside (L, U); it differs from 1 by less than 1e-17 unless delta is far from the
+// mean or the floor L is near the data's own spread, so it is only evaluated then. The sampler
+// then moves in 5 + n_datasets dimensions instead of 5 + 2 n_datasets, with no funnel between
+// delta_i and sigma_i; the caller draws sigma_i from its exact conditional afterwards.
 functions {
 #include compound_symmetry.stanfunctions
+
+  // log of the share of the sigma-integral that lies inside (sigma_low, sigma_high)
+  real sigma_bounds_share(real shape, real quad, real sigma_low, real sigma_high,
+                          int lower_matters) {
+    real share = gamma_q(shape, quad / (2 * square(sigma_high)));
+    if (lower_matters) {
+      share -= gamma_q(shape, quad / (2 * square(sigma_low)));
+    }
+    return log(share);
+  }
 }
 data {
   int<lower=1> n_datasets;
@@ -20,60 +42,104 @@ data {
   real<lower=alpha_lower> alpha_upper;
   real<lower=0> beta_lower;
   real<lower=beta_lower> beta_upper;
-  // Per dataset: centred delta_i mixes best when the dataset pins its delta_i down
-  // relative to its prior scale (many scores, or an outlying dataset); non-centred avoids
-  // the funnel of a small sigma0 when the dataset carries little information.
-  array[n_datasets] int<lower=0, upper=1> centered;
-  int<lower=0, upper=1> with_log_lik;       // pointwise log-likelihood, for LOO or checks
+  // Centred delta_i mixes best when the data pin the delta_i down relative to their prior
+  // scale; non-centred avoids the funnel of a small sigma0 when they do not.
+  int<lower=0, upper=1> centered;
+  // 1 where sigma_i stays a parameter: 2 scores, constant differences, or a floor near the
+  // data's spread, where the integrated form would lose its precision
+  array[n_datasets] int<lower=0, upper=1> sigma_sampled;
 }
 transformed data {
-  vector[n_datasets] is_centered = to_vector(centered);
-  array[sum(centered)] int centred_idx;
-  array[n_datasets - sum(centered)] int noncentred_idx;
+  int n_sampled = sum(sigma_sampled);
+  int n_integrated = n_datasets - n_sampled;
+  array[n_sampled] int sampled;
+  array[n_integrated] int integrated;
+  // Student-t form of the integrated likelihood, and the interval of delta_i outside which
+  // the share of the sigma-integral inside the bounds must be computed
+  vector[n_integrated] t_df;
+  vector[n_integrated] t_scale;
+  vector[n_integrated] shape;
+  vector[n_integrated] weight;
+  vector[n_integrated] ss_contrasts;
+  vector[n_integrated] exact_below;
+  vector[n_integrated] exact_above;
+  array[n_integrated] int lower_matters;
   {
-    int c = 1;
-    int nc = 1;
+    int s = 1;
+    int t = 1;
     for (i in 1:n_datasets) {
-      if (centered[i]) {
-        centred_idx[c] = i;
-        c += 1;
+      if (rho[i] >= 1) {
+        reject("rho must be < 1, got ", rho[i], " on dataset ", i);
+      }
+      if (sigma_sampled[i]) {
+        sampled[s] = i;
+        s += 1;
       } else {
-        noncentred_idx[nc] = i;
-        nc += 1;
+        if (n_scores[i] < 3 || ss[i] <= 0) {
+          reject("sigma_i cannot be integrated out on dataset ", i, " (n = ", n_scores[i],
+                 ", ss = ", ss[i], ")");
+        }
+        integrated[t] = i;
+        t += 1;
       }
     }
+  }
+  for (j in 1:n_integrated) {
+    int i = integrated[j];
+    real tolerance = 1e-17;
+    shape[j] = 0.5 * (n_scores[i] - 1);
+    weight[j] = n_scores[i] / (1 + (n_scores[i] - 1) * rho[i]);
+    ss_contrasts[j] = ss[i] / (1 - rho[i]);
+    t_df[j] = n_scores[i] - 2;
+    t_scale[j] = sqrt(ss_contrasts[j] / (weight[j] * t_df[j]));
+    // P(a, x) <= x^a / Gamma(a + 1): below this x the upper bound changes nothing
+    real x_safe = exp((log(tolerance) + lgamma(shape[j] + 1)) / shape[j]);
+    real room = 2 * square(sigma_upper) * x_safe - ss_contrasts[j];
+    real band = room > 0 ? sqrt(room / weight[j]) : 0;
+    exact_below[j] = mean_diff[i] - band;
+    exact_above[j] = mean_diff[i] + band;
+    // Q(a, x) falls with x and A >= ss_contrasts: the largest the floor's term can be
+    lower_matters[j] = gamma_q(shape[j], ss_contrasts[j] / (2 * square(sigma_lower[i])))
+                       > tolerance;
   }
 }
 parameters {
   real<lower=-delta0_bound, upper=delta0_bound> delta0;
   real<lower=0, upper=sigma0_upper> sigma0;
   vector[n_datasets] delta_param;
-  vector<lower=sigma_lower, upper=sigma_upper>[n_datasets] sigma;
-  real<lower=0> nu_minus_one;
+  vector<lower=sigma_lower[sampled], upper=sigma_upper>[n_sampled] sigma_param;
+  // nu - 1 = nu_gamma / beta with nu_gamma ~ Gamma(alpha, 1), i.e. nu - 1 ~ Gamma(alpha, beta);
+  // separating the rate from the draw removes the strong beta-nu correlation
+  real<lower=0> nu_gamma;
   real<lower=alpha_lower, upper=alpha_upper> alpha;
   real<lower=beta_lower, upper=beta_upper> beta;
 }
 transformed parameters {
-  real<lower=1> nu = nu_minus_one + 1;
+  real<lower=1> nu = 1 + nu_gamma / beta;
 }
 model {
   // delta is rebuilt from delta_param by the caller: storing it would double the output
-  // that every draw ships from Stan to Python, which dominates the run time of large fits
-  vector[n_datasets] delta = is_centered .* delta_param
-                             + (1 - is_centered) .* (delta0 + sigma0 * delta_param);
-  nu_minus_one ~ gamma(alpha, beta);
-  delta_param[centred_idx] ~ student_t(nu, delta0, sigma0);
-  delta_param[noncentred_idx] ~ student_t(nu, 0, 1);
-  mean_diff ~ cs_normal_suff(ss, n_scores, rho, delta, sigma);
+  // that every draw ships from Stan to Python
+  vector[n_datasets] delta = centered ? delta_param : delta0 + sigma0 * delta_param;
+  nu_gamma ~ gamma(alpha, 1);
+  if (centered) {
+    delta_param ~ student_t(nu, delta0, sigma0);
+  } else {
+    delta_param ~ student_t(nu, 0, 1);
+  }
+  mean_diff[integrated] ~ student_t(t_df, delta[integrated], t_scale);
+  for (j in 1:n_integrated) {
+    int i = integrated[j];
+    if (lower_matters[j] || delta[i] < exact_below[j] || delta[i] > exact_above[j]) {
+      target += sigma_bounds_share(shape[j], ss_contrasts[j] + weight[j]
+                                   * square(mean_diff[i] - delta[i]),
+                                   sigma_lower[i], sigma_upper, lower_matters[j]);
+    }
+  }
+  mean_diff[sampled] ~ cs_normal_suff(ss[sampled], n_scores[sampled], rho[sampled],
+                                      delta[sampled], sigma_param);
 }
 generated quantities {
   // the mean difference on a new dataset drawn from the same population
   real delta_next = student_t_rng(nu, delta0, sigma0);
-  vector[with_log_lik ? n_datasets : 0] log_lik;
-  if (with_log_lik) {
-    log_lik = cs_normal_suff_pointwise(mean_diff, ss, n_scores, rho,
-                                       is_centered .* delta_param + (1 - is_centered)
-                                       .* (delta0 + sigma0 * delta_param),
-                                       sigma);
-  }
 }

@@ -75,11 +75,11 @@ def test_sbc_hierarchical_program(stan_backend):
     result = sbc.sbc_hierarchical(60, seed=5, backend=stan_backend, **FAST)
     table = result.uniformity()
     assert result.passes(LEVEL), result.summary()
-    assert set(table.index) == {"delta0", "sigma0", "nu", "delta_1"}
+    assert set(table.index) == {"delta0", "sigma0", "nu", "delta_1", "sigma_1"}
     assert ((table["mean_low"] < table["mean_rank"]) & (table["mean_rank"] < table["mean_high"])).all()
     assert (result.fits["min_ess"] >= result.n_draws).mean() > 0.9
     axes = sbc.plot_ranks(result)
-    assert len(axes) == 4
+    assert len(axes) == 5
 
 
 @pytest.mark.stan
