@@ -214,7 +214,8 @@ def sample(
     iter_warmup, iter_sampling : int
         Adaptation iterations and kept draws, per chain.
     seed : int, optional
-        In ``[0, 2**32 - 1]``. None draws one from numpy; either way it is stored in
+        In ``[0, 2**31 - 1]`` (httpstan's sampler takes a C int; the same range on both
+        backends keeps a seed portable). None draws one from numpy; either way it is stored in
         ``attrs["seed"]``, and the same seed gives the same draws on the same backend.
     adapt_delta, max_treedepth
         NUTS target acceptance rate and maximum tree depth.
@@ -245,8 +246,8 @@ def sample(
     if seed is None:
         seed = int(np.random.default_rng().integers(0, 2**31 - 1))
     seed = int(seed)
-    if not 0 <= seed <= 2**32 - 1:
-        raise ValueError(f"seed must be in [0, 2**32 - 1], got {seed}")
+    if not 0 <= seed <= 2**31 - 1:
+        raise ValueError(f"seed must be in [0, 2**31 - 1], got {seed}")
     if isinstance(inits, dict):
         inits = [inits] * chains
     elif inits is not None and not isinstance(inits, (int, float)):
@@ -377,8 +378,37 @@ def _forget_fits(model, sample_kwargs: dict) -> None:
             pass
 
 
-def _sample_pystan(name, code, data, *, chains, iter_warmup, iter_sampling, seed, adapt_delta,
-                   max_treedepth, inits, show_progress):
+def _direct_route_available() -> bool:
+    """Whether httpstan has what :mod:`bayescomp._httpstan_direct` relies on."""
+    if os.environ.get("BAYESCOMP_PYSTAN_ROUTE") == "http":
+        return False
+    try:
+        import httpstan
+        import httpstan.services_stub as stub
+    except ImportError:
+        return False
+    return (httpstan.__version__.startswith("4.")
+            and hasattr(stub, "_make_lazy_function_wrapper_helper") and hasattr(stub, "executor"))
+
+
+def _sample_pystan(name, code, data, **settings):
+    """pystan's toolchain and sampler, read straight from httpstan's services module.
+
+    pystan's public route (HTTP, gzip-compressed output, re-parsed in Python) costs several
+    times the sampling of a cheap model; :func:`bayescomp._httpstan_direct.sample_direct`
+    gives the same draws for the same seed without it. It relies on httpstan internals, so
+    it is used only with httpstan 4 and ``BAYESCOMP_PYSTAN_ROUTE=http`` selects the public
+    route.
+    """
+    if _direct_route_available():
+        from ._httpstan_direct import sample_direct
+
+        return sample_direct(name, code, data, **settings)
+    return _sample_pystan_public(name, code, data, **settings)
+
+
+def _sample_pystan_public(name, code, data, *, chains, iter_warmup, iter_sampling, seed,
+                          adapt_delta, max_treedepth, inits, show_progress):
     import arviz as az
     import stan
 

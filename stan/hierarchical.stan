@@ -18,14 +18,43 @@
 functions {
 #include compound_symmetry.stanfunctions
 
+  // log Q(a, x), Q the regularized upper incomplete gamma function. Far in the upper tail
+  // (delta_i far from its dataset's mean, as at a random initial value) Q underflows; there
+  // Legendre's continued fraction is evaluated with log(Q) taken analytically.
+  real log_gamma_q(real a, real x) {
+    real q = gamma_q(a, x);
+    if (q > 1e-250) {
+      return log(q);
+    }
+    real tiny = 1e-300;
+    real b = x + 1 - a;
+    real c = 1 / tiny;
+    real d = 1 / b;
+    real h = d;
+    int i = 1;
+    real step = 0;
+    while (i < 500 && abs(step - 1) > 1e-15) {
+      real an = -i * (i - a);
+      b += 2;
+      d = an * d + b;
+      d = 1 / (abs(d) < tiny ? tiny : d);
+      c = b + an / c;
+      c = abs(c) < tiny ? tiny : c;
+      step = d * c;
+      h *= step;
+      i += 1;
+    }
+    return -x + a * log(x) - lgamma(a) + log(h);
+  }
+
   // log of the share of the sigma-integral that lies inside (sigma_low, sigma_high)
   real sigma_bounds_share(real shape, real quad, real sigma_low, real sigma_high,
                           int lower_matters) {
-    real share = gamma_q(shape, quad / (2 * square(sigma_high)));
+    real log_upper_tail = log_gamma_q(shape, quad / (2 * square(sigma_high)));
     if (lower_matters) {
-      share -= gamma_q(shape, quad / (2 * square(sigma_low)));
+      return log_diff_exp(log_upper_tail, log_gamma_q(shape, quad / (2 * square(sigma_low))));
     }
-    return log(share);
+    return log_upper_tail;
   }
 }
 data {

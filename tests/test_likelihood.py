@@ -117,9 +117,12 @@ def test_stan_log_density_equals_scipy(pystan_backend):
 
     near = means + 0.05
     far = means + np.array([0.3, 2.5, -1.8, 0.4, -0.2, 0.1])   # datasets 1, 2: truncation matters
-    points = [(near, [0.6, 0.45]), (far, [0.9, 0.4]), (means - 0.1, [0.5, 0.5])]
+    # dataset 3 at 60 from its mean: Q(a, A / 2U^2) = exp(-3500) underflows a double
+    very_far = means + np.array([0.3, 2.5, -1.8, 60.0, -0.2, 0.1])
+    points = [(near, [0.6, 0.45]), (far, [0.9, 0.4]), (means - 0.1, [0.5, 0.5]),
+              (very_far, [0.9, 0.4])]
     stan_lp = [model.log_prob(model.unconstrain_pars(point(*p)), adjust_transform=False)
                for p in points]
     expected = [scipy_log_density(*p) for p in points]
-    for k in (1, 2):
+    for k in (1, 2, 3):
         assert stan_lp[k] - stan_lp[0] == pytest.approx(expected[k] - expected[0], abs=1e-8)
