@@ -93,6 +93,7 @@ transformed data {
   vector[n_integrated] exact_below;
   vector[n_integrated] exact_above;
   array[n_integrated] int lower_matters;
+  vector[n_integrated] mean_integrated;
   {
     int s = 1;
     int t = 1;
@@ -116,6 +117,7 @@ transformed data {
   for (j in 1:n_integrated) {
     int i = integrated[j];
     real tolerance = 1e-17;
+    mean_integrated[j] = mean_diff[i];
     shape[j] = 0.5 * (n_scores[i] - 1);
     weight[j] = n_scores[i] / (1 + (n_scores[i] - 1) * rho[i]);
     ss_contrasts[j] = ss[i] / (1 - rho[i]);
@@ -156,7 +158,14 @@ model {
   } else {
     delta_param ~ student_t(nu, 0, 1);
   }
-  mean_diff[integrated] ~ student_t(t_df, delta[integrated], t_scale);
+  // indexing copies: skipped in the usual case of every sigma_i integrated out
+  if (n_sampled == 0) {
+    mean_diff ~ student_t(t_df, delta, t_scale);
+  } else {
+    mean_integrated ~ student_t(t_df, delta[integrated], t_scale);
+    mean_diff[sampled] ~ cs_normal_suff(ss[sampled], n_scores[sampled], rho[sampled],
+                                        delta[sampled], sigma_param);
+  }
   for (j in 1:n_integrated) {
     int i = integrated[j];
     if (lower_matters[j] || delta[i] < exact_below[j] || delta[i] > exact_above[j]) {
@@ -165,8 +174,6 @@ model {
                                    sigma_lower[i], sigma_upper, lower_matters[j]);
     }
   }
-  mean_diff[sampled] ~ cs_normal_suff(ss[sampled], n_scores[sampled], rho[sampled],
-                                      delta[sampled], sigma_param);
 }
 generated quantities {
   // the mean difference on a new dataset drawn from the same population
