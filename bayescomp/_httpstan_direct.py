@@ -28,6 +28,7 @@ import contextlib
 import functools
 import json
 import os
+import re
 import selectors
 import shutil
 import socket
@@ -47,6 +48,7 @@ _CLASSIFY_AFTER = 64  # bytes enough to read a message's topic
 _RECV_BYTES = 1 << 18
 # After reading, let the writers fill the socket buffers a little: ~30% fewer wake-ups.
 _BATCH_SECONDS = 0.001
+_TOTAL_TIME = re.compile(r"([0-9.eE+-]+) seconds \(Total\)")
 _STAT_NAMES = {
     "lp__": "lp", "accept_stat__": "acceptance_rate", "stepsize__": "step_size",
     "treedepth__": "tree_depth", "n_leapfrog__": "n_steps", "divergent__": "diverging",
@@ -110,7 +112,7 @@ def sample_direct(name, code, data, *, chains, iter_warmup, iter_sampling, seed,
     wrapper = functools.partial(stub._make_lazy_function_wrapper_helper, _FUNCTION, model_name)
     calls = [functools.partial(wrapper, data=data, init=chain_inits[c - 1], **dict(settings, chain=c))
              for c in range(1, chains + 1)]
-    columns, draws, failures = _run(stub.executor, calls, show_progress)
+    columns, draws, messages, failures = _run(stub.executor, calls, show_progress)
     if failures:
         raise RuntimeError(_failure_message(name, failures))
 
@@ -131,8 +133,21 @@ def sample_direct(name, code, data, *, chains, iter_warmup, iter_sampling, seed,
                  num_thin=settings["num_thin"], num_warmup=settings["num_warmup"],
                  save_warmup=settings["save_warmup"], model_name=model_name, program_code=code,
                  random_seed=int(seed))
+    seconds = [_stan_seconds(chain_messages) for chain_messages in messages]
+    if all(t is not None for t in seconds):
+        # the sampler's own time per chain (warm-up and sampling), without this interface
+        attrs["stan_seconds"] = seconds
     idata = _inference_data(code, np.stack(draws), stats, param_names, dims, attrs)
     return idata, backends._pystan_stan_version()
+
+
+def _stan_seconds(messages):
+    """Stan's reported total time of one chain ("... seconds (Total)"), or None."""
+    for message in messages:
+        match = _TOTAL_TIME.search(message)
+        if match:
+            return float(match.group(1))
+    return None
 
 
 # --- running the chains -------------------------------------------------------------------
@@ -260,7 +275,8 @@ class _Chain:
 def _run(executor, calls, show_progress):
     """Run ``calls`` (one per chain) in ``executor``; read their sockets until all are done.
 
-    Returns (columns, [draws per chain], failures), failures a list of (chain, exception or
+    Returns (columns, [draws per chain], [logger messages per chain], failures), failures a
+    list of (chain, exception or
     return code, logger messages); after a failure the remaining chains are abandoned.
     """
     directory = tempfile.mkdtemp(prefix="bayescomp-stan-")
@@ -331,13 +347,13 @@ def _run(executor, calls, show_progress):
         wake_read.close()
         shutil.rmtree(directory, ignore_errors=True)
     if failures:
-        return None, [], failures
+        return None, [], [], failures
     columns = next((c.columns for c in chains if c.columns is not None), None)
     for chain in chains:
         if chain.columns is not None and chain.columns != columns:
             raise RuntimeError(f"chain {chain.number} returned columns {chain.columns}, "
                                f"chain 1 {columns}")
-    return columns, [c.draws for c in chains], []
+    return columns, [c.draws for c in chains], [c.messages for c in chains], []
 
 
 def _failure_message(name, failures, max_lines=8):

@@ -183,3 +183,15 @@ def test_show_progress_echoes_stans_messages(direct, capfd):
     _, err = capfd.readouterr()
     assert "chain 1: Iteration: 250 / 250 [100%]  (Sampling)" in err
     assert "chain 3: Iteration:" in err
+
+
+def test_records_stans_own_time_per_chain(direct):
+    import time
+
+    start = time.perf_counter()
+    idata, _ = run(direct, "correlated", CORRELATED_DATA, seed=5)
+    wall = time.perf_counter() - start
+    seconds = idata.posterior.attrs["stan_seconds"]
+    # Stan's clock of each chain's warm-up and sampling lies within the call's wall time
+    assert len(seconds) == SMALL["chains"]
+    assert all(0 < t <= wall for t in seconds), (seconds, wall)
