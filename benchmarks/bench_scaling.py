@@ -10,8 +10,7 @@ Prints three tables (and saves them to ``benchmarks/output/scaling.txt``):
 1. against the number of datasets k (10, 50, 200, 1000, 2000; 100 scores each);
 2. against the number of scores per dataset (10, 100, 1000; 50 datasets);
 3. the all-pairs workload, 10 algorithms x 54 datasets (45 fits), serial against parallel
-   through joblib (``bayescomp.compare.compare_all`` if present, else a joblib loop over
-   :func:`bayescomp.hierarchical`).
+   through joblib (:func:`bayescomp.compare.compare_all`).
 
 Columns: ``total_s`` wall time of one :func:`bayescomp.hierarchical` call (no baselines);
 ``sample_s`` the part spent in :func:`bayescomp.backends.sample` (Stan plus the transfer
