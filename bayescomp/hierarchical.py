@@ -31,9 +31,9 @@ from .baselines import baselines as run_baselines
 from .correlated import correlated_ttests
 from .data import Scores
 from .decisions import decide
-from .likelihood import compound_symmetric_logpdf, draw_sigma, sigma_sampled
 from .diagnostics import Diagnostics, diagnose, warn_if_problems
 from .exceptions import ConstantDifferencesWarning
+from .likelihood import compound_symmetric_logpdf, draw_sigma, sigma_sampled
 from .reports import Reportable
 from .rope import Rope, most_probable_shares, region_labels
 
