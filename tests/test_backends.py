@@ -17,6 +17,7 @@ import xarray as xr
 from scipy import stats
 
 from bayescomp import backends
+from bayescomp.likelihood import compound_symmetric_logpdf
 
 Z = 4.0  # standard errors allowed: a false alarm per check is ~6e-5 for a normal estimate
 
@@ -24,16 +25,6 @@ Z = 4.0  # standard errors allowed: a false alarm per check is ~6e-5 for a norma
 def suff_stats(x):
     x = np.asarray(x, dtype=float)
     return len(x), x.mean(), float(((x - x.mean()) ** 2).sum())
-
-
-def correlated_loglik(n, m, ss, rho, mu, sigma):
-    """The sufficient-statistics log-likelihood documented in stan/correlated.stan."""
-    return (
-        -n / 2 * np.log(2 * np.pi) - n * np.log(sigma)
-        - ((n - 1) * np.log1p(-rho) + np.log1p((n - 1) * rho)) / 2
-        - ss / (2 * sigma**2 * (1 - rho))
-        - n * (m - mu) ** 2 / (2 * sigma**2 * (1 + (n - 1) * rho))
-    )
 
 
 def correlated_cov(n, rho, sigma):
@@ -58,7 +49,8 @@ def test_sufficient_statistics_loglik_is_the_mvn_logpdf(n, rho):
         mu, sigma = rng.normal(0, 0.1), rng.uniform(0.01, 2)
         x = rng.multivariate_normal(np.full(n, mu + rng.normal(0, sigma)), correlated_cov(n, rho, sigma))
         expected = stats.multivariate_normal(np.full(n, mu), correlated_cov(n, rho, sigma)).logpdf(x)
-        assert correlated_loglik(*suff_stats(x), rho, mu, sigma) == pytest.approx(expected, rel=1e-10)
+        n_x, m, ss = suff_stats(x)
+        assert compound_symmetric_logpdf(m, ss, n_x, rho, mu, sigma) == pytest.approx(expected, rel=1e-10)
 
 
 @pytest.mark.parametrize("n", [2, 3, 10, 100])
@@ -77,7 +69,7 @@ def test_closed_form_t_is_the_marginal_of_the_joint_posterior():
     mus = posterior.ppf([0.05, 0.3, 0.5, 0.8, 0.99])
 
     def unnormalised(mu):  # integrand in log sigma, so that its Jacobian cancels the 1/sigma
-        return quad(lambda t: np.exp(correlated_loglik(n, m, ss, rho, mu, np.exp(t)) + 60), -12, 3)[0]
+        return quad(lambda t: np.exp(compound_symmetric_logpdf(m, ss, n, rho, mu, np.exp(t)) + 60), -12, 3)[0]
 
     ratios = [unnormalised(mu) / posterior.pdf(mu) for mu in mus]
     np.testing.assert_allclose(ratios, ratios[0], rtol=1e-6)

@@ -2,14 +2,15 @@
 
 Known answers: scipy's multivariate normal density of the raw differences, and numerical
 integration over sigma of that density (scipy.integrate.quad), against the numpy functions
-and against the log density of ``stan/hierarchical.stan`` itself.
+and against the log density of ``stan/hierarchical.stan`` itself. (The numpy density itself
+is checked against scipy in test_backends.py, beside the correlated program's algebra.)
 """
 import numpy as np
 import pytest
 from scipy import integrate, stats
 
 from bayescomp import backends
-from bayescomp.likelihood import compound_symmetric_logpdf, draw_sigma, sigma_sampled
+from bayescomp.likelihood import draw_sigma, sigma_sampled
 
 
 def differences_with(n, mean, ss, rng):
@@ -33,16 +34,6 @@ def integrated_loglik(x, rho, delta, low, high):
     value, _ = integrate.quad(lambda s: np.exp(mvn_logpdf(x, rho, delta, s) - peak), low, high,
                               points=[mode], limit=500, epsabs=0, epsrel=1e-11)
     return peak + np.log(value / (high - low))
-
-
-@pytest.mark.parametrize("n, rho", [(2, 0.0), (3, 0.5), (10, 0.1), (30, 0.2)])
-def test_logpdf_is_the_multivariate_normal_density(n, rho):
-    rng = np.random.default_rng(n)
-    x = rng.normal(0.01, 0.03, n)
-    ss = np.sum((x - x.mean()) ** 2)
-    for delta, sigma in [(0.0, 0.02), (0.02, 0.05), (-0.1, 0.3)]:
-        assert compound_symmetric_logpdf(x.mean(), ss, n, rho, delta, sigma) == pytest.approx(
-            mvn_logpdf(x, rho, delta, sigma), rel=1e-12)
 
 
 def test_sigma_sampled_where_the_closed_form_would_lose_precision():
