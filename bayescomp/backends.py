@@ -380,8 +380,6 @@ def _forget_fits(model, sample_kwargs: dict) -> None:
 
 def _direct_route_available() -> bool:
     """Whether httpstan has what :mod:`bayescomp._httpstan_direct` relies on."""
-    if os.environ.get("BAYESCOMP_PYSTAN_ROUTE") == "http":
-        return False
     try:
         import httpstan
         import httpstan.services_stub as stub
@@ -391,16 +389,45 @@ def _direct_route_available() -> bool:
             and hasattr(stub, "_make_lazy_function_wrapper_helper") and hasattr(stub, "executor"))
 
 
+def pystan_route() -> str:
+    """How the pystan backend runs Stan: ``"native"``, ``"direct"`` or ``"http"``.
+
+    All three compile with pystan's toolchain (httpstan's stanc, headers and flags), call the
+    same Stan sampler with the same arguments and give the same draws for a seed:
+
+    * ``"native"`` (:mod:`bayescomp._stan_native`): the program and a small driver compiled
+      into one module; draws go straight into an array and the chains run as threads;
+    * ``"direct"`` (:mod:`bayescomp._httpstan_direct`): httpstan's compiled module, read
+      from its sockets without the HTTP server;
+    * ``"http"``: pystan's public ``stan.build(...).sample(...)``.
+
+    The first available in that order, or the one named by the environment variable
+    ``BAYESCOMP_PYSTAN_ROUTE``; the first two rely on httpstan 4 internals.
+    """
+    from . import _stan_native
+
+    wanted = os.environ.get("BAYESCOMP_PYSTAN_ROUTE", "")
+    if wanted not in ("", "native", "direct", "http"):
+        raise ValueError(f"BAYESCOMP_PYSTAN_ROUTE must be native, direct or http, got {wanted!r}")
+    if wanted in ("", "native") and _stan_native.available():
+        return "native"
+    if wanted in ("", "native", "direct") and _direct_route_available():
+        return "direct"
+    return "http"
+
+
 def _sample_pystan(name, code, data, **settings):
-    """pystan's toolchain and sampler, read straight from httpstan's services module.
+    """pystan's toolchain and Stan's sampler, by the fastest route available (:func:`pystan_route`).
 
     pystan's public route (HTTP, gzip-compressed output, re-parsed in Python) costs several
-    times the sampling of a cheap model; :func:`bayescomp._httpstan_direct.sample_direct`
-    gives the same draws for the same seed without it. It relies on httpstan internals, so
-    it is used only with httpstan 4 and ``BAYESCOMP_PYSTAN_ROUTE=http`` selects the public
-    route.
+    times the sampling of a cheap model.
     """
-    if _direct_route_available():
+    route = pystan_route()
+    if route == "native":
+        from ._stan_native import sample_native
+
+        return sample_native(name, code, data, **settings)
+    if route == "direct":
         from ._httpstan_direct import sample_direct
 
         return sample_direct(name, code, data, **settings)

@@ -1,4 +1,7 @@
-"""bayescomp._httpstan_direct against pystan's public route: the same draws, names and shapes."""
+"""The pystan backend's fast routes against pystan's public route: the same draws, names, shapes.
+
+Every test runs for both :mod:`bayescomp._httpstan_direct` and :mod:`bayescomp._stan_native`.
+"""
 import asyncio
 import os
 import shutil
@@ -32,10 +35,11 @@ MATRIX_DATA = {"N": 5, "y": [0.1, -0.3, 0.5, 1.2, 0.0]}
 SMALL = dict(chains=3, iter_warmup=150, iter_sampling=100, adapt_delta=0.8, max_treedepth=10)
 
 
-@pytest.fixture(scope="module")
-def direct(pystan_backend):
-    """sample_direct, with both programs compiled (from a temporary working directory)."""
+@pytest.fixture(scope="module", params=["direct", "native"])
+def direct(request, pystan_backend):
+    """sample_direct or sample_native, with both programs compiled (in a temporary directory)."""
     from bayescomp._httpstan_direct import sample_direct
+    from bayescomp._stan_native import sample_native
 
     here = os.getcwd()
     with tempfile.TemporaryDirectory() as cwd:
@@ -45,7 +49,7 @@ def direct(pystan_backend):
                 backends._pystan_compile(*backends._program(program), show_progress=False)
         finally:
             os.chdir(here)
-    return sample_direct
+    return sample_direct if request.param == "direct" else sample_native
 
 
 def run(function, program, data, **settings):

@@ -1,0 +1,160 @@
+// bayescomp's in-memory driver for Stan's NUTS sampler (diagonal metric, adapted), compiled
+// together with one Stan program's C++ (from httpstan's stanc) against httpstan's headers.
+//
+// Why: httpstan's own driver sends every draw twice (sample and diagnostic writers) as JSON
+// with field names, one socket write per draw per writer; for a program of 60 parameters that
+// costs more than the sampling. Here the draws go into one contiguous buffer, the diagnostic
+// writer is Stan's no-op writer, and the GIL is released while a chain runs, so the chains of
+// one fit run as threads of the calling process. The sampler, its arguments and the random
+// number streams are Stan's own (stan::services::sample::hmc_nuts_diag_e_adapt), so a seed
+// gives the same draws as httpstan's driver.
+//
+// BAYESCOMP_MODULE (the Python module name) is defined by the build.
+#include <exception>
+#include <memory>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include <stan/callbacks/interrupt.hpp>
+#include <stan/callbacks/logger.hpp>
+#include <stan/callbacks/writer.hpp>
+#include <stan/io/array_var_context.hpp>
+#include <stan/model/model_base.hpp>
+#include <stan/services/sample/hmc_nuts_diag_e_adapt.hpp>
+
+#include <pybind11/numpy.h>
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+namespace py = pybind11;
+
+stan::model::model_base &new_model(stan::io::var_context &data_context, unsigned int seed,
+                                   std::ostream *msg_stream);
+
+namespace {
+
+// The same "level:text" lines httpstan's logger sends, so the Python side reads both alike.
+class line_logger : public stan::callbacks::logger {
+ public:
+  std::vector<std::string> lines;
+  void debug(const std::string &m) override { lines.push_back("debug:" + m); }
+  void debug(const std::stringstream &m) override { debug(m.str()); }
+  void info(const std::string &m) override { lines.push_back("info:" + m); }
+  void info(const std::stringstream &m) override { info(m.str()); }
+  void warn(const std::string &m) override { lines.push_back("warn:" + m); }
+  void warn(const std::stringstream &m) override { warn(m.str()); }
+  void error(const std::string &m) override { lines.push_back("error:" + m); }
+  void error(const std::stringstream &m) override { error(m.str()); }
+  void fatal(const std::string &m) override { lines.push_back("fatal:" + m); }
+  void fatal(const std::stringstream &m) override { fatal(m.str()); }
+};
+
+// The sample writer: a header of names, then notes (adaptation) and one row per draw.
+class table_writer : public stan::callbacks::writer {
+ public:
+  std::vector<std::string> columns;
+  std::vector<double> values;
+  std::vector<std::string> notes;
+  bool ragged = false;
+  void operator()(const std::vector<std::string> &names) override { columns = names; }
+  void operator()(const std::vector<double> &state) override {
+    if (state.size() != columns.size()) {
+      ragged = true;
+      return;
+    }
+    values.insert(values.end(), state.begin(), state.end());
+  }
+  void operator()(const std::string &message) override { notes.push_back(message); }
+};
+
+struct split_data {
+  std::vector<std::string> names_r;
+  std::vector<double> values_r;
+  std::vector<std::vector<size_t>> dims_r;
+  std::vector<std::string> names_i;
+  std::vector<int> values_i;
+  std::vector<std::vector<size_t>> dims_i;
+
+  explicit split_data(const py::tuple &parts)
+      : names_r(parts[0].cast<std::vector<std::string>>()),
+        values_r(parts[1].cast<std::vector<double>>()),
+        dims_r(parts[2].cast<std::vector<std::vector<size_t>>>()),
+        names_i(parts[3].cast<std::vector<std::string>>()),
+        values_i(parts[4].cast<std::vector<int>>()),
+        dims_i(parts[5].cast<std::vector<std::vector<size_t>>>()) {}
+
+  stan::io::array_var_context context() const {
+    return stan::io::array_var_context(names_r, values_r, dims_r, names_i, values_i, dims_i);
+  }
+};
+
+// Names and shapes of everything a draw holds, from a model built on the data.
+py::tuple describe(const py::tuple &data_parts) {
+  split_data data(data_parts);
+  std::vector<std::string> names, constrained;
+  std::vector<std::vector<size_t>> dims;
+  std::stringstream messages;
+  {
+    py::gil_scoped_release release;
+    stan::io::array_var_context context = data.context();
+    std::unique_ptr<stan::model::model_base> model(&new_model(context, 0, &messages));
+    model->get_param_names(names, true, true);
+    model->get_dims(dims, true, true);
+    model->constrained_param_names(constrained, true, true);
+  }
+  return py::make_tuple(names, dims, constrained);
+}
+
+// One chain. Returns (return code, error text, columns, draws as rows, logger lines, notes).
+py::tuple sample(const py::tuple &data_parts, const py::tuple &init_parts, unsigned int seed,
+                 unsigned int chain, double init_radius, int num_warmup, int num_samples,
+                 int num_thin, bool save_warmup, int refresh, double stepsize,
+                 double stepsize_jitter, int max_depth, double delta, double gamma, double kappa,
+                 double t0, unsigned int init_buffer, unsigned int term_buffer,
+                 unsigned int window) {
+  split_data data(data_parts), init(init_parts);
+  line_logger logger;
+  table_writer draws;
+  stan::callbacks::writer init_writer, diagnostic_writer;  // Stan's no-op writer
+  stan::callbacks::interrupt interrupt;
+  int return_code = -1;
+  std::string error;
+  {
+    py::gil_scoped_release release;
+    // each thread needs its own autodiff tape (Stan is built with STAN_THREADS)
+    stan::math::ChainableStack tape;
+    std::stringstream model_messages;
+    try {
+      stan::io::array_var_context data_context = data.context();
+      stan::io::array_var_context init_context = init.context();
+      std::unique_ptr<stan::model::model_base> model(
+          &new_model(data_context, seed, &model_messages));
+      return_code = stan::services::sample::hmc_nuts_diag_e_adapt(
+          *model, init_context, seed, chain, init_radius, num_warmup, num_samples, num_thin,
+          save_warmup, refresh, stepsize, stepsize_jitter, max_depth, delta, gamma, kappa, t0,
+          init_buffer, term_buffer, window, interrupt, logger, init_writer, draws,
+          diagnostic_writer);
+    } catch (const std::exception &e) {
+      error = e.what();
+    }
+    if (!model_messages.str().empty()) {
+      logger.info(model_messages.str());
+    }
+  }
+  if (draws.ragged) {
+    error += (error.empty() ? "" : "; ") + std::string("draws with differing numbers of values");
+  }
+  const size_t width = draws.columns.size();
+  const size_t rows = width ? draws.values.size() / width : 0;
+  py::array_t<double> table({rows, width});
+  std::copy(draws.values.begin(), draws.values.end(), table.mutable_data());
+  return py::make_tuple(return_code, error, draws.columns, table, logger.lines, draws.notes);
+}
+
+}  // namespace
+
+PYBIND11_MODULE(BAYESCOMP_MODULE, m) {
+  m.def("describe", &describe);
+  m.def("sample", &sample);
+}
