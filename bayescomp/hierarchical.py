@@ -159,11 +159,27 @@ def _prepare(scores: Scores, first: str, second: str, prior: HierarchicalPrior,
         n_datasets=len(scores), n_scores=[int(k) for k in n], rho=rho.tolist(),
         mean_diff=(means / scale).tolist(), ss=(ss / scale ** 2).tolist(),
         delta0_bound=float(delta0_bound / scale), sigma0_upper=float(sigma0_upper / scale),
+        **delta0_logit_guess(means / scale, ss / scale ** 2, n, rho, floor / scale,
+                              delta0_bound / scale),
         sigma_lower=(floor / scale).tolist(), sigma_upper=float(sigma_upper / scale),
         alpha_lower=prior.alpha[0], alpha_upper=prior.alpha[1],
         beta_lower=prior.beta[0], beta_upper=prior.beta[1], centered=int(centered),
         sigma_sampled=sigma_sampled(n, ss, rho, floor).astype(int).tolist())
     return data, float(scale), centered
+
+
+def delta0_logit_guess(means, ss, n, rho, floor, bound) -> dict:
+    """Where delta0's posterior lies on the logit scale of its prior, and how wide (a guess).
+
+    The Stan program samples delta0 standardised by these: the centre from the median of the
+    means, the spread from their variance and the mean squared standard error, divided by
+    the number of datasets. Only the sampler's efficiency depends on them, not the posterior.
+    """
+    variance = ss / np.maximum(n - 1, 1) / (1 - rho) * (1 + (n - 1) * rho) / n
+    spread = np.sqrt((means.var() + np.mean(np.maximum(variance, floor ** 2))) / len(means))
+    share = np.clip((np.median(means) + bound) / (2 * bound), 0.01, 0.99)
+    return dict(delta0_logit_center=float(np.log(share / (1 - share))),
+                delta0_logit_scale=float(spread / (2 * bound * share * (1 - share))))
 
 
 def delta_from_parameters(posterior, centered: bool) -> xr.DataArray:

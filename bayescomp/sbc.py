@@ -66,7 +66,8 @@ from scipy import stats
 
 from . import backends
 from .correlated import CorrelatedPosterior
-from .hierarchical import choose_centering, delta_from_parameters, sigma_from_parameters
+from .hierarchical import (choose_centering, delta0_logit_guess, delta_from_parameters,
+                           sigma_from_parameters)
 from .likelihood import sigma_sampled
 from .simulate import compound_symmetric
 
@@ -253,7 +254,9 @@ def _hierarchical_replication(sequence, prior: FixedPrior, fit_prior: FixedPrior
     data = dict(n_datasets=n_datasets, n_scores=n.tolist(), rho=fit_rho_vec.tolist(),
                 mean_diff=means.tolist(), ss=ss.tolist(), centered=int(centered),
                 sigma_sampled=sigma_sampled(n, ss, fit_rho_vec, stan_prior["sigma_lower"])
-                .astype(int).tolist(), **stan_prior)
+                .astype(int).tolist(), **stan_prior,
+                **delta0_logit_guess(means, ss, n, fit_rho_vec, np.asarray(stan_prior["sigma_lower"]),
+                                     stan_prior["delta0_bound"]))
     seed = _stan_seed(sequence)
     start = time.perf_counter()
     idata = backends.sample("hierarchical", data, seed=seed, **sample_options)

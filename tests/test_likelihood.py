@@ -86,13 +86,15 @@ def test_stan_log_density_equals_scipy(pystan_backend):
                 mean_diff=means.tolist(), ss=ss.tolist(), delta0_bound=3.0, sigma0_upper=3.0,
                 sigma_lower=lower.tolist(), sigma_upper=upper, alpha_lower=0.5,
                 alpha_upper=5.0, beta_lower=0.05, beta_upper=0.15, centered=1,
+                delta0_logit_center=0.0, delta0_logit_scale=1.0,
                 sigma_sampled=sampled.astype(int).tolist())
     _, code = backends._program("hierarchical")
     backends._pystan_compile("hierarchical", code, False)    # compiled in a temporary cwd
     model = stan.build(code, data=data, random_seed=1)
 
     def point(delta, sigma_param):
-        return dict(delta0=0.3, sigma0=0.8, delta_param=list(delta), sigma_param=list(sigma_param),
+        # delta0 = 3 (2 inv_logit(delta0_z) - 1) = 0.3
+        return dict(delta0_z=float(np.log(0.55 / 0.45)), sigma0=0.8, delta_param=list(delta), sigma_param=list(sigma_param),
                     nu_gamma=2.0, alpha=2.0, beta=0.1)
 
     def scipy_log_density(delta, sigma_param):
