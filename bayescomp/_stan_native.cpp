@@ -23,7 +23,6 @@
 #include <stan/model/model_base.hpp>
 #include <stan/services/sample/hmc_nuts_diag_e_adapt.hpp>
 
-#include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
@@ -106,7 +105,8 @@ py::tuple describe(const py::tuple &data_parts) {
   return py::make_tuple(names, dims, constrained);
 }
 
-// One chain. Returns (return code, error text, columns, draws as rows, logger lines, notes).
+// One chain. Returns (return code, error text, columns, the draws as bytes of row-major
+// doubles, logger lines, notes).
 py::tuple sample(const py::tuple &data_parts, const py::tuple &init_parts, unsigned int seed,
                  unsigned int chain, double init_radius, int num_warmup, int num_samples,
                  int num_thin, bool save_warmup, int refresh, double stepsize,
@@ -145,10 +145,11 @@ py::tuple sample(const py::tuple &data_parts, const py::tuple &init_parts, unsig
   if (draws.ragged) {
     error += (error.empty() ? "" : "; ") + std::string("draws with differing numbers of values");
   }
-  const size_t width = draws.columns.size();
-  const size_t rows = width ? draws.values.size() / width : 0;
-  py::array_t<double> table({rows, width});
-  std::copy(draws.values.begin(), draws.values.end(), table.mutable_data());
+  // raw bytes, not a numpy array: pybind11's numpy support initialises a function-local
+  // static on first use while calling into Python, which deadlocks when two chains finish
+  // at once (seen in a Jupyter kernel)
+  py::bytes table(reinterpret_cast<const char *>(draws.values.data()),
+                  draws.values.size() * sizeof(double));
   return py::make_tuple(return_code, error, draws.columns, table, logger.lines, draws.notes);
 }
 

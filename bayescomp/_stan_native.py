@@ -194,7 +194,11 @@ def sample_native(name, code, data, *, chains, iter_warmup, iter_sampling, seed,
             s["gamma"], s["kappa"], s["t0"], s["init_buffer"], s["term_buffer"], s["window"])
 
     with ThreadPoolExecutor(max_workers=min(chains, os.cpu_count() or 1)) as pool:
-        results = list(pool.map(run, range(1, chains + 1)))
+        results = [(code, error, list(columns),
+                    np.frombuffer(table, dtype=np.float64).reshape(-1, max(len(columns), 1)),
+                    messages, notes)
+                   for code, error, columns, table, messages, notes
+                   in pool.map(run, range(1, chains + 1))]
     failures = [(number, error or code, messages)
                 for number, (code, error, _, _, messages, _) in enumerate(results, 1)
                 if code != 0 or error]
