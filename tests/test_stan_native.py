@@ -1,0 +1,70 @@
+"""Where the native route keeps its compiled modules, and that a new process reuses them.
+
+Its draws, errors and threading are tested against pystan's public route in
+test_httpstan_direct.py (every test there runs for both fast routes).
+"""
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from bayescomp import backends
+
+pytestmark = pytest.mark.stan
+
+DATA = {"n": 10, "rho": 0.1, "mean_diff": 0.01, "ss": 0.004}
+
+
+@pytest.fixture(scope="module")
+def native(pystan_backend):
+    from bayescomp import _stan_native
+
+    if not _stan_native.available():
+        pytest.skip("httpstan 4 with its headers is needed for the native route")
+    return _stan_native
+
+
+def test_modules_live_in_the_user_cache_one_per_program(native, tmp_path, monkeypatch):
+    import platformdirs
+
+    monkeypatch.chdir(tmp_path)
+    name, code = backends._program("correlated")
+    native.sample_native(name, code, backends._to_stan_data(DATA), chains=2, iter_warmup=50,
+                         iter_sampling=50, seed=1, adapt_delta=0.8, max_treedepth=10,
+                         inits=None, show_progress=False)
+    path = native._module_path(native._module_name(code))
+    assert path.is_file()
+    assert Path(platformdirs.user_cache_dir("bayescomp")) in path.parents
+    assert native._module_name(code) != native._module_name(code + "\n// another program")
+    assert list(tmp_path.iterdir()) == []  # nothing built or left in the working directory
+
+
+def test_a_new_process_does_not_recompile(native, tmp_path):
+    name, code = backends._program("correlated")
+    native._load(name, code, False)  # built here (or earlier), if not cached yet
+    # In a fresh interpreter any build would start a child process: forbid it, then sample.
+    script = (
+        "import subprocess, sys\n"
+        "def refuse(*args, **kwargs):\n"
+        "    raise AssertionError('recompiled: ' + repr(args))\n"
+        "subprocess.run = refuse\n"
+        "from bayescomp import backends\n"
+        "from bayescomp._stan_native import sample_native\n"
+        "name, code = backends._program('correlated')\n"
+        f"idata, _ = sample_native(name, code, {DATA!r}, chains=2, iter_warmup=50,\n"
+        "    iter_sampling=50, seed=3, adapt_delta=0.8, max_treedepth=10, inits=None,\n"
+        "    show_progress=False)\n"
+        "print(idata.posterior['mu'].shape)\n"
+    )
+    import bayescomp
+
+    # the bayescomp under test, whether installed or a checkout on a relative PYTHONPATH
+    path = os.pathsep.join([str(Path(bayescomp.__file__).parent.parent),
+                            os.environ.get("PYTHONPATH", "")])
+    done = subprocess.run([sys.executable, "-c", script], cwd=tmp_path, capture_output=True,
+                          text=True, env=dict(os.environ, BAYESCOMP_PYSTAN_ROUTE="native",
+                                              PYTHONPATH=path))
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "(2, 50)"
