@@ -23,6 +23,7 @@ import hashlib
 import importlib.machinery
 import importlib.util
 import os
+import platform
 import shutil
 import subprocess
 import sys
@@ -76,6 +77,14 @@ def available() -> bool:
             and hasattr(httpstan.utils, "_split_data"))
 
 
+class DriverBuildError(RuntimeError):
+    """The C++ build of a program that stanc accepted failed (a toolchain problem, not the
+    program's): the pystan backend then falls back to httpstan's own compiled module."""
+
+
+_STANC_REFUSED = 3  # the build's exit code when stanc rejects the program
+
+
 def _build(module_name: str, code: str, target: Path) -> None:
     """Compile ``code`` and the driver into the extension module ``target`` (in this process)."""
     import httpstan.build_ext
@@ -83,7 +92,14 @@ def _build(module_name: str, code: str, target: Path) -> None:
     import setuptools
 
     package = _httpstan_dir()
-    cpp, _ = httpstan.compile.compile(code, f"model_{module_name}")
+    try:
+        cpp, _ = httpstan.compile.compile(code, f"model_{module_name}")
+    except ValueError as exc:  # a syntax or semantic error in the program
+        sys.stderr.write(str(exc))
+        sys.exit(_STANC_REFUSED)
+    libraries = ["sundials_cvodes", "sundials_idas", "sundials_nvecserial", "tbb"]
+    if platform.system() == "Darwin":  # as httpstan links its own modules
+        libraries += ["tbbmalloc", "tbbmalloc_proxy"]
     with tempfile.TemporaryDirectory(prefix="bayescomp-build-") as scratch:
         source = Path(scratch) / f"{module_name}.cpp"
         source.write_text(cpp + "\n" + _DRIVER.read_text())
@@ -95,7 +111,7 @@ def _build(module_name: str, code: str, target: Path) -> None:
                            ("_GLIBCXX_USE_CXX11_ABI", "0"), ("BAYESCOMP_MODULE", module_name)],
             include_dirs=[str(package / "include")],
             library_dirs=[str(package / "lib")],
-            libraries=["sundials_cvodes", "sundials_idas", "sundials_nvecserial", "tbb"],
+            libraries=libraries,
             extra_compile_args=["-O3", "-std=c++14", "-Wno-sign-compare"],
             extra_link_args=[f"-Wl,-rpath,{package / 'lib'}"],
         )
@@ -131,8 +147,9 @@ def _load(name: str, code: str, show_progress: bool):
             if show_progress:
                 sys.stderr.write(done.stdout + done.stderr)
             if not target.is_file():
-                raise RuntimeError(f"pystan's toolchain could not compile Stan program {name!r}:"
-                                   f"\n{done.stdout}{done.stderr}")
+                error = RuntimeError if done.returncode == _STANC_REFUSED else DriverBuildError
+                raise error(f"pystan's toolchain could not compile Stan program {name!r}:"
+                            f"\n{done.stdout}{done.stderr}")
         spec = importlib.util.spec_from_file_location(module_name, target)
         module = importlib.util.module_from_spec(spec)
         spec.loader.exec_module(module)

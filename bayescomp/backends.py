@@ -30,6 +30,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import warnings
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -424,9 +425,16 @@ def _sample_pystan(name, code, data, **settings):
     """
     route = pystan_route()
     if route == "native":
-        from ._stan_native import sample_native
+        from ._stan_native import DriverBuildError, sample_native
 
-        return sample_native(name, code, data, **settings)
+        try:
+            return sample_native(name, code, data, **settings)
+        except DriverBuildError as exc:
+            if not _direct_route_available():
+                raise
+            warnings.warn(f"{exc}\nbayescomp falls back to httpstan's compiled module (slower "
+                          "for small programs, the same draws).", RuntimeWarning, stacklevel=2)
+            route = "direct"
     if route == "direct":
         from ._httpstan_direct import sample_direct
 

@@ -8,6 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from bayescomp import backends
@@ -68,3 +69,26 @@ def test_a_new_process_does_not_recompile(native, tmp_path):
                                               PYTHONPATH=path))
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "(2, 50)"
+
+
+def test_a_program_stanc_rejects_is_an_error_not_a_fallback(native):
+    with pytest.raises(RuntimeError, match=r"(?s)could not compile.*Syntax error.*expected after variable declaration") as error:
+        native._load("broken", "parameters { real x } model { }", False)
+    assert not isinstance(error.value, native.DriverBuildError)
+
+
+def test_a_failed_driver_build_falls_back_to_httpstans_module(native, monkeypatch):
+    from bayescomp import _httpstan_direct
+
+    def failed_build(*args, **kwargs):
+        raise native.DriverBuildError("pystan's toolchain could not compile: (a linker error)")
+
+    settings = dict(chains=2, iter_warmup=50, iter_sampling=50, seed=4)
+    monkeypatch.setattr(native, "sample_native", failed_build)
+    with pytest.warns(RuntimeWarning, match="falls back to httpstan's compiled module"):
+        idata = backends.sample("correlated", DATA, backend="pystan", **settings)
+    name, code = backends._program("correlated")
+    expected, _ = _httpstan_direct.sample_direct(
+        name, code, backends._to_stan_data(DATA), adapt_delta=0.8, max_treedepth=10,
+        inits=None, show_progress=False, **settings)
+    np.testing.assert_array_equal(idata.posterior["mu"], expected.posterior["mu"])
