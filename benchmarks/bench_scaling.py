@@ -17,7 +17,7 @@ Columns: ``total_s`` wall time of one :func:`bayescomp.hierarchical` call (no ba
 of the draws into ArviZ); ``ess_delta0`` bulk ESS of delta0 and ``ess_per_s`` = ESS /
 total_s; ``divergences``; ``peak_main_mb`` and ``peak_worker_mb`` the peak resident memory
 (VmHWM, reset before each fit through /proc/<pid>/clear_refs) of this process and of the
-largest sampling worker (httpstan's pool for pystan's direct route; nan for its native
+largest sampling worker (httpstan's pool for pystan's direct route; 0 for its native
 route, whose chains run as threads of this process; for cmdstanpy, whose children exit,
 ``ru_maxrss`` of the children so far, which cannot be reset). Compilation is excluded (one
 warm-up fit first). On a shared machine times vary by tens of percent between runs.
@@ -45,6 +45,8 @@ OUTPUT = Path(__file__).resolve().parent / "output"
 # --------------------------------------------------------------------------- memory
 
 def _worker_pids() -> list[int]:
+    if backends.resolve_backend() == "pystan" and backends.pystan_route() == "native":
+        return []  # the chains are threads of this process
     try:
         import httpstan.services_stub as stub
     except ImportError:
