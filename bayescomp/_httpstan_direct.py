@@ -99,15 +99,7 @@ def sample_direct(name, code, data, *, chains, iter_warmup, iter_sampling, seed,
     settings.update(random_seed=int(seed), num_warmup=int(iter_warmup),
                     num_samples=int(iter_sampling), delta=float(adapt_delta),
                     max_depth=int(max_treedepth))
-    if isinstance(inits, (int, float)) and not isinstance(inits, bool):
-        settings["init_radius"] = float(inits)
-        inits = None
-    if inits is None:
-        chain_inits = [{} for _ in range(chains)]
-    else:
-        chain_inits = [backends._to_stan_data(i) for i in inits]
-        if len(chain_inits) != chains:
-            raise ValueError(f"inits has {len(chain_inits)} entries for {chains} chains")
+    chain_inits = _chain_inits(inits, chains, settings)
 
     wrapper = functools.partial(stub._make_lazy_function_wrapper_helper, _FUNCTION, model_name)
     calls = [functools.partial(wrapper, data=data, init=chain_inits[c - 1], **dict(settings, chain=c))
@@ -139,6 +131,21 @@ def sample_direct(name, code, data, *, chains, iter_warmup, iter_sampling, seed,
         attrs["stan_seconds"] = seconds
     idata = _inference_data(code, np.stack(draws), stats, param_names, dims, attrs)
     return idata, backends._pystan_stan_version()
+
+
+def _chain_inits(inits, chains, settings) -> list[dict]:
+    """One init dict per chain (empty: Stan draws them); a number sets ``init_radius``."""
+    from bayescomp import backends
+
+    if isinstance(inits, (int, float)) and not isinstance(inits, bool):
+        settings["init_radius"] = float(inits)
+        inits = None
+    if inits is None:
+        return [{} for _ in range(chains)]
+    chain_inits = [backends._to_stan_data(i) for i in inits]
+    if len(chain_inits) != chains:
+        raise ValueError(f"inits has {len(chain_inits)} entries for {chains} chains")
+    return chain_inits
 
 
 def _stan_seconds(messages):

@@ -181,7 +181,8 @@ def sample_native(name, code, data, *, chains, iter_warmup, iter_sampling, seed,
     import httpstan.utils
 
     from . import backends
-    from ._httpstan_direct import _failure_message, _inference_data, _stan_seconds
+    from ._httpstan_direct import (_chain_inits, _failure_message, _inference_data,
+                                   _stan_seconds)
 
     module = _load(name, code, show_progress)
     if not 0 <= int(seed) <= 2**31 - 1:
@@ -192,15 +193,7 @@ def sample_native(name, code, data, *, chains, iter_warmup, iter_sampling, seed,
         param_names, dims, constrained_names = module.describe(data_parts)
     except Exception as exc:
         raise RuntimeError(f"Stan program {name!r} refused the data: {exc}") from None
-    if isinstance(inits, (int, float)) and not isinstance(inits, bool):
-        settings["init_radius"] = float(inits)
-        inits = None
-    if inits is None:
-        chain_inits = [{} for _ in range(chains)]
-    else:
-        chain_inits = [backends._to_stan_data(i) for i in inits]
-        if len(chain_inits) != chains:
-            raise ValueError(f"inits has {len(chain_inits)} entries for {chains} chains")
+    chain_inits = _chain_inits(inits, chains, settings)
 
     s = settings
     def run(chain):
