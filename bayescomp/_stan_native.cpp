@@ -10,6 +10,7 @@
 // gives the same draws as httpstan's driver.
 //
 // BAYESCOMP_MODULE (the Python module name) is defined by the build.
+#include <atomic>
 #include <exception>
 #include <memory>
 #include <sstream>
@@ -67,6 +68,24 @@ class table_writer : public stan::callbacks::writer {
   void operator()(const std::string &message) override { notes.push_back(message); }
 };
 
+// Bumped by cancel_all(): a chain started under an older value stops at its next iteration
+// (Stan's services call the interrupt callback once per iteration), so KeyboardInterrupt
+// does not wait for the whole fit.
+std::atomic<long> cancel_generation{0};
+
+class cancellable : public stan::callbacks::interrupt {
+ public:
+  explicit cancellable(long generation) : generation_(generation) {}
+  void operator()() override {
+    if (cancel_generation.load(std::memory_order_relaxed) != generation_) {
+      throw std::runtime_error("interrupted");
+    }
+  }
+
+ private:
+  long generation_;
+};
+
 struct split_data {
   std::vector<std::string> names_r;
   std::vector<double> values_r;
@@ -105,19 +124,20 @@ py::tuple describe(const py::tuple &data_parts) {
   return py::make_tuple(names, dims, constrained);
 }
 
-// One chain. Returns (return code, error text, columns, the draws as bytes of row-major
+// One chain, stopped if cancel_all() is called after generation() returned `generation`.
+// Returns (return code, error text, columns, the draws as bytes of row-major
 // doubles, logger lines, notes).
 py::tuple sample(const py::tuple &data_parts, const py::tuple &init_parts, unsigned int seed,
                  unsigned int chain, double init_radius, int num_warmup, int num_samples,
                  int num_thin, bool save_warmup, int refresh, double stepsize,
                  double stepsize_jitter, int max_depth, double delta, double gamma, double kappa,
                  double t0, unsigned int init_buffer, unsigned int term_buffer,
-                 unsigned int window) {
+                 unsigned int window, long generation) {
   split_data data(data_parts), init(init_parts);
   line_logger logger;
   table_writer draws;
   stan::callbacks::writer init_writer, diagnostic_writer;  // Stan's no-op writer
-  stan::callbacks::interrupt interrupt;
+  cancellable interrupt(generation);
   int return_code = -1;
   std::string error;
   {
@@ -158,4 +178,6 @@ py::tuple sample(const py::tuple &data_parts, const py::tuple &init_parts, unsig
 PYBIND11_MODULE(BAYESCOMP_MODULE, m) {
   m.def("describe", &describe);
   m.def("sample", &sample);
+  m.def("generation", [] { return cancel_generation.load(); });
+  m.def("cancel_all", [] { cancel_generation.fetch_add(1); });
 }

@@ -157,6 +157,12 @@ def _load(name: str, code: str, show_progress: bool):
         return module
 
 
+def cancel_running() -> None:
+    """Stop every chain this route is running in this process, at its next iteration."""
+    for module in list(_MODULES.values()):
+        module.cancel_all()
+
+
 def _settings(seed, iter_warmup, iter_sampling, adapt_delta, max_treedepth) -> dict:
     """httpstan's defaults for the sampler's arguments, then what pystan would send."""
     import httpstan.services.arguments as arguments
@@ -201,14 +207,22 @@ def sample_native(name, code, data, *, chains, iter_warmup, iter_sampling, seed,
             data_parts, httpstan.utils._split_data(chain_inits[chain - 1]), s["random_seed"], chain,
             s["init_radius"], s["num_warmup"], s["num_samples"], s["num_thin"], s["save_warmup"],
             s["refresh"], s["stepsize"], s["stepsize_jitter"], s["max_depth"], s["delta"],
-            s["gamma"], s["kappa"], s["t0"], s["init_buffer"], s["term_buffer"], s["window"])
+            s["gamma"], s["kappa"], s["t0"], s["init_buffer"], s["term_buffer"], s["window"],
+            generation)
 
-    with ThreadPoolExecutor(max_workers=min(chains, os.cpu_count() or 1)) as pool:
-        results = [(code, error, list(columns),
-                    np.frombuffer(table, dtype=np.float64).reshape(-1, max(len(columns), 1)),
-                    messages, notes)
-                   for code, error, columns, table, messages, notes
-                   in pool.map(run, range(1, chains + 1))]
+    generation = module.generation()
+    pool = ThreadPoolExecutor(max_workers=min(chains, os.cpu_count() or 1))
+    try:
+        raw = list(pool.map(run, range(1, chains + 1)))
+    except BaseException:  # KeyboardInterrupt: stop the chains instead of waiting for them
+        module.cancel_all()
+        raise
+    finally:
+        pool.shutdown(wait=True)
+    results = [(code, error, list(columns),
+                np.frombuffer(table, dtype=np.float64).reshape(-1, max(len(columns), 1)),
+                messages, notes)
+               for code, error, columns, table, messages, notes in raw]
     failures = [(number, error or code, messages)
                 for number, (code, error, _, _, messages, _) in enumerate(results, 1)
                 if code != 0 or error]

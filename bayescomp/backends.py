@@ -276,7 +276,13 @@ def _off_event_loop(function, *args, **kwargs):
     except RuntimeError:
         return function(*args, **kwargs)
     with ThreadPoolExecutor(max_workers=1, thread_name_prefix="bayescomp-stan") as pool:
-        return pool.submit(function, *args, **kwargs).result()
+        try:
+            return pool.submit(function, *args, **kwargs).result()
+        except KeyboardInterrupt:  # the fit runs in the worker: stop it rather than wait for it
+            native = sys.modules.get("bayescomp._stan_native")
+            if native is not None:
+                native.cancel_running()
+            raise
 
 
 @contextlib.contextmanager

@@ -92,3 +92,53 @@ def test_a_failed_driver_build_falls_back_to_httpstans_module(native, monkeypatc
         name, code, backends._to_stan_data(DATA), adapt_delta=0.8, max_treedepth=10,
         inits=None, show_progress=False, **settings)
     np.testing.assert_array_equal(idata.posterior["mu"], expected.posterior["mu"])
+
+
+INTERRUPT_SCRIPT = """
+import asyncio, os, signal, threading, time
+from bayescomp import backends
+from bayescomp._stan_native import sample_native
+data = {data!r}
+name, code = backends._program("correlated")
+long_fit = dict(chains=2, iter_warmup=20_000_000, iter_sampling=10, seed=1)  # minutes
+sample_native(name, code, data, chains=1, iter_warmup=10, iter_sampling=10, seed=1,
+              adapt_delta=0.8, max_treedepth=10, inits=None, show_progress=False)  # loaded
+
+def interrupted_after(call):
+    threading.Timer(1.0, os.kill, (os.getpid(), signal.SIGINT)).start()
+    start = time.perf_counter()
+    try:
+        call()
+    except KeyboardInterrupt:
+        return time.perf_counter() - start
+    raise AssertionError("not interrupted")
+
+print(interrupted_after(lambda: sample_native(
+    name, code, data, adapt_delta=0.8, max_treedepth=10, inits=None, show_progress=False,
+    **long_fit)))
+
+async def in_a_running_loop():  # as in Jupyter: the fit runs in a worker thread
+    # asyncio.run turns the first SIGINT into a task cancellation, which a blocked loop never
+    # sees; ipykernel raises KeyboardInterrupt, as Python's default handler does
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+    return backends.sample("correlated", data, backend="pystan", **long_fit)
+
+print(interrupted_after(lambda: asyncio.run(in_a_running_loop())))
+print(threading.active_count())
+"""
+
+
+def test_keyboard_interrupt_stops_the_chains(native, tmp_path):
+    import bayescomp
+
+    path = os.pathsep.join([str(Path(bayescomp.__file__).parent.parent),
+                            os.environ.get("PYTHONPATH", "")])
+    done = subprocess.run([sys.executable, "-c", INTERRUPT_SCRIPT.format(data=DATA)],
+                          cwd=tmp_path, capture_output=True, text=True, timeout=120,
+                          env=dict(os.environ, BAYESCOMP_PYSTAN_ROUTE="native", PYTHONPATH=path))
+    assert done.returncode == 0, done.stderr
+    direct, in_loop, threads = done.stdout.split()
+    # 20 million warm-up iterations take minutes; the interrupt lands after 1 s and the
+    # chains stop at their next iteration
+    assert 0.9 < float(direct) < 10 and 0.9 < float(in_loop) < 10
+    assert int(threads) == 1  # no chain left running
