@@ -143,7 +143,7 @@ def _load(name: str, code: str, show_progress: bool):
                     input=code, cwd=cwd, capture_output=True, text=True,
                     env=dict(os.environ, PYTHONPATH=os.pathsep.join(
                         [str(Path(__file__).resolve().parent.parent)]
-                        + os.environ.get("PYTHONPATH", "").split(os.pathsep))))
+                        + [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p])))
             if show_progress:
                 sys.stderr.write(done.stdout + done.stderr)
             if not target.is_file():
