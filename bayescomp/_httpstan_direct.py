@@ -108,6 +108,14 @@ def sample_direct(name, code, data, *, chains, iter_warmup, iter_sampling, seed,
     if failures:
         raise RuntimeError(_failure_message(name, failures))
 
+    idata = _assemble(name, code, columns, draws, messages, settings, param_names, dims,
+                      constrained_names, model_name)
+    return idata, backends._pystan_stan_version()
+
+
+def _assemble(name, code, columns, draws, messages, settings, param_names, dims,
+              constrained_names, model_name):
+    """InferenceData from each chain's draws and logger messages, after checking their shape."""
     num_samples_saved = -(-settings["num_samples"] // settings["num_thin"])
     if settings["save_warmup"]:
         num_samples_saved += -(-settings["num_warmup"] // settings["num_thin"])
@@ -121,16 +129,15 @@ def sample_direct(name, code, data, *, chains, iter_warmup, iter_sampling, seed,
     if columns[len(stats):] != constrained_names:
         raise RuntimeError(f"Stan program {name!r}: unexpected draw columns {columns}, "
                            f"expected sampler statistics then {constrained_names}")
-    attrs = dict(num_chains=chains, num_samples=settings["num_samples"],
+    attrs = dict(num_chains=len(draws), num_samples=settings["num_samples"],
                  num_thin=settings["num_thin"], num_warmup=settings["num_warmup"],
                  save_warmup=settings["save_warmup"], model_name=model_name, program_code=code,
-                 random_seed=int(seed))
+                 random_seed=settings["random_seed"])
     seconds = [_stan_seconds(chain_messages) for chain_messages in messages]
     if all(t is not None for t in seconds):
         # the sampler's own time per chain (warm-up and sampling), without this interface
         attrs["stan_seconds"] = seconds
-    idata = _inference_data(code, np.stack(draws), stats, param_names, dims, attrs)
-    return idata, backends._pystan_stan_version()
+    return _inference_data(code, np.stack(draws), stats, param_names, dims, attrs)
 
 
 def _chain_inits(inits, chains, settings) -> list[dict]:

@@ -36,7 +36,6 @@ from pathlib import Path
 import numpy as np
 
 _DRIVER = Path(__file__).with_name("_stan_native.cpp")
-_FUNCTION = "hmc_nuts_diag_e_adapt"
 _MODULES: dict[str, object] = {}
 _BUILD_LOCK = threading.Lock()
 
@@ -187,8 +186,7 @@ def sample_native(name, code, data, *, chains, iter_warmup, iter_sampling, seed,
     import httpstan.utils
 
     from . import backends
-    from ._httpstan_direct import (_chain_inits, _failure_message, _inference_data,
-                                   _stan_seconds)
+    from ._httpstan_direct import _assemble, _chain_inits, _failure_message
 
     module = _load(name, code, show_progress)
     if not 0 <= int(seed) <= 2**31 - 1:
@@ -223,11 +221,10 @@ def sample_native(name, code, data, *, chains, iter_warmup, iter_sampling, seed,
                 np.frombuffer(table, dtype=np.float64).reshape(-1, max(len(columns), 1)),
                 messages, notes)
                for code, error, columns, table, messages, notes in raw]
-    failures = [(number, error or code, messages)
+    failures = [(number, RuntimeError(error) if error else code, messages)
                 for number, (code, error, _, _, messages, _) in enumerate(results, 1)
                 if code != 0 or error]
     if failures:
-        failures = [(n, RuntimeError(e) if isinstance(e, str) else e, m) for n, e, m in failures]
         raise RuntimeError(_failure_message(name, failures))
     if show_progress:
         for number, result in enumerate(results, 1):
@@ -236,26 +233,14 @@ def sample_native(name, code, data, *, chains, iter_warmup, iter_sampling, seed,
                 if shown.strip():
                     sys.stderr.write(f"chain {number}: {shown}\n")
 
-    columns = list(results[0][2])
-    expected = -(-s["num_samples"] // s["num_thin"])
-    if s["save_warmup"]:
-        expected += -(-s["num_warmup"] // s["num_thin"])
+    columns = results[0][2]
     for number, result in enumerate(results, 1):
-        if list(result[2]) != columns or result[3].shape[0] != expected:
-            raise RuntimeError(f"chain {number} of Stan program {name!r} returned "
-                               f"{result[3].shape} draws of {result[2]}, expected {expected} "
-                               f"of {columns}")
-    stats = [c for c in columns if c.endswith("__")]
-    if columns[len(stats):] != list(constrained_names):
-        raise RuntimeError(f"Stan program {name!r}: unexpected draw columns {columns}")
-    attrs = dict(num_chains=chains, num_samples=s["num_samples"], num_thin=s["num_thin"],
-                 num_warmup=s["num_warmup"], save_warmup=s["save_warmup"],
-                 model_name=httpstan.models.calculate_model_name(code), program_code=code, random_seed=int(seed))
-    seconds = [_stan_seconds(result[4]) for result in results]
-    if all(t is not None for t in seconds):
-        attrs["stan_seconds"] = seconds
-    draws = np.stack([result[3] for result in results])
-    idata = _inference_data(code, draws, stats, list(param_names), [list(d) for d in dims], attrs)
+        if result[2] != columns:
+            raise RuntimeError(f"chain {number} returned columns {result[2]}, chain 1 {columns}")
+    idata = _assemble(name, code, columns, [result[3] for result in results],
+                      [result[4] for result in results], settings, list(param_names),
+                      [list(d) for d in dims], list(constrained_names),
+                      httpstan.models.calculate_model_name(code))
     return idata, backends._pystan_stan_version()
 
 
