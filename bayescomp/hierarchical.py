@@ -7,6 +7,8 @@ The differences ``first - second`` on the n_i splits of dataset i are normal wit
 Stan's NUTS samples it (``stan/hierarchical.stan``) on the datasets' sufficient statistics,
 with ``sigma_i`` integrated out in closed form wherever that is numerically safe; ``sigma_i``
 is then drawn from its exact conditional given ``delta_i`` (:mod:`bayescomp.likelihood`).
+Likewise ``alpha`` and ``beta`` are integrated out of the prior of ``nu`` and drawn given
+``nu`` afterwards (:mod:`bayescomp.nu_prior`).
 
 Constant differences on a dataset (zero variance) would make the posterior improper, as
 ``sigma_i -> 0`` is then unbounded. Every ``sigma_i`` therefore has a floor: the standard
@@ -26,7 +28,7 @@ import pandas as pd
 import xarray as xr
 from scipy import stats
 
-from . import backends
+from . import backends, nu_prior
 from .baselines import baselines as run_baselines
 from .correlated import correlated_ttests
 from .data import Scores
@@ -163,26 +165,32 @@ def _prepare(scores: Scores, first: str, second: str, prior: HierarchicalPrior,
         mean_diff=(means / scale).tolist(), ss=(ss / scale ** 2).tolist(),
         delta0_bound=float(delta0_bound / scale), sigma0_upper=float(sigma0_upper / scale),
         **delta0_logit_guess(means / scale, ss / scale ** 2, n, rho, floor / scale,
-                              delta0_bound / scale),
+                              delta0_bound / scale, centered),
         sigma_lower=(floor / scale).tolist(), sigma_upper=float(sigma_upper / scale),
-        alpha_lower=prior.alpha[0], alpha_upper=prior.alpha[1],
-        beta_lower=prior.beta[0], beta_upper=prior.beta[1], centered=int(centered),
+        **nu_prior.stan_data(prior.alpha, prior.beta), centered=int(centered),
         sigma_sampled=sigma_sampled(n, ss, rho, floor).astype(int).tolist())
     return data, float(scale), centered
 
 
-def delta0_logit_guess(means, ss, n, rho, floor, bound) -> dict:
-    """Where delta0's posterior lies on the logit scale of its prior, and how wide (a guess).
+def delta0_logit_guess(means, ss, n, rho, floor, bound, centered: bool) -> dict:
+    """How the Stan program standardises delta0 on the logit scale of its prior (a guess).
 
-    The Stan program samples delta0 standardised by these: the centre from the median of the
-    means, the spread from their variance and the mean squared standard error, divided by
-    the number of datasets. Only the sampler's efficiency depends on them, not the posterior.
+    The centre comes from the median of the means. The scale is the spread of delta0's
+    posterior: with non-centred delta_i its whole spread, from the variance of the means and
+    their mean squared standard error, divided by the number of datasets; with centred
+    delta_i the spread around the mean of the delta_i (sigma0 / sqrt(datasets)), since the
+    program then moves delta0 with that mean at ``delta0_logit_slope``. Only the sampler's
+    efficiency depends on these numbers, not the posterior.
     """
     variance = ss / np.maximum(n - 1, 1) / (1 - rho) * (1 + (n - 1) * rho) / n
-    spread = np.sqrt((means.var() + np.mean(np.maximum(variance, floor ** 2))) / len(means))
+    noise = np.mean(np.maximum(variance, floor ** 2))
+    among = max(means.var() - noise, noise / 4) if centered else means.var() + noise
     share = np.clip((np.median(means) + bound) / (2 * bound), 0.01, 0.99)
+    slope = 1 / (2 * bound * share * (1 - share))   # d logit / d delta0 at the centre
     return dict(delta0_logit_center=float(np.log(share / (1 - share))),
-                delta0_logit_scale=float(spread / (2 * bound * share * (1 - share))))
+                delta0_logit_scale=float(slope * np.sqrt(among / len(means))),
+                delta0_logit_slope=float(slope if centered else 0.0),
+                delta0_guess=float(bound * (2 * share - 1)))
 
 
 def delta_from_parameters(posterior, centered: bool) -> xr.DataArray:
@@ -210,8 +218,9 @@ def sigma_from_parameters(posterior, delta: xr.DataArray, data: dict, rng) -> xr
 
 
 def _user_scale(idata, data: dict, scale: float, datasets, centered: bool, seed: int,
-                log_likelihood: bool) -> az.InferenceData:
-    """The posterior on the units of the scores, with datasets named and sigma_i drawn."""
+                log_likelihood: bool, prior: HierarchicalPrior) -> az.InferenceData:
+    """The posterior on the units of the scores, with datasets named, and sigma_i, alpha and
+    beta drawn given the sampled parameters."""
     posterior = idata.posterior
 
     def per_dataset(variable):
@@ -223,9 +232,11 @@ def _user_scale(idata, data: dict, scale: float, datasets, centered: bool, seed:
     rng = np.random.default_rng([seed, 2017])
     sigma = per_dataset(sigma_from_parameters(posterior, delta, data, rng) * scale)
     delta = per_dataset(delta * scale)
+    alpha, beta = (posterior["nu"].copy(data=draws) for draws in nu_prior.draw_alpha_beta(
+        posterior["nu"].values, prior.alpha, prior.beta, rng))
     user = xr.Dataset({
         "delta0": posterior["delta0"] * scale, "sigma0": posterior["sigma0"] * scale,
-        "nu": posterior["nu"], "alpha": posterior["alpha"], "beta": posterior["beta"],
+        "nu": posterior["nu"], "alpha": alpha, "beta": beta,
         "delta": delta, "sigma": sigma, "delta_next": posterior["delta_next"] * scale},
         attrs=posterior.attrs)
     groups = dict(posterior=user, sample_stats=idata.sample_stats)
@@ -411,7 +422,8 @@ def hierarchical(scores: Scores, first: str, second: str, *, rope=0.01, prior="p
                           iter_warmup=iter_warmup, iter_sampling=iter_sampling, seed=seed,
                           adapt_delta=adapt_delta, max_treedepth=max_treedepth,
                           show_progress=show_progress)
-    idata = _user_scale(fit, data, scale, scores.dataset_names, centered, seed, log_likelihood)
+    idata = _user_scale(fit, data, scale, scores.dataset_names, centered, seed, log_likelihood,
+                        prior)
     diagnostics = diagnose(idata, var_names=["delta0", "sigma0", "nu", "delta", "sigma"],
                            max_treedepth=max_treedepth)
     warn_if_problems(diagnostics, f"hierarchical model {first} - {second}")

@@ -64,7 +64,7 @@ import pandas as pd
 from joblib import Parallel, delayed
 from scipy import stats
 
-from . import backends
+from . import backends, nu_prior
 from .correlated import CorrelatedPosterior
 from .hierarchical import (choose_centering, delta0_logit_guess, delta_from_parameters,
                            sigma_from_parameters)
@@ -110,8 +110,7 @@ class FixedPrior:
     def stan_data(self, n_datasets: int) -> dict:
         return dict(delta0_bound=self.delta0_bound, sigma0_upper=self.sigma0_upper,
                     sigma_lower=[self.sigma_lower] * n_datasets, sigma_upper=self.sigma_upper,
-                    alpha_lower=self.alpha[0], alpha_upper=self.alpha[1],
-                    beta_lower=self.beta[0], beta_upper=self.beta[1])
+                    **nu_prior.stan_data(self.alpha, self.beta))
 
 
 # --------------------------------------------------------------------------- uniformity
@@ -256,7 +255,7 @@ def _hierarchical_replication(sequence, prior: FixedPrior, fit_prior: FixedPrior
                 sigma_sampled=sigma_sampled(n, ss, fit_rho_vec, stan_prior["sigma_lower"])
                 .astype(int).tolist(), **stan_prior,
                 **delta0_logit_guess(means, ss, n, fit_rho_vec, np.asarray(stan_prior["sigma_lower"]),
-                                     stan_prior["delta0_bound"]))
+                                     stan_prior["delta0_bound"], centered))
     seed = _stan_seed(sequence)
     start = time.perf_counter()
     idata = backends.sample("hierarchical", data, seed=seed, **sample_options)

@@ -75,8 +75,8 @@ def reference(code, scores, scale, seed=1):
     dense = dict(deltaLow=-data["delta0_bound"], deltaHi=data["delta0_bound"],
                  std0Low=0.0, std0Hi=data["sigma0_upper"], stdLow=0.0, stdHi=data["sigma_upper"],
                  Nsamples=x.shape[1], q=x.shape[0], x=x, rho=float(scores.rho[0]),
-                 lowerAlpha=data["alpha_lower"], upperAlpha=data["alpha_upper"],
-                 lowerBeta=data["beta_lower"], upperBeta=data["beta_upper"])
+                 lowerAlpha=PRIORS["paper"].alpha[0], upperAlpha=PRIORS["paper"].alpha[1],
+                 lowerBeta=PRIORS["paper"].beta[0], upperBeta=PRIORS["paper"].beta[1])
     return timed(code, dense, seed=seed, adapt_delta=0.8)
 
 

@@ -13,8 +13,9 @@
 // sqrt(S (1 + (n - 1) rho) / (n (1 - rho) (n - 2))). The bracket is the share of that
 // integral inside (L, U); it differs from 1 by less than 1e-17 unless delta is far from the
 // mean or the floor L is near the data's own spread, so it is only evaluated then. The sampler
-// then moves in 5 + n_datasets dimensions instead of 5 + 2 n_datasets, with no funnel between
-// delta_i and sigma_i; the caller draws sigma_i from its exact conditional afterwards.
+// then moves in 3 + n_datasets dimensions instead of 5 + 2 n_datasets (alpha and beta are
+// integrated out of the prior of nu too), with no funnel between delta_i and sigma_i; the
+// caller draws sigma_i, alpha and beta from their exact conditionals afterwards.
 functions {
 #include compound_symmetry.stanfunctions
 
@@ -47,6 +48,34 @@ functions {
     return -x + a * log(x) - lgamma(a) + log(h);
   }
 
+  // A function tabulated with its derivative on a uniform grid, by cubic Hermite interpolation;
+  // linear beyond the grid. The cell is found by bisection: a parameter cannot become an index.
+  real tabulated(real u, real start, real step, vector value, vector slope) {
+    int size = num_elements(value);
+    real end = start + (size - 1) * step;
+    if (u <= start) {
+      return value[1] + slope[1] * (u - start);
+    }
+    if (u >= end) {
+      return value[size] + slope[size] * (u - end);
+    }
+    int low = 1;
+    int high = size;
+    while (high - low > 1) {
+      int middle = (low + high) %/% 2;
+      if (u < start + (middle - 1) * step) {
+        high = middle;
+      } else {
+        low = middle;
+      }
+    }
+    real t = (u - (start + (low - 1) * step)) / step;
+    real t2 = square(t);
+    real t3 = t2 * t;
+    return (2 * t3 - 3 * t2 + 1) * value[low] + (t3 - 2 * t2 + t) * step * slope[low]
+           + (3 * t2 - 2 * t3) * value[high] + (t3 - t2) * step * slope[high];
+  }
+
   // log of the share of the sigma-integral that lies inside (sigma_low, sigma_high)
   real sigma_bounds_share(real shape, real quad, real sigma_low, real sigma_high,
                           int lower_matters) {
@@ -70,13 +99,24 @@ data {
   // (unit metric) then spent a third of the warm-up's leapfrog steps.
   real delta0_logit_center;
   real<lower=0> delta0_logit_scale;
+  // With centred delta_i, delta0 given the delta_i lies near their mean: its logit also
+  // moves by slope x (mean(delta_param) - delta0_guess), so that delta0_z is its deviation
+  // from that mean, nearly independent of the delta_i. The map from (delta0_z, delta_param)
+  // to (delta0, delta_param) is triangular: its Jacobian is d delta0 / d delta0_z alone.
+  // This raised the ESS of delta0 per leapfrog step by 30%. Zero when non-centred.
+  real delta0_logit_slope;
+  real delta0_guess;
   real<lower=0> sigma0_upper;               // sigma0 ~ U(0, upper)
   vector<lower=0>[n_datasets] sigma_lower;  // > 0: keeps the posterior proper on constant data
   real<lower=max(sigma_lower)> sigma_upper; // sigma_i ~ U(lower_i, upper)
-  real<lower=0> alpha_lower;
-  real<lower=alpha_lower> alpha_upper;
-  real<lower=0> beta_lower;
-  real<lower=beta_lower> beta_upper;
+  // nu - 1 ~ Gamma(alpha, beta), alpha and beta uniform: the prior of log(nu - 1) with alpha
+  // and beta integrated out, tabulated by the caller (bayescomp.nu_prior) as log density and
+  // derivative on a grid. The caller draws alpha and beta given nu afterwards.
+  real nu_prior_start;
+  real<lower=0> nu_prior_step;
+  int<lower=2> nu_prior_size;
+  vector[nu_prior_size] nu_prior_log_density;
+  vector[nu_prior_size] nu_prior_slope;
   // Centred delta_i mixes best when the data pin the delta_i down relative to their prior
   // scale; non-centred avoids the funnel of a small sigma0 when they do not.
   int<lower=0, upper=1> centered;
@@ -145,26 +185,22 @@ parameters {
   real<lower=0, upper=sigma0_upper> sigma0;
   vector[n_datasets] delta_param;
   vector<lower=sigma_lower[sampled], upper=sigma_upper>[n_sampled] sigma_param;
-  // nu - 1 = nu_gamma / beta with nu_gamma ~ Gamma(alpha, 1), i.e. nu - 1 ~ Gamma(alpha, beta);
-  // separating the rate from the draw removes the strong beta-nu correlation
-  real<lower=0> nu_gamma;
-  real<lower=alpha_lower, upper=alpha_upper> alpha;
-  real<lower=beta_lower, upper=beta_upper> beta;
+  real log_nu_minus_one;
 }
 transformed parameters {
-  real delta0 = delta0_bound * (2 * inv_logit(delta0_logit_center + delta0_logit_scale * delta0_z) - 1);
-  real<lower=1> nu = 1 + nu_gamma / beta;
+  real delta0_logit = delta0_logit_center + delta0_logit_scale * delta0_z
+                      + delta0_logit_slope * (mean(delta_param) - delta0_guess);
+  real delta0 = delta0_bound * (2 * inv_logit(delta0_logit) - 1);
+  real<lower=1> nu = 1 + exp(log_nu_minus_one);
 }
 model {
   // delta is rebuilt from delta_param by the caller: storing it would double the output
   // that every draw ships from Stan to Python
   vector[n_datasets] delta = centered ? delta_param : delta0 + sigma0 * delta_param;
-  {
-    // delta0 ~ U(-bound, bound): the log Jacobian of delta0_z -> delta0, constants dropped
-    real logit_delta0 = delta0_logit_center + delta0_logit_scale * delta0_z;
-    target += log_inv_logit(logit_delta0) + log1m_inv_logit(logit_delta0);
-  }
-  nu_gamma ~ gamma(alpha, 1);
+  // delta0 ~ U(-bound, bound): the log Jacobian of delta0_z -> delta0, constants dropped
+  target += log_inv_logit(delta0_logit) + log1m_inv_logit(delta0_logit);
+  target += tabulated(log_nu_minus_one, nu_prior_start, nu_prior_step, nu_prior_log_density,
+                     nu_prior_slope);
   if (centered) {
     delta_param ~ student_t(nu, delta0, sigma0);
   } else {

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 from scipy import integrate, stats
 
-from bayescomp import backends
+from bayescomp import backends, nu_prior
 from bayescomp.likelihood import draw_sigma, sigma_sampled
 
 
@@ -84,22 +84,30 @@ def test_stan_log_density_equals_scipy(pystan_backend):
     assert sampled.tolist() == [True, False, False, False, False, True]
     data = dict(n_datasets=len(n), n_scores=n.tolist(), rho=rho.tolist(),
                 mean_diff=means.tolist(), ss=ss.tolist(), delta0_bound=3.0, sigma0_upper=3.0,
-                sigma_lower=lower.tolist(), sigma_upper=upper, alpha_lower=0.5,
-                alpha_upper=5.0, beta_lower=0.05, beta_upper=0.15, centered=1,
-                delta0_logit_center=0.0, delta0_logit_scale=1.0,
+                sigma_lower=lower.tolist(), sigma_upper=upper,
+                **nu_prior.stan_data((0.5, 5.0), (0.05, 0.15)), centered=1,
+                delta0_logit_center=0.0, delta0_logit_scale=1.0, delta0_logit_slope=0.5,
+                delta0_guess=0.1,
                 sigma_sampled=sampled.astype(int).tolist())
     _, code = backends._program("hierarchical")
     backends._pystan_compile("hierarchical", code, False)    # compiled in a temporary cwd
     model = stan.build(code, data=data, random_seed=1)
 
-    def point(delta, sigma_param):
-        # delta0 = 3 (2 inv_logit(delta0_z) - 1) = 0.3
-        return dict(delta0_z=float(np.log(0.55 / 0.45)), sigma0=0.8, delta_param=list(delta), sigma_param=list(sigma_param),
-                    nu_gamma=2.0, alpha=2.0, beta=0.1)
+    def point(delta, sigma_param, nu):
+        # delta0 = 3 (2 inv_logit(delta0_z + 0.5 (mean(delta) - 0.1)) - 1) = 0.3 at every point
+        delta0_z = np.log(0.55 / 0.45) - 0.5 * (np.mean(delta) - 0.1)
+        return dict(delta0_z=float(delta0_z), sigma0=0.8, delta_param=list(delta),
+                    sigma_param=list(sigma_param), log_nu_minus_one=float(np.log(nu - 1)))
 
-    def scipy_log_density(delta, sigma_param):
-        nu = 1 + 2.0 / 0.1
-        total = np.sum(stats.t.logpdf(delta, nu, 0.3, 0.8))
+    def log_prior_nu(nu):
+        # the prior of u = log(nu - 1): Gamma(nu - 1 | alpha, beta) (nu - 1) averaged over the
+        # uniform alpha and beta, by dblquad here, from a table in the program
+        density = integrate.dblquad(lambda b, a: stats.gamma.pdf(nu - 1, a, scale=1 / b),
+                                    0.5, 5.0, 0.05, 0.15, epsabs=0, epsrel=1e-11)[0]
+        return np.log(density * (nu - 1))
+
+    def scipy_log_density(delta, sigma_param, nu):
+        total = np.sum(stats.t.logpdf(delta, nu, 0.3, 0.8)) + log_prior_nu(nu)
         sigma = iter(sigma_param)
         for i, x in enumerate(xs):
             if sampled[i]:
@@ -112,10 +120,13 @@ def test_stan_log_density_equals_scipy(pystan_backend):
     far = means + np.array([0.3, 2.5, -1.8, 0.4, -0.2, 0.1])   # datasets 1, 2: truncation matters
     # dataset 3 at 60 from its mean: Q(a, A / 2U^2) = exp(-3500) underflows a double
     very_far = means + np.array([0.3, 2.5, -1.8, 60.0, -0.2, 0.1])
-    points = [(near, [0.6, 0.45]), (far, [0.9, 0.4]), (means - 0.1, [0.5, 0.5]),
-              (very_far, [0.9, 0.4])]
+    points = [(near, [0.6, 0.45], 21.0), (far, [0.9, 0.4], 21.0), (means - 0.1, [0.5, 0.5], 21.0),
+              (very_far, [0.9, 0.4], 21.0), (near, [0.6, 0.45], 1.4), (near, [0.6, 0.45], 3.7),
+              (near, [0.6, 0.45], 160.0)]
     stan_lp = [model.log_prob(model.unconstrain_pars(point(*p)), adjust_transform=False)
                for p in points]
     expected = [scipy_log_density(*p) for p in points]
-    for k in (1, 2, 3):
-        assert stan_lp[k] - stan_lp[0] == pytest.approx(expected[k] - expected[0], abs=1e-8)
+    for k in range(1, len(points)):
+        # the prior of nu is interpolated (cubic Hermite, error ~1e-8)
+        tolerance = 1e-8 if points[k][2] == 21.0 else 1e-6
+        assert stan_lp[k] - stan_lp[0] == pytest.approx(expected[k] - expected[0], abs=tolerance)
