@@ -6,9 +6,10 @@ from scipy import integrate, stats
 from bayescomp import nu_prior
 
 PRIORS = [((0.5, 5.0), (0.05, 0.15)), ((1.0, 2.0), (0.01, 0.1))]   # the paper's, baycomp's
+WIDE = ((0.1, 50.0), (0.001, 2.0))   # a custom prior: P(alpha + 1, x) underflows in the table
 
 
-@pytest.mark.parametrize("alpha, beta", PRIORS)
+@pytest.mark.parametrize("alpha, beta", PRIORS + [WIDE])
 def test_log_density_equals_double_integral(alpha, beta):
     """log p(u) against scipy's dblquad of the Gamma density over the uniform box."""
     def density(u):
@@ -16,10 +17,16 @@ def test_log_density_equals_double_integral(alpha, beta):
         return integrate.dblquad(lambda b, a: stats.gamma.pdf(x, a, scale=1 / b) * x,
                                  *alpha, *beta, epsabs=0, epsrel=1e-11)[0]
 
-    u = np.array([-6.0, -1.0, 1.0, 2.5, 4.0, 6.0])
+    u = np.array([-25.0, -6.0, -1.0, 1.0, 2.5, 4.0, 6.0])
     value, _ = nu_prior.log_density(u, alpha, beta)
     expected = np.log([density(v) for v in u])
-    np.testing.assert_allclose(value - value[2], expected - expected[2], atol=1e-9)
+    np.testing.assert_allclose(value - value[3], expected - expected[3], atol=1e-7)
+
+
+def test_table_is_finite_for_a_wide_prior():
+    table = nu_prior.stan_data(*WIDE)
+    assert np.isfinite(table["nu_prior_log_density"]).all()
+    assert np.isfinite(table["nu_prior_slope"]).all()
 
 
 @pytest.mark.parametrize("alpha, beta", PRIORS)
