@@ -433,9 +433,29 @@ def _inference_data(code, draws, stats, param_names, dims, attrs):
         sample_stats["lp"] = draws[:, :, stats.index("lp__")].astype(None)
 
     groups = {
-        "posterior": az.dict_to_dataset(posterior, library=library, attrs=attrs),
-        "sample_stats": az.dict_to_dataset(sample_stats, library=library, attrs=attrs),
+        "posterior": _dataset(posterior, library, attrs),
+        "sample_stats": _dataset(sample_stats, library, attrs),
     }
     if log_lik_names:
-        groups["log_likelihood"] = az.dict_to_dataset(log_lik, library=library)
+        groups["log_likelihood"] = _dataset(log_lik, library)
     return az.InferenceData(**groups)
+
+
+def _dataset(variables: dict, library, attrs=None):
+    """``az.dict_to_dataset(variables, library=library, attrs=attrs)``, built in one step.
+
+    ArviZ builds and aligns one DataArray per variable: 15 ms per group, a tenth of a whole
+    fit of the 54-dataset benchmark. The tests check that the result is identical.
+    """
+    import arviz as az
+    import xarray as xr
+    from arviz.data.base import make_attrs
+
+    origin = az.rcParams["data.index_origin"]
+    data_vars, coords = {}, {}
+    for name, values in variables.items():
+        dims = ["chain", "draw"] + [f"{name}_dim_{i}" for i in range(values.ndim - 2)]
+        for axis, (dim, size) in enumerate(zip(dims, values.shape)):
+            coords[dim] = np.arange(size) if axis < 2 else np.arange(origin, origin + size)
+        data_vars[name] = (dims, values)
+    return xr.Dataset(data_vars, coords=coords, attrs=make_attrs(attrs=attrs, library=library))

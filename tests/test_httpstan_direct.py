@@ -66,6 +66,10 @@ def assert_same(expected, actual):
             want, got = expected[group][var], actual[group][var]
             assert (got.dims, got.shape, got.dtype) == (want.dims, want.shape, want.dtype), var
             np.testing.assert_array_equal(got.values, want.values, err_msg=var)
+        assert list(expected[group].coords) == list(actual[group].coords), group
+        for name, coord in expected[group].coords.items():
+            np.testing.assert_array_equal(actual[group].coords[name].values, coord.values)
+            assert actual[group].coords[name].dtype == coord.dtype, (group, name)
         for key, value in expected[group].attrs.items():
             if key != "created_at":
                 assert actual[group].attrs[key] == value, (group, key)
