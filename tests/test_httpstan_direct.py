@@ -17,13 +17,15 @@ pytestmark = pytest.mark.stan
 
 CORRELATED_DATA = {"n": 10, "rho": 0.1, "mean_diff": 0.01, "ss": 0.004}
 # A matrix, a Cholesky factor, an array of vectors, an int and an empty generated quantity,
-# and log_lik (ArviZ moves it to a log_likelihood group).
+# and log_lik (ArviZ moves it to a log_likelihood group). The model block prints in the tails
+# of mu, at some of the sampler's gradients.
 MATRIX_CODE = """
 data { int<lower=1> N; vector[N] y; }
 parameters { real mu; real<lower=0> sigma; matrix[2, 3] B; cholesky_factor_corr[3] L; }
 transformed parameters { array[2] vector[3] t; for (i in 1:2) t[i] = B[i]' * i; }
 model { y ~ normal(mu, sigma); to_vector(B) ~ normal(0, 1); L ~ lkj_corr_cholesky(2);
-        mu ~ normal(0, 10); sigma ~ normal(0, 5); }
+        mu ~ normal(0, 10); sigma ~ normal(0, 5);
+        if (abs(mu) > 1.5) print("mu in the tail: ", mu); }
 generated quantities {
   vector[N] log_lik;
   int above = mu > 0;
@@ -191,6 +193,26 @@ def test_show_progress_echoes_stans_messages(direct, capfd):
     _, err = capfd.readouterr()
     assert "chain 1: Iteration: 250 / 250 [100%]  (Sampling)" in err
     assert "chain 3: Iteration:" in err
+
+
+def test_the_programs_messages_reach_the_user_as_from_httpstans_driver(direct, capfd):
+    """The native route computes gradients with its own stan::model::gradient (one message
+    stream per thread): the program's print() lines still arrive, chain by chain the same as
+    from httpstan's compiled driver."""
+    from bayescomp._httpstan_direct import sample_direct
+
+    def printed(function):
+        capfd.readouterr()
+        run(function, MATRIX_CODE, MATRIX_DATA, seed=8, show_progress=True)
+        by_chain = {}
+        for line in capfd.readouterr().err.splitlines():
+            if "mu in the tail" in line:
+                by_chain.setdefault(line.split(":")[0], []).append(line)
+        return by_chain
+
+    lines = printed(direct)
+    assert len(lines) == SMALL["chains"] and min(map(len, lines.values())) > 10
+    assert lines == printed(sample_direct)
 
 
 def test_records_stans_own_time_per_chain(direct):
