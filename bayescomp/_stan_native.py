@@ -158,8 +158,8 @@ def _load(name: str, code: str, show_progress: bool):
                 raise error(f"pystan's toolchain could not compile Stan program {name!r}:"
                             f"\n{done.stdout}{done.stderr}")
         spec = importlib.util.spec_from_file_location(module_name, target)
-        module = importlib.util.module_from_spec(spec)
-        try:
+        try:   # the shared object is opened by module_from_spec
+            module = importlib.util.module_from_spec(spec)
             spec.loader.exec_module(module)
         except ImportError as exc:   # e.g. "cannot allocate memory in static TLS block"
             raise DriverBuildError(f"the compiled Stan program {name!r} could not be loaded: "

@@ -71,6 +71,19 @@ def test_a_new_process_does_not_recompile(native, tmp_path):
     assert done.stdout.strip() == "(2, 50)"
 
 
+def test_a_module_that_does_not_load_is_a_failed_build(native, tmp_path, monkeypatch):
+    """Loading can fail where the build succeeded (on Linux the module uses initial-exec TLS,
+    which needs room glibc may lack): that is a DriverBuildError, which backends.sample
+    answers with httpstan's own module (test above), not a crash."""
+    import importlib.machinery
+
+    broken = tmp_path / ("broken" + importlib.machinery.EXTENSION_SUFFIXES[0])
+    broken.write_bytes(b"not a shared object")
+    monkeypatch.setattr(native, "_module_path", lambda module_name: broken)
+    with pytest.raises(native.DriverBuildError, match="'broken' could not be loaded"):
+        native._load("broken", "// a program that is never compiled\n", False)
+
+
 def test_a_program_stanc_rejects_is_an_error_not_a_fallback(native):
     with pytest.raises(RuntimeError, match=r"(?s)could not compile.*Syntax error.*expected after variable declaration") as error:
         native._load("broken", "parameters { real x } model { }", False)
