@@ -168,3 +168,29 @@ def test_backends_agree_within_monte_carlo_error(cmdstanpy_backend, pystan_backe
     assert abs(means["cmdstanpy"] - means["pystan"]) < 4 * mcse
     np.testing.assert_allclose(fits["cmdstanpy"].probabilities, fits["pystan"].probabilities,
                                atol=0.05)
+
+
+def test_auto_centring_needs_a_wider_margin_on_few_datasets():
+    """choose_centering's rule: centred when the robust spread of the means exceeds
+    (1.5 + 2 / sqrt(datasets)) standard errors, or when a dataset lies far out. The same spread
+    of 1.8 standard errors is enough for 100 datasets (threshold 1.7), not for 12 (2.08)."""
+    from scipy import stats
+
+    from bayescomp.hierarchical import choose_centering
+
+    def collection(n_datasets, spread_in_se):
+        # means at the normal quantiles: their scaled MAD is spread_in_se standard errors
+        quantiles = stats.norm.ppf((np.arange(n_datasets) + 0.5) / n_datasets)
+        mad = 1.4826 * np.median(np.abs(quantiles - np.median(quantiles)))
+        n = np.full(n_datasets, 10)
+        rho = np.full(n_datasets, 0.1)
+        ss = np.full(n_datasets, 9.0) * 10 / 1.9  # standard error of every mean: 1
+        return quantiles * spread_in_se / mad, ss, n, rho
+
+    assert choose_centering(*collection(100, 1.8))
+    assert not choose_centering(*collection(12, 1.8))
+    assert choose_centering(*collection(12, 2.2))
+    assert not choose_centering(*collection(100, 1.6))
+    means, ss, n, rho = collection(12, 1.0)
+    means[0] = 12.0   # one dataset far out: heavy tails, centred whatever the spread
+    assert choose_centering(means, ss, n, rho)
