@@ -50,8 +50,8 @@ def _module_name(code: str) -> str:
     import httpstan
 
     key = hashlib.sha256("\0".join([
-        code, _DRIVER.read_text(), Path(__file__).read_text(), httpstan.__version__, sys.version,
-        sysconfig.get_platform(),
+        code, _DRIVER.read_text(), " ".join(_compile_flags()), httpstan.__version__,
+        sys.version, sysconfig.get_platform(),
     ]).encode()).hexdigest()
     return f"bayescomp_stan_{key[:20]}"
 
@@ -85,6 +85,17 @@ class DriverBuildError(RuntimeError):
 _STANC_REFUSED = 3  # the build's exit code when stanc rejects the program
 
 
+def _compile_flags() -> list[str]:
+    flags = ["-O3", "-std=c++14", "-Wno-sign-compare"]
+    if platform.system() == "Linux":
+        # Stan's autodiff stack is thread_local (STAN_THREADS). In a shared library every
+        # access then calls __tls_get_addr, 7% of a leapfrog step; initial-exec reads it at a
+        # fixed offset. The module's 16 bytes of TLS fit the room glibc keeps for modules
+        # loaded later; should they not, loading fails and _load falls back.
+        flags.append("-ftls-model=initial-exec")
+    return flags
+
+
 def _build(module_name: str, code: str, target: Path) -> None:
     """Compile ``code`` and the driver into the extension module ``target`` (in this process)."""
     import httpstan.build_ext
@@ -98,15 +109,8 @@ def _build(module_name: str, code: str, target: Path) -> None:
         sys.stderr.write(str(exc))
         sys.exit(_STANC_REFUSED)
     libraries = ["sundials_cvodes", "sundials_idas", "sundials_nvecserial", "tbb"]
-    flags = ["-O3", "-std=c++14", "-Wno-sign-compare"]
     if platform.system() == "Darwin":  # as httpstan links its own modules
         libraries += ["tbbmalloc", "tbbmalloc_proxy"]
-    if platform.system() == "Linux":
-        # Stan's autodiff stack is thread_local (STAN_THREADS). In a shared library every
-        # access then calls __tls_get_addr, 7% of a leapfrog step; initial-exec reads it at a
-        # fixed offset. The module's 16 bytes of TLS fit the room glibc keeps for modules
-        # loaded later; should they not, loading fails and _load falls back.
-        flags.append("-ftls-model=initial-exec")
     with tempfile.TemporaryDirectory(prefix="bayescomp-build-") as scratch:
         source = Path(scratch) / f"{module_name}.cpp"
         source.write_text(cpp + "\n" + _DRIVER.read_text())
@@ -119,7 +123,7 @@ def _build(module_name: str, code: str, target: Path) -> None:
             include_dirs=[str(package / "include")],
             library_dirs=[str(package / "lib")],
             libraries=libraries,
-            extra_compile_args=flags,
+            extra_compile_args=_compile_flags(),
             extra_link_args=[f"-Wl,-rpath,{package / 'lib'}"],
         )
         output = httpstan.build_ext.run_build_ext([extension], scratch)

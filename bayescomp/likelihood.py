@@ -64,6 +64,18 @@ def sigma_sampled(n, ss, rho, sigma_lower) -> np.ndarray:
     return keep | ~(floor_share <= 0.5)
 
 
+def truncated_gamma(shape, low, high, uniform) -> np.ndarray:
+    """Gamma(shape, 1) truncated to (low, high), by inverting its distribution function at
+    ``uniform`` (in (0, 1)): through the lower tail P where the interval lies below the
+    median, through the upper tail Q elsewhere, whichever keeps its precision."""
+    p_low, p_high = special.gammainc(shape, low), special.gammainc(shape, high)
+    q_low, q_high = special.gammaincc(shape, low), special.gammaincc(shape, high)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        from_p = special.gammaincinv(shape, p_low + uniform * (p_high - p_low))
+        from_q = special.gammainccinv(shape, q_low - uniform * (q_low - q_high))
+    return np.where(p_high < 0.5, from_p, from_q)
+
+
 def draw_sigma(delta, mean, ss, n, rho, sigma_lower, sigma_upper, rng) -> np.ndarray:
     """Draws of sigma_i from its conditional posterior given delta_i (the integrated model).
 
@@ -84,8 +96,7 @@ def draw_sigma(delta, mean, ss, n, rho, sigma_lower, sigma_upper, rng) -> np.nda
     t = rng.standard_gamma(shape)
     outside = (t <= t_low) | (t >= t_high)
     if outside.any():
-        a = shape[outside]
-        low, high = special.gammainc(a, t_low[outside]), special.gammainc(a, t_high[outside])
-        t[outside] = special.gammaincinv(a, low + rng.uniform(size=a.size) * (high - low))
+        t[outside] = truncated_gamma(shape[outside], t_low[outside], t_high[outside],
+                                     rng.uniform(size=int(outside.sum())))
     # the clip only undoes rounding of the inversion at the bounds
     return np.clip(np.sqrt(quad / (2 * t)), sigma_lower, sigma_upper)

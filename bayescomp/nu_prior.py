@@ -20,6 +20,8 @@ from functools import lru_cache
 import numpy as np
 from scipy import special
 
+from .likelihood import truncated_gamma
+
 GRID_START = -40.0       # p(u) ~ exp(alpha_lower u) below: linear extrapolation of log p
 GRID_STEP = 0.05         # Hermite error ~ step^4 / 384 |d^4 log p|: below 1e-7
 QUADRATURE_NODES = 64    # per 4 units of alpha's range: agrees with dblquad to 1e-9 (tested)
@@ -154,14 +156,8 @@ def draw_alpha_beta(nu, alpha=(0.5, 5.0), beta=(0.05, 0.15), rng=None):
                           rest / np.maximum(left, 1e-300))
     drawn_alpha = alphas[cell] + np.clip(offset, 0, width)
 
-    shape = drawn_alpha + 1
-    p_low, p_high = special.gammainc(shape, beta[0] * x), special.gammainc(shape, beta[1] * x)
-    q_low, q_high = special.gammaincc(shape, beta[0] * x), special.gammaincc(shape, beta[1] * x)
-    uniform = rng.uniform(size=len(x))
-    # invert whichever tail keeps its precision
-    with np.errstate(divide="ignore", invalid="ignore"):
-        from_p = special.gammaincinv(shape, p_low + uniform * (p_high - p_low))
-        from_q = special.gammainccinv(shape, q_low - uniform * (q_low - q_high))
-    drawn_beta = np.where(p_high < 0.5, from_p, from_q) / x
+    # beta x ~ Gamma(alpha + 1, 1) truncated to (beta_low x, beta_high x)
+    drawn_beta = truncated_gamma(drawn_alpha + 1, beta[0] * x, beta[1] * x,
+                                 rng.uniform(size=len(x))) / x
     drawn_beta = np.clip(drawn_beta, *beta)
     return drawn_alpha.reshape(nu.shape), drawn_beta.reshape(nu.shape)

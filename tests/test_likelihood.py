@@ -130,3 +130,18 @@ def test_stan_log_density_equals_scipy(pystan_backend):
         # the prior of nu is interpolated (cubic Hermite, error ~1e-8)
         tolerance = 1e-8 if points[k][2] == 21.0 else 1e-6
         assert stan_lp[k] - stan_lp[0] == pytest.approx(expected[k] - expected[0], abs=tolerance)
+
+
+@pytest.mark.parametrize("shape, low, high", [(3.0, 0.2, 1.0),     # below the median: P
+                                              (3.0, 9.0, 40.0),    # far in the upper tail: Q
+                                              (50.0, 30.0, 60.0)])  # across the median
+def test_truncated_gamma_draws_follow_scipys_truncated_distribution(shape, low, high):
+    from bayescomp.likelihood import truncated_gamma
+
+    rng = np.random.default_rng(9)
+    draws = truncated_gamma(np.full(20_000, shape), low, high, rng.uniform(size=20_000))
+    assert draws.min() >= low and draws.max() <= high
+    gamma = stats.gamma(shape)
+    mass = gamma.sf(low) - gamma.sf(high)   # upper tails: precise far out
+    cdf = lambda t: (gamma.sf(low) - gamma.sf(t)) / mass  # noqa: E731
+    assert stats.kstest(draws, cdf).pvalue > 0.001
