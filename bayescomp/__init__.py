@@ -14,7 +14,8 @@ from .data import (DatasetScores, Scores, concat, from_arrays, from_long, from_w
                    rho_from_split)
 from .decisions import CostDecision, decide, expected_cost_decision
 from .diagnostics import Diagnostics, diagnose
-from .exceptions import BayescompWarning, ConstantDifferencesWarning, SamplingWarning
+from .exceptions import (BayescompWarning, ConstantDifferencesWarning, RetryWarning,
+                         SamplingWarning)
 from .hierarchical import PRIORS, HierarchicalPrior, HierarchicalResult, hierarchical
 from .rope import Rope
 from .sklearn_io import from_cross_validate, from_cv_results, rho_from_cv
@@ -27,8 +28,8 @@ __all__ = [
     "baselines", "bayesian_sign_test", "bayesian_signed_rank_test", "datasets", "diagnose",
     "hierarchical", "paired_ttest", "sign_test", "simulate", "wilcoxon_test",
     "BayescompWarning", "ConstantDifferencesWarning", "CorrelatedTTestResult", "CostDecision",
-    "DatasetScores", "Rope", "SamplingWarning", "Scores", "concat", "correlated_ttest",
-    "correlated_ttests", "decide", "expected_cost_decision", "from_arrays",
+    "DatasetScores", "RetryWarning", "Rope", "SamplingWarning", "Scores", "concat",
+    "correlated_ttest", "correlated_ttests", "decide", "expected_cost_decision", "from_arrays",
     "from_cross_validate", "from_cv_results", "from_long", "from_wide", "read_csv",
     "rho_from_cv", "rho_from_split",
 ]

@@ -1,8 +1,14 @@
 """The ``bayescomp`` command line.
 
-Exit codes: 0 success; 1 the analysis ran but the sampler reported problems (the report
-says which); 2 bad usage or bad input (the message names the file, line and column).
-Files are written only under ``--out``.
+Exit codes: 0 success; 1 the analysis ran but a hierarchical fit still failed its sampler
+diagnostics after the retries with safer settings (that fit is marked UNRELIABLE in the
+printed summary, the report and the figures, and makes no decision); 2 bad usage or bad
+input (the message names the file, line and column). Files are written only under ``--out``.
+
+The sampler settings that the advice names are options: ``--chains``, ``--iter-warmup``,
+``--iter-sampling``, ``--adapt-delta``, ``--max-treedepth``, ``--parameterization``,
+``--prior``, ``--seed`` and ``--retries``; unset ones keep :func:`bayescomp.hierarchical`'s
+defaults.
 """
 from __future__ import annotations
 
@@ -11,9 +17,13 @@ import sys
 import warnings
 from pathlib import Path
 
-from .exceptions import BayescompWarning, SamplingWarning
+from .exceptions import BayescompWarning
 
 EXIT_OK, EXIT_SAMPLING, EXIT_INPUT = 0, 1, 2
+EXIT_UNRELIABLE = EXIT_SAMPLING
+#: options of ``bayescomp.hierarchical`` the command line passes through when given
+FIT_OPTIONS = ("chains", "iter_warmup", "iter_sampling", "adapt_delta", "max_treedepth",
+               "parameterization", "prior", "retries")
 
 
 def _read(args):
@@ -33,20 +43,37 @@ def _read(args):
     return read_csv(args.file, **options)
 
 
-def _print_warnings(caught) -> int:
-    """Print the package's warnings (not the Stan libraries' chatter); the exit status."""
+def _fit_options(args) -> dict:
+    """The sampler options given on the command line (unset ones keep the defaults)."""
+    return {name: getattr(args, name) for name in FIT_OPTIONS
+            if getattr(args, name, None) is not None}
+
+
+def _print_warnings(caught) -> None:
+    """Print the package's warnings (not the Stan libraries' chatter)."""
     for w in caught:
         if issubclass(w.category, BayescompWarning):
             print(f"warning: {w.message}", file=sys.stderr)
-    sampling = any(issubclass(w.category, SamplingWarning) for w in caught)
-    return EXIT_SAMPLING if sampling else EXIT_OK
 
 
-def _save(figure_or_axes, path: Path, written: list) -> None:
+def _status(unreliable: list[str]) -> int:
+    """EXIT_UNRELIABLE, saying so on stderr, when some final fit failed its diagnostics."""
+    if not unreliable:
+        return EXIT_OK
+    print(f"bayescomp: UNRELIABLE: {', '.join(unreliable)} failed the sampler diagnostics "
+          "after the retries; no decision is made (exit code 1). Try --iter-warmup, "
+          "--iter-sampling, --adapt-delta, --parameterization or --retries.", file=sys.stderr)
+    return EXIT_UNRELIABLE
+
+
+def _save(figure_or_axes, path: Path, written: list, unreliable: bool = False) -> None:
     import numpy as np
 
     axes = np.ravel(figure_or_axes)[0]
     figure = axes.get_figure()
+    if unreliable:
+        figure.suptitle("UNRELIABLE: the sampler failed its diagnostics; not a decision",
+                        color="firebrick", fontsize=11, fontweight="bold")
     figure.savefig(path, dpi=150, bbox_inches="tight")
     written.append(path.name)
     import matplotlib.pyplot as plt
@@ -61,11 +88,14 @@ def _figures(result, scores, first, second, out: Path) -> list[str]:
 
     written = []
     if hasattr(result, "idata"):
-        _save(plots.plot_posterior(result, which="delta0"), out / "posterior_delta0.png", written)
-        _save(plots.plot_posterior(result, which="next"), out / "posterior_next.png", written)
-        _save(plots.plot_simplex(result), out / "simplex.png", written)
-        _save(plots.plot_shrinkage(result), out / "shrinkage.png", written)
-        _save(plots.plot_diagnostics(result, kind="rank"), out / "diagnostics.png", written)
+        bad = not result.diagnostics.ok
+        _save(plots.plot_posterior(result, which="delta0"), out / "posterior_delta0.png", written,
+              bad)
+        _save(plots.plot_posterior(result, which="next"), out / "posterior_next.png", written,
+              bad)
+        _save(plots.plot_simplex(result), out / "simplex.png", written, bad)
+        _save(plots.plot_shrinkage(result), out / "shrinkage.png", written, bad)
+        _save(plots.plot_diagnostics(result, kind="rank"), out / "diagnostics.png", written, bad)
     else:
         _save(plots.plot_posterior(result), out / "posterior.png", written)
     _save(plots.plot_differences(scores, first, second, rope=result.rope), out / "differences.png",
@@ -101,13 +131,15 @@ def _run_comparison(scores, first, second, args) -> int:
         markdown = "\n\n".join([t.to_markdown() for t in tests] + [result.to_markdown()])
     else:
         with warnings.catch_warnings(record=True) as caught:
-            warnings.simplefilter("always", SamplingWarning)
+            warnings.simplefilter("always", BayescompWarning)
             result = hierarchical(scores, first, second, rope=args.rope, seed=args.seed,
-                                  backend=args.backend, show_progress=args.progress)
+                                  backend=args.backend, show_progress=args.progress,
+                                  **_fit_options(args))
         print(result.summary())
         markdown = "\n\n".join([result.to_markdown(), result.baselines.to_markdown(),
                                 "```\n" + result.diagnostics.summary() + "\n```"])
-        status = _print_warnings(caught)
+        _print_warnings(caught)
+        status = _status([] if result.diagnostics.ok else [f"{first} vs {second}"])
     if args.out is not None:
         out = Path(args.out)
         out.mkdir(parents=True, exist_ok=True)
@@ -129,11 +161,12 @@ def _all_pairs(args) -> int:
 
     scores = _read(args)
     with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always", SamplingWarning)
+        warnings.simplefilter("always", BayescompWarning)
         result = compare_all(scores, rope=args.rope, seed=args.seed, n_jobs=args.n_jobs,
-                             backend=args.backend, progress=True)
+                             backend=args.backend, progress=True, **_fit_options(args))
     print(result.summary())
-    status = _print_warnings(caught)
+    _print_warnings(caught)
+    status = _status([f"{a} vs {b}" for a, b in result.unreliable_pairs()])
     if args.out is not None:
         import matplotlib
         matplotlib.use("Agg")
@@ -142,7 +175,8 @@ def _all_pairs(args) -> int:
         out = Path(args.out)
         out.mkdir(parents=True, exist_ok=True)
         written = []
-        _save(plots.plot_probability_heatmap(result.probability_matrix()),
+        _save(plots.plot_probability_heatmap(result.probability_matrix(),
+                                             unreliable=result.unreliable_pairs()),
               out / "probability_better.png", written)
         _write_report(out, result.to_markdown(), written)
     return status
@@ -161,13 +195,35 @@ def _demo(args) -> int:
     return _run_comparison(scores, first, second, args)
 
 
+def _positive_int(text: str) -> int:
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be a positive integer, got {text}")
+    return value
+
+
+def _non_negative_int(text: str) -> int:
+    value = int(text)
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must be 0 or more, got {text}")
+    return value
+
+
+def _probability(text: str) -> float:
+    value = float(text)
+    if not 0 < value < 1:
+        raise argparse.ArgumentTypeError(f"must lie strictly between 0 and 1, got {text}")
+    return value
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="bayescomp",
         description="Bayesian comparison of learning algorithms from paired cross-validation "
         "scores. Differences are FIRST - SECOND for scores where higher is better; the ROPE "
         "is in the units of the scores.",
-        epilog="exit codes: 0 success, 1 sampling problems reported, 2 bad usage or input")
+        epilog="exit codes: 0 success, 1 a fit still failed its sampler diagnostics after "
+        "the retries (marked UNRELIABLE, no decision), 2 bad usage or input")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     def common(sub):
@@ -179,6 +235,29 @@ def build_parser() -> argparse.ArgumentParser:
         sub.add_argument("--out", metavar="DIR",
                          help="write report.md and PNG figures into DIR (nothing is written "
                          "without it)")
+
+    def sampling(sub):
+        from .hierarchical import PRIORS
+
+        group = sub.add_argument_group(
+            "sampler of the hierarchical model (unset: the library's defaults)")
+        group.add_argument("--chains", type=_positive_int, metavar="N",
+                           help="Markov chains (default 4)")
+        group.add_argument("--iter-warmup", type=_positive_int, metavar="N",
+                           help="warm-up iterations per chain (default 1000)")
+        group.add_argument("--iter-sampling", type=_positive_int, metavar="N",
+                           help="draws kept per chain (default 1000)")
+        group.add_argument("--adapt-delta", type=_probability, metavar="P",
+                           help="target acceptance rate of NUTS, in (0, 1) (default 0.95)")
+        group.add_argument("--max-treedepth", type=_positive_int, metavar="N",
+                           help="maximum tree depth of NUTS (default 10)")
+        group.add_argument("--parameterization", metavar="{auto,centered,noncentered}",
+                           help="how delta_i is sampled (default auto: chosen from the data)")
+        group.add_argument("--prior", choices=sorted(PRIORS),
+                           help="hyper-priors: paper (Corani et al. 2017, default) or baycomp")
+        group.add_argument("--retries", type=_non_negative_int, metavar="N",
+                           help="refits with safer settings after a fit fails its diagnostics "
+                           "(default 2; 0 disables)")
 
     def reading(sub):
         sub.add_argument("file", help="CSV of scores. long: columns dataset, algorithm, run, "
@@ -202,6 +281,7 @@ def build_parser() -> argparse.ArgumentParser:
                                "tree on 17 datasets)")
     common(demo)
     single(demo)
+    sampling(demo)
     demo.set_defaults(handler=_demo)
 
     compare = commands.add_parser("compare", help="compare two algorithms from a CSV file")
@@ -211,12 +291,14 @@ def build_parser() -> argparse.ArgumentParser:
     compare.add_argument("--dataset", help="analyse one dataset only (correlated t-test)")
     common(compare)
     single(compare)
+    sampling(compare)
     compare.set_defaults(handler=_compare)
 
     pairs = commands.add_parser("all-pairs", help="compare every pair of algorithms in a CSV file")
     reading(pairs)
     pairs.add_argument("--n-jobs", type=int, default=None, help="fits run in parallel (joblib)")
     common(pairs)
+    sampling(pairs)
     pairs.set_defaults(handler=_all_pairs)
     return parser
 

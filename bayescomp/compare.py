@@ -31,6 +31,13 @@ Results do not depend on ``n_jobs`` or on the order of execution: each pair gets
 seed, derived from ``seed`` with :class:`numpy.random.SeedSequence` spawning.
 Warnings issued inside a fit (e.g. :class:`~bayescomp.exceptions.SamplingWarning`) are
 recorded in the task, whatever thread or process runs it, and re-issued here naming the pair.
+
+A hierarchical fit that still fails its sampler diagnostics after its retries (see
+:func:`bayescomp.hierarchical`) is unreliable: its row says ``reliable`` False and
+``decision`` "unreliable (sampling problems)", the summary and report name it, and
+:func:`bayescomp.plots.plot_probability_heatmap` hatches its cells when given
+``unreliable=result.unreliable_pairs()``. Its probabilities stay in the table and in
+:meth:`AllPairsResult.probability_matrix`, for inspection only.
 """
 from __future__ import annotations
 
@@ -156,14 +163,17 @@ def _row(result, method: str, seed: int) -> dict:
                **dict(zip(("p_left", "p_rope", "p_right"), map(float, result.probabilities))))
     if method == "hierarchical":
         d0, base = result.delta0, result.baselines
+        reliable = bool(result.diagnostics.ok)
         row.update(delta0_p_left=d0["p_left"], delta0_p_rope=d0["p_rope"],
-                   delta0_p_right=d0["p_right"], decision=result.decision(THRESHOLD),
+                   delta0_p_right=d0["p_right"],
+                   decision=result.decision(THRESHOLD),  # says "unreliable" when it is
                    test="wilcoxon", p_value=base.wilcoxon.p_value if base else np.nan,
-                   diagnostics_ok=result.diagnostics.ok)
+                   reliable=reliable, diagnostics_ok=reliable,
+                   attempts=len(result.settings.get("attempts", ())) or 1)
     else:  # no sampling, hence no sampling problems
         row.update(delta0_p_left=np.nan, delta0_p_rope=np.nan, delta0_p_right=np.nan,
                    decision=result.decision(THRESHOLD), test="nadeau-bengio",
-                   p_value=result.nb_p_value, diagnostics_ok=True)
+                   p_value=result.nb_p_value, reliable=True, diagnostics_ok=True, attempts=1)
     row["seed"] = seed
     return row
 
@@ -182,9 +192,13 @@ class AllPairsResult(Reportable):
         One row per pair (differences ``first - second``): ``first``, ``second``, ``method``,
         ``p_left``, ``p_rope``, ``p_right`` (for the hierarchical model: the next dataset,
         posterior mean masses), ``delta0_p_left``, ``delta0_p_rope``, ``delta0_p_right``
-        (population mean difference; NaN for the correlated t-test), ``decision`` (at 0.95),
-        ``test`` and ``p_value`` of the frequentist baseline, ``p_value_corrected``,
-        ``reject`` (corrected p-value at most 0.05), ``diagnostics_ok`` and ``seed``.
+        (population mean difference; NaN for the correlated t-test), ``decision`` (at 0.95;
+        "unreliable (sampling problems)" for a fit that failed its sampler diagnostics),
+        ``test`` and ``p_value``
+        of the frequentist baseline, ``p_value_corrected``, ``reject`` (corrected p-value at
+        most 0.05), ``reliable`` (the final fit passed its diagnostics; ``diagnostics_ok`` is
+        the same column under its former name), ``attempts`` (fits made, retries included)
+        and ``seed``.
     results : dict
         ``(first, second) -> HierarchicalResult or CorrelatedTTestResult``.
     seed : int
@@ -227,6 +241,16 @@ class AllPairsResult(Reportable):
         """The table, one row per pair (a copy)."""
         return self.table.copy()
 
+    @property
+    def reliable(self) -> bool:
+        """Whether every fit passed its sampler diagnostics (after its retries)."""
+        return bool(self.table["reliable"].all())
+
+    def unreliable_pairs(self) -> list[tuple[str, str]]:
+        """The pairs ``(first, second)`` whose final fit failed its sampler diagnostics."""
+        bad = self.table[~self.table["reliable"].astype(bool)]
+        return list(zip(bad["first"], bad["second"]))
+
     def summary(self) -> str:
         n_datasets = len(next(iter(self.results.values())).datasets) \
             if self.method == "hierarchical" else 1
@@ -235,8 +259,13 @@ class AllPairsResult(Reportable):
                    "p_value", "p_value_corrected", "reject"]
         if self.method == "hierarchical":
             columns.insert(5, "delta0_p_right")
-            columns.append("diagnostics_ok")
-        lines = [
+            columns += ["reliable", "attempts"]
+        unreliable = self.unreliable_pairs()
+        lines = [] if not unreliable else [
+            f"UNRELIABLE: {len(unreliable)} of {len(self.table)} fits failed their sampler "
+            "diagnostics after their retries; their probabilities are not a decision: "
+            + ", ".join(f"{a} vs {b}" for a, b in unreliable)]
+        lines += [
             f"All {len(self.table)} pairwise comparisons of {len(self.algorithms)} algorithms on "
             f"{n_datasets} dataset(s): {self.method} ({'next dataset, ' if self.method == 'hierarchical' else ''}"
             f"differences first - second), ROPE {self.rope}, seed {self.seed}",
@@ -244,10 +273,13 @@ class AllPairsResult(Reportable):
             f"{self.correction or 'nothing'}, reject at {self.alpha}",
             self.table[columns].to_string(index=False, float_format=lambda v: f"{v:.4g}"),
         ]
-        bad = self.table[~self.table["diagnostics_ok"]]
-        for row in bad.itertuples():
-            problems = self.results[(row.first, row.second)].diagnostics.problems
-            lines.append(f"sampling problems, {row.first} vs {row.second}: " + "; ".join(problems))
+        for first, second in unreliable:
+            problems = self.results[(first, second)].diagnostics.problems
+            lines.append(f"sampling problems, {first} vs {second}: " + "; ".join(problems))
+        if unreliable:
+            lines.append("what to do: run longer (iter_warmup, iter_sampling), raise adapt_delta, "
+                         "try the other parameterization, or more retries; see each pair's "
+                         "result.summary()")
         return "\n".join(lines)
 
     def __str__(self) -> str:
@@ -259,10 +291,17 @@ class AllPairsResult(Reportable):
         facts = [f"{self.method}; differences first - second; ROPE {self.rope}; seed {self.seed}",
                  f"p-values: {self.table['test'].iloc[0]}, corrected by "
                  f"{self.correction or 'nothing'}"]
-        if self.method == "hierarchical":
-            facts.append("probabilities are for the next dataset; sampling problems in "
-                         f"{int((~self.table['diagnostics_ok']).sum())} of {len(self.table)} fits")
         title = f"All pairwise comparisons of {len(self.algorithms)} algorithms"
+        if self.method == "hierarchical":
+            columns.append("reliable")
+            unreliable = self.unreliable_pairs()
+            facts.append("probabilities are for the next dataset; sampling problems in "
+                         f"{len(unreliable)} of {len(self.table)} fits")
+            if unreliable:
+                facts.insert(0, f"UNRELIABLE: {len(unreliable)} fit(s) failed their sampler "
+                             "diagnostics after their retries, no decision is made for them: "
+                             + ", ".join(f"{a} vs {b}" for a, b in unreliable))
+                title += f" ({len(unreliable)} UNRELIABLE fit(s))"
         return title, facts, self.table[columns]
 
 
@@ -300,7 +339,8 @@ def compare_all(scores: Scores, rope=0.01, *, method: str = "auto", n_jobs=None,
     Returns
     -------
     AllPairsResult
-        Warnings of each fit (e.g. SamplingWarning) are re-issued here, naming the pair.
+        Warnings of each fit (e.g. RetryWarning, SamplingWarning) are re-issued here,
+        naming the pair. Unreliable fits are flagged (``reliable``, ``decision``).
 
     Examples
     --------
@@ -347,6 +387,7 @@ def compare_all(scores: Scores, rope=0.01, *, method: str = "auto", n_jobs=None,
     table["reject"] = table["p_value_corrected"] <= ALPHA
     table = table[["first", "second", "method", "p_left", "p_rope", "p_right", "delta0_p_left",
                    "delta0_p_rope", "delta0_p_right", "decision", "test", "p_value",
-                   "p_value_corrected", "reject", "diagnostics_ok", "seed"]]
+                   "p_value_corrected", "reject", "reliable", "diagnostics_ok", "attempts",
+                   "seed"]]
     return AllPairsResult(tuple(scores.algorithms), method, rope, correction, table, results,
                           seed=sequence.entropy)

@@ -11,3 +11,7 @@ class ConstantDifferencesWarning(BayescompWarning):
 
 class SamplingWarning(BayescompWarning):
     """The Stan sampler reported a problem (divergences, high R-hat, low ESS, ...)."""
+
+
+class RetryWarning(BayescompWarning):
+    """A Stan fit failed its diagnostics and was run again with safer settings."""

@@ -11,8 +11,8 @@ tests can find them: ``"rope"`` (the shaded ROPE), ``"posterior"`` (the density 
 line of a point mass), ``"probability"`` (the texts of the three probabilities), ``"points"``
 (the simplex's draws), ``"vertex"`` (the simplex's corner texts), ``"raw_interval"``,
 ``"raw_mean"``, ``"shrunk_interval"``, ``"shrunk_mean"`` and ``"delta0"`` (the forest plot),
-``"box"`` and ``"strip"`` (one per dataset in :func:`plot_differences`) and ``"value"`` (the
-heatmap's annotations).
+``"box"`` and ``"strip"`` (one per dataset in :func:`plot_differences`), ``"value"`` (the
+heatmap's annotations) and ``"unreliable"`` (the heatmap's hatched cells).
 """
 from __future__ import annotations
 
@@ -552,7 +552,7 @@ def plot_diagnostics(result, kind: str = "trace", var_names=("delta0", "sigma0",
 
 def plot_probability_heatmap(matrix: pd.DataFrame, ax=None, annotate: bool = True, *,
                              digits: int = 2, cmap: str = "RdBu", colorbar: bool = True,
-                             title: str | None = None):
+                             title: str | None = None, unreliable=None):
     """Heatmap of P(row better than column) for many algorithms.
 
     Parameters
@@ -567,14 +567,19 @@ def plot_probability_heatmap(matrix: pd.DataFrame, ax=None, annotate: bool = Tru
         A colormap; the default diverging one is white at 0.5.
     colorbar : bool
     title : str, optional
+    unreliable : iterable of (str, str), optional
+        Pairs whose fit failed its sampler diagnostics (e.g.
+        ``AllPairsResult.unreliable_pairs()``): both of their cells are hatched and the title
+        says so; their values are not decisions.
 
     Returns
     -------
     matplotlib.axes.Axes
-        The annotations have gid ``"value"``; cell (i, j) is at x = j, y = i (row 0 at the
-        top).
+        The annotations have gid ``"value"``, the hatched cells ``"unreliable"``; cell (i, j)
+        is at x = j, y = i (row 0 at the top).
     """
     import matplotlib
+    from matplotlib.patches import Rectangle
 
     if not isinstance(matrix, pd.DataFrame):
         raise TypeError(f"matrix must be a pandas DataFrame, got {type(matrix).__name__}")
@@ -609,8 +614,24 @@ def plot_probability_heatmap(matrix: pd.DataFrame, ax=None, annotate: bool = Tru
                                    fontsize=10 if n <= 8 else 8,
                                    color="white" if dark else "black")
                     text.set_gid("value")
+    position = {name: k for k, name in enumerate(matrix.index)}
+    marked = set()
+    for pair in unreliable or ():
+        a, b = pair
+        if a not in position or b not in position:
+            raise ValueError(f"unreliable pair {pair!r} names an algorithm not in the matrix "
+                             f"{names}")
+        marked |= {(position[a], position[b]), (position[b], position[a])}
+    for i, j in sorted(marked):
+        cell = Rectangle((j - 0.5, i - 0.5), 1, 1, fill=False, hatch="///", edgecolor="black",
+                         linewidth=0.0, alpha=0.6)
+        cell.set_gid("unreliable")
+        ax.add_patch(cell)
     if colorbar:
         ax.figure.colorbar(image, ax=ax, label="P(row better than column)", fraction=0.05)
-    ax.set_title(title if title is not None else "P(row algorithm better than column algorithm)",
-                 fontsize=11)
+    title = title if title is not None else "P(row algorithm better than column algorithm)"
+    if marked:
+        title += (f"\nhatched: UNRELIABLE ({len(marked) // 2} pair(s) failed the sampler "
+                  "diagnostics)")
+    ax.set_title(title, fontsize=11)
     return ax
