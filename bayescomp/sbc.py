@@ -248,10 +248,10 @@ def _hierarchical_replication(sequence, prior: FixedPrior, fit_prior: FixedPrior
     ss = variance * (1 - rho_vec) * rng.chisquare(n - 1)
     fit_rho_vec = np.full(n_datasets, rho if fit_rho is None else fit_rho)
     # the "auto" rule of hierarchical(): it changes how NUTS moves, not the model
-    centered = choose_centering(means, ss, n, fit_rho_vec)
     stan_prior = fit_prior.stan_data(n_datasets)
+    centered = choose_centering(means, ss, n, fit_rho_vec, np.asarray(stan_prior["sigma_lower"]))
     data = dict(n_datasets=n_datasets, n_scores=n.tolist(), rho=fit_rho_vec.tolist(),
-                mean_diff=means.tolist(), ss=ss.tolist(), centered=int(centered),
+                mean_diff=means.tolist(), ss=ss.tolist(), centered=centered.astype(int).tolist(),
                 sigma_sampled=sigma_sampled(n, ss, fit_rho_vec, stan_prior["sigma_lower"])
                 .astype(int).tolist(), **stan_prior,
                 **delta0_logit_guess(means, ss, n, fit_rho_vec, np.asarray(stan_prior["sigma_lower"]),
@@ -271,7 +271,7 @@ def _hierarchical_replication(sequence, prior: FixedPrior, fit_prior: FixedPrior
     ranks = {k: int(np.sum(_thin(v, n_draws) < true[k])) for k, v in draws.items()}
     ess = min(float(az.ess(np.asarray(v))) for v in draws.values())
     fit = dict(seed=seed, divergences=int(idata.sample_stats["diverging"].sum()),
-               min_ess=ess, centered=int(centered), sigma_1_sampled=data["sigma_sampled"][0],
+               min_ess=ess, centered=int(centered.sum()), sigma_1_sampled=data["sigma_sampled"][0],
                seconds=seconds)
     return ranks, true, fit
 

@@ -184,3 +184,78 @@ def cv_naive_bayes_collection(n_datasets: int, delta, *, theta: float = 0.8, n_s
     sigma = np.sqrt(folds * (theta * (1 - theta) + theta2 * (1 - theta2)) / n_samples)
     return SimulatedCollection(scores, float(np.mean(delta)) if delta0 is None else float(delta0),
                                delta, sigma)
+
+
+# --- collections that break samplers: what real benchmark studies produce --------------------
+
+#: (runs, folds) of the designs :func:`benchmark_collection` knows; "ragged" mixes them.
+DESIGNS = {"10x10": (10, 10), "10-fold": (1, 10), "5x2": (5, 2)}
+_RAGGED = ((1, 10), (10, 10), (5, 2), (3, 5), (1, 5))
+
+
+def benchmark_collection(n_datasets: int, *, identical: float = 0.0, offset: float | None = None,
+                         test_cases=(30, 150), design: str = "10x10", delta0: float = 0.0,
+                         sigma0: float = 0.01, noise: float = 0.5,
+                         seed=None) -> SimulatedCollection:
+    """Accuracies of two algorithms as a benchmark study records them: discretised by small
+    test folds, often identical, sometimes a constant apart.
+
+    On dataset i, with ``N_i`` test cases per fold (uniform on ``test_cases``), algorithm
+    "b" scores ``Binomial(N_i, p_i) / N_i`` on each split (``p_i`` uniform on (0.65, 0.9)),
+    and "a" scores that plus a compound-symmetric difference (mean ``delta_i ~ N(delta0,
+    sigma0)``, correlation ``1 / folds``, standard deviation ``noise`` times that of one
+    fold's accuracy), rounded to a whole number of test cases and clipped to [0, 1]: every
+    difference is a multiple of ``1 / N_i``, as with real accuracies.
+
+    Parameters
+    ----------
+    n_datasets : int
+    identical : float
+        Share of the datasets (rounded; the first ones) on which "a" and "b" score the same
+        on every split, as two variants of one algorithm often do; their ``delta_i`` is 0.
+    offset : float, optional
+        "a" scores exactly ``offset`` more than "b" on every split of every dataset.
+    test_cases : (int, int)
+        Range of the test cases per fold.
+    design : "10x10", "10-fold", "5x2" or "ragged"
+        Runs x folds of the cross-validation; "ragged" gives each dataset one of 1 x 10,
+        10 x 10, 5 x 2, 3 x 5 and 1 x 5, with its own rho.
+    delta0, sigma0, noise : float
+    seed : int, optional
+
+    Returns
+    -------
+    SimulatedCollection
+        ``delta`` the true ``delta_i`` (``offset`` everywhere when given), ``sigma`` the
+        standard deviation of the latent fold difference.
+    """
+    if design != "ragged" and design not in DESIGNS:
+        raise ValueError(f"design must be 'ragged' or one of {sorted(DESIGNS)}, got {design!r}")
+    if not 0 <= identical <= 1:
+        raise ValueError(f"identical must be a share in [0, 1], got {identical}")
+    rng = np.random.default_rng(seed)
+    plans = [_RAGGED[rng.integers(len(_RAGGED))] if design == "ragged" else DESIGNS[design]
+             for _ in range(n_datasets)]
+    cases = rng.integers(test_cases[0], test_cases[1] + 1, n_datasets)
+    accuracy = rng.uniform(0.65, 0.9, n_datasets)
+    delta = rng.normal(delta0, sigma0, n_datasets)
+    n_identical = int(round(identical * n_datasets))
+    delta[:n_identical] = 0.0
+    sigma = noise * np.sqrt(accuracy * (1 - accuracy) / cases)
+    first, second = [], []
+    for i, ((runs, folds), n_cases) in enumerate(zip(plans, cases)):
+        b = rng.binomial(n_cases, accuracy[i], runs * folds) / n_cases
+        if offset is not None:
+            a = b + offset
+        elif i < n_identical:
+            a = b.copy()
+        else:
+            latent = compound_symmetric([delta[i]], [sigma[i]], [runs * folds], [1 / folds], rng)[0]
+            a = np.clip(np.round((b + latent) * n_cases), 0, n_cases) / n_cases
+        first.append(a)
+        second.append(b)
+    scores = from_arrays({"a": first, "b": second}, rho=[1 / folds for _, folds in plans])
+    if offset is not None:
+        delta = np.full(n_datasets, float(offset))
+    return SimulatedCollection(scores, float(offset if offset is not None else delta0), delta,
+                               sigma)

@@ -117,14 +117,35 @@ data {
   int<lower=2> nu_prior_size;
   vector[nu_prior_size] nu_prior_log_density;
   vector[nu_prior_size] nu_prior_slope;
-  // Centred delta_i mixes best when the data pin the delta_i down relative to their prior
-  // scale; non-centred avoids the funnel of a small sigma0 when they do not.
-  int<lower=0, upper=1> centered;
+  // Per dataset: centred delta_i mixes best where the data pin delta_i down relative to its
+  // prior scale sigma0; non-centred (delta_i = delta0 + sigma0 z_i) avoids the funnel of a
+  // small sigma0 where they do not. A collection mixes both: identical scores pin their
+  // dataset's delta_i far more tightly than noisy folds pin the others'.
+  array[n_datasets] int<lower=0, upper=1> centered;
   // 1 where sigma_i stays a parameter: 2 scores, constant differences, or a floor near the
   // data's spread, where the integrated form would lose its precision
   array[n_datasets] int<lower=0, upper=1> sigma_sampled;
 }
 transformed data {
+  int n_centered = sum(centered);
+  array[n_centered] int centered_index;
+  array[n_datasets - n_centered] int noncentered_index;
+  {
+    int c = 1;
+    int u = 1;
+    for (i in 1:n_datasets) {
+      if (centered[i]) {
+        centered_index[c] = i;
+        c += 1;
+      } else {
+        noncentered_index[u] = i;
+        u += 1;
+      }
+    }
+  }
+  if (delta0_logit_slope != 0 && n_centered < n_datasets) {
+    reject("delta0_logit_slope must be 0 unless every dataset is centred");
+  }
   int n_sampled = sum(sigma_sampled);
   int n_integrated = n_datasets - n_sampled;
   array[n_sampled] int sampled;
@@ -193,23 +214,31 @@ parameters {
   real log_nu_minus_one;
 }
 transformed parameters {
-  real delta0_logit = delta0_logit_center + delta0_logit_scale * delta0_z
-                      + delta0_logit_slope * (mean(delta_param) - delta0_guess);
+  real delta0_logit = delta0_logit_center + delta0_logit_scale * delta0_z;
+  if (delta0_logit_slope != 0) {
+    delta0_logit += delta0_logit_slope * (mean(delta_param) - delta0_guess);
+  }
   real delta0 = delta0_bound * (2 * inv_logit(delta0_logit) - 1);
   real<lower=1> nu = 1 + exp(log_nu_minus_one);
 }
 model {
   // delta is rebuilt from delta_param by the caller: storing it would double the output
   // that every draw ships from Stan to Python
-  vector[n_datasets] delta = centered ? delta_param : delta0 + sigma0 * delta_param;
+  vector[n_datasets] delta = delta_param;
+  if (n_centered < n_datasets) {
+    delta[noncentered_index] = delta0 + sigma0 * delta_param[noncentered_index];
+  }
   // delta0 ~ U(-bound, bound): the log Jacobian of delta0_z -> delta0, constants dropped
   target += log_inv_logit(delta0_logit) + log1m_inv_logit(delta0_logit);
   target += tabulated(log_nu_minus_one, nu_prior_start, nu_prior_step, nu_prior_log_density,
                      nu_prior_slope);
-  if (centered) {
+  if (n_centered == n_datasets) {
     delta_param ~ student_t(nu, delta0, sigma0);
-  } else {
+  } else if (n_centered == 0) {
     delta_param ~ student_t(nu, 0, 1);
+  } else {
+    delta_param[centered_index] ~ student_t(nu, delta0, sigma0);
+    delta_param[noncentered_index] ~ student_t(nu, 0, 1);
   }
   // indexing copies: skipped in the usual case of every sigma_i integrated out
   if (n_sampled == 0) {

@@ -108,3 +108,113 @@ def test_all_pairs_writes_the_table_and_heatmap(tmp_path, capsys):
     for row in direct.table.itertuples():
         assert f"| {row.first} | {row.second} | {row.p_left:.4g} | {row.p_rope:.4g} |" in report
     assert (out / "probability_better.png").exists()
+
+
+# --- sampler options, retries and unreliable fits ------------------------------------------
+
+STARVED = ["--chains", "2", "--iter-warmup", "20", "--iter-sampling", "20"]
+
+
+def spy_on_hierarchical(monkeypatch, module_name):
+    """Record the keyword arguments and result of every hierarchical() call made through
+    ``module_name``."""
+    import importlib
+
+    module = importlib.import_module(module_name)
+    real, calls = module.hierarchical, []
+
+    def hierarchical(*args, **kwargs):
+        result = real(*args, **kwargs)
+        calls.append((kwargs, result))
+        return result
+
+    monkeypatch.setattr(module, "hierarchical", hierarchical)
+    return calls
+
+
+@pytest.mark.stan
+def test_sampler_options_reach_the_hierarchical_model(csv, capsys, monkeypatch):
+    path, _ = csv
+    calls = spy_on_hierarchical(monkeypatch, "bayescomp.hierarchical")
+    main(["compare", str(path), "--first", "a", "--second", "b", "--n-folds", "10",
+          "--chains", "2", "--iter-warmup", "150", "--iter-sampling", "300",
+          "--adapt-delta", "0.9", "--max-treedepth", "8", "--parameterization", "noncentered",
+          "--prior", "baycomp", "--seed", "7", "--retries", "0"])
+    (options, result), = calls
+    assert options == dict(rope=0.01, seed=7, backend="auto", show_progress=False, chains=2,
+                           iter_warmup=150, iter_sampling=300, adapt_delta=0.9,
+                           max_treedepth=8, parameterization="noncentered", prior="baycomp",
+                           retries=0)
+    assert dict(result.idata.posterior.sizes)["chain"] == 2
+    assert dict(result.idata.posterior.sizes)["draw"] == 300
+    s = result.settings
+    assert (s["prior_name"], s["parameterization"], s["adapt_delta"], s["max_treedepth"],
+            s["seed"], s["retries"]) == ("baycomp", "noncentered", 0.9, 8, 7, 0)
+    assert "prior baycomp, noncentered delta_i" in capsys.readouterr().out
+
+
+def test_sampler_options_are_checked(csv, capsys):
+    path, _ = csv
+    base = ["compare", str(path), "--first", "a", "--second", "b"]
+    for bad in (["--adapt-delta", "1.5"], ["--chains", "0"], ["--retries", "-1"],
+                ["--prior", "flat"]):
+        with pytest.raises(SystemExit) as exit_info:
+            main(base + bad)
+        assert exit_info.value.code == 2, bad
+    # an unknown parameterization is the library's ValueError, raised before any sampling
+    assert main(base + ["--parameterization", "sideways"]) == 2
+    assert "parameterization" in capsys.readouterr().err
+
+
+@pytest.mark.stan
+def test_unreliable_fit_exits_1_with_the_banner(csv, capsys, tmp_path):
+    path, _ = csv
+    out = tmp_path / "bad"
+    code = main(["compare", str(path), "--first", "a", "--second", "b", "--n-folds", "10",
+                 *STARVED, "--retries", "0", "--out", str(out)])
+    captured = capsys.readouterr()
+    assert code == 1
+    assert captured.out.startswith("UNRELIABLE: the sampler failed its diagnostics;")
+    assert "decision at 0.95: unreliable (sampling problems)" in captured.out
+    warned = [line for line in captured.err.splitlines()
+              if line.startswith("warning: hierarchical model a - b: ")]
+    assert len(warned) == 1 and "effective sample size" in warned[0]
+    assert "bayescomp: UNRELIABLE: a vs b failed the sampler diagnostics" in captured.err
+    report = (out / "report.md").read_text()
+    assert report.startswith("### Hierarchical model: a vs b on 4 datasets (UNRELIABLE")
+
+
+@pytest.mark.stan
+def test_all_pairs_retries_then_exits_1_naming_the_unreliable_pairs(tmp_path, capsys,
+                                                                   monkeypatch):
+    sim = bc.simulate.collection(3, 20, delta0=0.02, sigma0=0.01, sigma=0.03, rho=0.1,
+                                 seed=6).scores
+    rng = np.random.default_rng(0)
+    scores = bc.from_arrays({"a": [d.values[0] for d in sim.datasets],
+                             "b": [d.values[1] for d in sim.datasets],
+                             "c": [d.values[1] + rng.normal(0, 0.02, d.n_scores)
+                                   for d in sim.datasets]}, n_folds=10)
+    frame = scores.to_frame()
+    frame["run"], frame["fold"] = frame.split // 10, frame.split % 10
+    path = tmp_path / "three.csv"
+    frame.drop(columns=["rho", "split"]).to_csv(path, index=False)
+    calls = spy_on_hierarchical(monkeypatch, "bayescomp.compare")
+    out = tmp_path / "pairs"
+    code = main(["all-pairs", str(path), "--seed", "2", *STARVED, "--retries", "1",
+                 "--out", str(out)])
+    captured = capsys.readouterr()
+    assert code == 1
+    assert len(calls) == 3
+    for options, result in calls:
+        assert (options["chains"], options["iter_warmup"], options["iter_sampling"],
+                options["retries"]) == (2, 20, 20, 1)
+        assert [(a["adapt_delta"], a["iter_warmup"], a["iter_sampling"])
+                for a in result.settings["attempts"]] == [(0.95, 20, 20), (0.99, 40, 40)]
+    assert captured.out.startswith("UNRELIABLE: 3 of 3 fits failed their sampler diagnostics")
+    assert captured.err.count("retried with adapt_delta 0.99, 40 + 40 iterations after") == 3
+    assert "warning: a vs b: hierarchical model a - b: retried with" in captured.err
+    assert "bayescomp: UNRELIABLE: a vs b, a vs c, b vs c" in captured.err
+    report = (out / "report.md").read_text()
+    assert "- UNRELIABLE: 3 fit(s) failed" in report
+    assert report.count("| unreliable (sampling problems) |") == 3
+    assert (out / "probability_better.png").stat().st_size > 1000

@@ -170,27 +170,63 @@ def test_backends_agree_within_monte_carlo_error(cmdstanpy_backend, pystan_backe
                                atol=0.05)
 
 
-def test_auto_centring_needs_a_wider_margin_on_few_datasets():
-    """choose_centering's rule: centred when the robust spread of the means exceeds
-    (1.5 + 2 / sqrt(datasets)) standard errors, or when a dataset lies far out. The same spread
-    of 1.8 standard errors is enough for 100 datasets (threshold 1.7), not for 12 (2.08)."""
-    from scipy import stats
+def _sufficient_statistics(standard_errors, n=10, rho=0.1):
+    """ss, n, rho of datasets whose means have the given standard errors."""
+    se = np.asarray(standard_errors, dtype=float)
+    n_vec, rho_vec = np.full(se.size, n), np.full(se.size, rho)
+    ss = se ** 2 * n / (1 + (n - 1) * rho) * (n - 1) * (1 - rho)
+    return ss, n_vec, rho_vec
 
-    from bayescomp.hierarchical import choose_centering
 
-    def collection(n_datasets, spread_in_se):
-        # means at the normal quantiles: their scaled MAD is spread_in_se standard errors
-        quantiles = stats.norm.ppf((np.arange(n_datasets) + 0.5) / n_datasets)
-        mad = 1.4826 * np.median(np.abs(quantiles - np.median(quantiles)))
-        n = np.full(n_datasets, 10)
-        rho = np.full(n_datasets, 0.1)
-        ss = np.full(n_datasets, 9.0) * 10 / 1.9  # standard error of every mean: 1
-        return quantiles * spread_in_se / mad, ss, n, rho
+def test_sigma0_median_matches_quadrature():
+    """The grid median of sigma0 (normal population, delta0 flat, sigma0 uniform) against
+    scipy's quadrature of the same marginal density."""
+    from scipy import integrate, optimize
 
-    assert choose_centering(*collection(100, 1.8))
-    assert not choose_centering(*collection(12, 1.8))
-    assert choose_centering(*collection(12, 2.2))
-    assert not choose_centering(*collection(100, 1.6))
-    means, ss, n, rho = collection(12, 1.0)
-    means[0] = 12.0   # one dataset far out: heavy tails, centred whatever the spread
-    assert choose_centering(means, ss, n, rho)
+    from bayescomp.hierarchical import _sigma0_median
+
+    means = np.array([0.1, -0.4, 0.3, 0.9, 0.0, -0.2, 0.5])
+    se = np.array([0.2, 0.3, 0.1, 0.4, 0.05, 0.2, 0.3])
+    upper = 5.0
+
+    def density(s):
+        variance = se ** 2 + s ** 2
+        weight = 1 / variance
+        centre = np.sum(weight * means) / np.sum(weight)
+        return np.exp(-0.5 * np.sum(np.log(variance)) - 0.5 * np.log(np.sum(weight))
+                      - 0.5 * np.sum(weight * (means - centre) ** 2))
+
+    total = integrate.quad(density, 0, upper, limit=200)[0]
+    median = optimize.brentq(lambda m: integrate.quad(density, 0, m, limit=200)[0] - total / 2,
+                             1e-6, upper)
+    assert _sigma0_median(means, se, upper) == pytest.approx(median, rel=0.03)
+
+
+def test_auto_centring_is_chosen_per_dataset():
+    """choose_centering: dataset i is centred when sigma0's posterior median exceeds
+    sqrt(t^2 - 1) standard errors of its mean (t = 1.5 + 2 / sqrt(datasets)), or when it
+    lies far out."""
+    from bayescomp.hierarchical import _sigma0_median, _standard_errors, choose_centering
+
+    rng = np.random.default_rng(3)
+    # half the datasets pin their mean to 0.05, half to 1; the true sigma0 is 0.5
+    se = np.repeat([0.05, 1.0], 10)
+    means = rng.normal(0, 0.5, 20) + rng.normal(0, se)
+    ss, n, rho = _sufficient_statistics(se)
+    assert np.allclose(_standard_errors(ss, n, rho, 0.0), se)
+    sigma0 = _sigma0_median(means, se, 1000.0)
+    margin = np.sqrt((1.5 + 2 / np.sqrt(20)) ** 2 - 1)
+    assert 0.05 * margin < sigma0 < margin      # so the rule splits the collection
+    assert choose_centering(means, ss, n, rho).tolist() == [True] * 10 + [False] * 10
+    # identical means (e.g. identical scores): sigma0 can be 0, nothing is centred
+    assert not choose_centering(np.zeros(20), ss, n, rho).any()
+    # a spread of ten standard errors: everything is centred
+    ss1, n1, rho1 = _sufficient_statistics(np.ones(12))
+    assert choose_centering(np.linspace(-10, 10, 12), ss1, n1, rho1).all()
+    # one dataset far out: it alone is centred
+    homogeneous = rng.normal(0, 1, 12)
+    homogeneous[0] = 12.0
+    assert choose_centering(homogeneous, ss1, n1, rho1).tolist() == [True] + [False] * 11
+    # the resolution floor is the standard error's floor: constant datasets are not exact
+    assert np.allclose(_standard_errors(np.zeros(3), np.full(3, 10), np.full(3, 0.1), 0.1),
+                       0.1 * np.sqrt(1.9 / 10))

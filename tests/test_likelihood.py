@@ -85,7 +85,7 @@ def test_stan_log_density_equals_scipy(pystan_backend):
     data = dict(n_datasets=len(n), n_scores=n.tolist(), rho=rho.tolist(),
                 mean_diff=means.tolist(), ss=ss.tolist(), delta0_bound=3.0, sigma0_upper=3.0,
                 sigma_lower=lower.tolist(), sigma_upper=upper,
-                **nu_prior.stan_data((0.5, 5.0), (0.05, 0.15)), centered=1,
+                **nu_prior.stan_data((0.5, 5.0), (0.05, 0.15)), centered=[1] * len(n),
                 delta0_logit_center=0.0, delta0_logit_scale=1.0, delta0_logit_slope=0.5,
                 delta0_guess=0.1,
                 sigma_sampled=sampled.astype(int).tolist())

@@ -1,0 +1,198 @@
+"""Honest output when sampling fails: retries with safer settings, said aloud; a fit that still
+fails is UNRELIABLE in every output and makes no decision."""
+import dataclasses
+import importlib
+import warnings
+
+import numpy as np
+import pytest
+
+import bayescomp as bc
+from bayescomp import plots
+from bayescomp.hierarchical import _other_parameterization, _safer_run
+
+hierarchical_module = importlib.import_module("bayescomp.hierarchical")
+
+# 2 chains x 20 draws: the ESS threshold is 100 per chain = 200, and even the doubled
+# 2 x 40 draws cannot reach it (ArviZ caps ESS at n log10 n = 152 for n = 80)
+STARVED = dict(chains=2, iter_warmup=20, iter_sampling=20, baselines=False)
+
+
+@pytest.fixture(scope="module")
+def scores():
+    return bc.simulate.collection(4, 20, delta0=0.02, sigma0=0.01, sigma=0.03, rho=0.1,
+                                  seed=4).scores
+
+
+def caught_by_kind(caught):
+    kinds = {"retry": bc.RetryWarning, "sampling": bc.SamplingWarning}
+    return {k: [str(w.message) for w in caught if issubclass(w.category, c)]
+            for k, c in kinds.items()}
+
+
+# --- the retry ladder, without Stan -------------------------------------------------------
+
+def test_safer_settings_ladder():
+    first = dict(parameterization="auto", adapt_delta=0.95, iter_warmup=1000, iter_sampling=500)
+    second = _safer_run(first, 1, "noncentered")
+    assert second == dict(parameterization="auto", adapt_delta=0.99, iter_warmup=2000,
+                          iter_sampling=1000)
+    assert _safer_run(second, 2, "noncentered") == dict(second, parameterization="centered")
+    assert _safer_run(second, 2, "centered") == dict(second, parameterization="noncentered")
+    assert _safer_run(second, 3, "centered") is None           # only two retries are defined
+    # adapt_delta is never lowered
+    assert _safer_run(dict(first, adapt_delta=0.995), 1, "centered")["adapt_delta"] == 0.995
+    assert _other_parameterization("centered") == "noncentered"
+    assert _other_parameterization("mixed (3 of 10 centered)") == "noncentered"
+    assert _other_parameterization("something new") is None
+
+
+def test_bad_retries(scores):
+    for bad in (-1, 1.5, True):
+        with pytest.raises(ValueError, match="retries"):
+            bc.hierarchical(scores, "a", "b", retries=bad)
+
+
+def test_heatmap_hatches_both_cells_of_unreliable_pairs():
+    names = ["forest", "tree", "svm"]
+    values = np.array([[np.nan, 0.9, 0.2], [0.05, np.nan, 0.5], [0.7, 0.4, np.nan]])
+    import pandas as pd
+    matrix = pd.DataFrame(values, index=names, columns=names)
+    ax = plots.plot_probability_heatmap(matrix, unreliable=[("tree", "svm")])
+    cells = sorted(p.get_xy() for p in ax.patches if p.get_gid() == "unreliable")
+    # (row tree=1, column svm=2) at x = 2, y = 1 and its mirror, as lower-left corners
+    assert cells == [(0.5, 1.5), (1.5, 0.5)]
+    assert "UNRELIABLE (1 pair(s)" in ax.get_title()
+    clean = plots.plot_probability_heatmap(matrix)
+    assert not [p for p in clean.patches if p.get_gid() == "unreliable"]
+    assert "UNRELIABLE" not in clean.get_title()
+    with pytest.raises(ValueError, match="not in the matrix"):
+        plots.plot_probability_heatmap(matrix, unreliable=[("tree", "knn")])
+
+
+# --- with Stan ------------------------------------------------------------------------------
+
+@pytest.mark.stan
+def test_without_retries_a_failed_fit_is_unreliable_everywhere(scores):
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        result = bc.hierarchical(scores, "a", "b", seed=3, retries=0, **STARVED)
+    said = caught_by_kind(caught)
+    assert said["retry"] == [] and len(said["sampling"]) == 1
+    assert said["sampling"][0].startswith("hierarchical model a - b: ")
+    assert "effective sample size" in said["sampling"][0]
+    assert not result.reliable and result.decision() == "unreliable (sampling problems)"
+    assert result.decision(0.5) == "unreliable (sampling problems)"
+    (attempt,) = result.settings["attempts"]
+    assert (attempt["attempt"], attempt["adapt_delta"], attempt["iter_warmup"],
+            attempt["iter_sampling"], attempt["ok"]) == (1, 0.95, 20, 20, False)
+    assert attempt["problems"] == result.diagnostics.problems
+    summary = result.summary()
+    assert summary.startswith("UNRELIABLE: the sampler failed its diagnostics;")
+    assert summary.splitlines()[1:1 + len(result.diagnostics.problems)] == \
+        [f"  - {problem}" for problem in result.diagnostics.problems]
+    assert "let the package retry" in summary            # retries=0: the advice says so
+    assert "decision at 0.95: unreliable (sampling problems)" in summary
+    assert "Attempts" not in summary                     # one fit only
+    markdown = result.to_markdown()
+    assert markdown.startswith("### Hierarchical model: a vs b on 4 datasets (UNRELIABLE")
+    assert "- UNRELIABLE: the sampler failed" in markdown
+    assert r"\caption{Hierarchical model: a vs b on 4 datasets (UNRELIABLE" in result.to_latex()
+
+
+@pytest.mark.stan
+def test_retries_raise_adapt_delta_double_iterations_then_switch_parameterization(scores):
+    def fit():
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            result = bc.hierarchical(scores, "a", "b", seed=3, **STARVED)   # retries=2
+        return result, caught_by_kind(caught)
+
+    result, said = fit()
+    first = result.settings["attempts"][0]["parameterization"]
+    other = _other_parameterization(first)
+    assert [(a["attempt"], a["parameterization"], a["adapt_delta"], a["iter_warmup"],
+             a["iter_sampling"], a["ok"]) for a in result.settings["attempts"]] == [
+        (1, first, 0.95, 20, 20, False), (2, first, 0.99, 40, 40, False),
+        (3, other, 0.99, 40, 40, False)]
+    assert len(said["retry"]) == 2
+    assert said["retry"][0].startswith(
+        "hierarchical model a - b: retried with adapt_delta 0.99, 40 + 40 iterations after: ")
+    assert "effective sample size" in said["retry"][0]
+    assert said["retry"][1].startswith(
+        f"hierarchical model a - b: retried with the {other} parameterization, adapt_delta "
+        "0.99, 40 + 40 iterations after: ")
+    assert said["sampling"] == [s for s in said["sampling"]
+                                if s.startswith("hierarchical model a - b (after 3 attempts): ")]
+    assert len(said["sampling"]) == 1
+    # the result is the last fit's
+    assert result.idata.posterior.sizes["draw"] == 40
+    assert (result.settings["parameterization"], result.settings["adapt_delta"],
+            result.settings["iter_warmup"], result.settings["iter_sampling"]) == \
+        (other, 0.99, 40, 40)
+    summary = result.summary()
+    assert summary.startswith("UNRELIABLE: the sampler failed its diagnostics after 3 attempts")
+    assert f"  2. {first}, adapt_delta 0.99, 40 + 40 iterations: " in summary
+    assert "let the package retry" not in summary
+    # same call, same seed: the same draws
+    again, _ = fit()
+    np.testing.assert_array_equal(again.idata.posterior["delta"].values,
+                                  result.idata.posterior["delta"].values)
+
+
+@pytest.mark.stan
+def test_a_retry_that_passes_is_announced_but_not_flagged(scores, monkeypatch):
+    """The first fit is declared failed (a made-up problem), the retry passes: a RetryWarning,
+    no SamplingWarning, a reliable result from the retry's draws."""
+    real, calls = hierarchical_module.diagnose, []
+
+    def diagnose(idata, **options):
+        calls.append(idata.posterior.sizes["draw"])
+        made_up = ("1 divergent transition(s): made up by the test",) if len(calls) == 1 else ()
+        return dataclasses.replace(real(idata, **options), problems=made_up)
+
+    monkeypatch.setattr(hierarchical_module, "diagnose", diagnose)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        result = bc.hierarchical(scores, "a", "b", seed=5, chains=2, iter_warmup=100,
+                                 iter_sampling=50, adapt_delta=0.9, baselines=False)
+    said = caught_by_kind(caught)
+    assert calls == [50, 100]                       # stopped at the first fit that passed
+    assert said == {"retry": ["hierarchical model a - b: retried with adapt_delta 0.99, "
+                              "200 + 100 iterations after: 1 divergent transition(s): made up "
+                              "by the test"], "sampling": []}
+    assert result.reliable and result.decision() != "unreliable (sampling problems)"
+    assert result.decision() in ("b better", "equivalent", "a better", "undecided")
+    assert [(a["adapt_delta"], a["iter_warmup"], a["iter_sampling"], a["ok"])
+            for a in result.settings["attempts"]] == [(0.9, 100, 50, False), (0.99, 200, 100, True)]
+    assert result.idata.posterior.sizes["draw"] == 100
+    summary = result.summary()
+    assert "UNRELIABLE" not in summary and "UNRELIABLE" not in result.to_markdown()
+    p = result.settings["parameterization"]
+    assert f"  1. {p}, adapt_delta 0.9, 100 + 50 iterations: 1 divergent transition(s)" in summary
+    assert f"  2. {p}, adapt_delta 0.99, 200 + 100 iterations: ok" in summary
+
+
+@pytest.mark.stan
+def test_all_pairs_flags_unreliable_fits(scores):
+    rng = np.random.default_rng(0)
+    three = bc.from_arrays({"a": [d.values[0] for d in scores.datasets],
+                            "b": [d.values[1] for d in scores.datasets],
+                            "c": [d.values[1] + rng.normal(0, 0.02, d.n_scores)
+                                  for d in scores.datasets]}, rho=0.1)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        result = bc.compare_all(three, 0.01, seed=2, retries=0, **STARVED)
+    table = result.table
+    assert not result.reliable and result.unreliable_pairs() == [("a", "b"), ("a", "c"),
+                                                                 ("b", "c")]
+    assert (table.decision == "unreliable (sampling problems)").all()
+    assert not table.reliable.any()
+    assert (table.diagnostics_ok == table.reliable).all() and (table.attempts == 1).all()
+    # the probabilities stay, for inspection
+    direct = result.results[("a", "b")]
+    assert result.probability_matrix().loc["a", "b"] == direct.probabilities[2]
+    summary = result.summary()
+    assert summary.startswith("UNRELIABLE: 3 of 3 fits failed their sampler diagnostics")
+    assert "a vs b, a vs c, b vs c" in summary.splitlines()[0]
+    assert "(3 UNRELIABLE fit(s))" in result.to_markdown().splitlines()[0]
