@@ -5,20 +5,53 @@ hierarchical model of Corani et al. (2017) and the classical baselines. Differen
 always ``first - second``; "left" means the second algorithm is better by more than the
 ROPE, "right" that the first is. The ROPE is in the units of the scores.
 """
-from . import classical, datasets, friedman, plots, protocols, simulate
+import importlib
+import warnings
+
+# ArviZ announces its refactor with a FutureWarning on import, once a day; users of this
+# package can do nothing about it (the package pins what it uses), so it is not shown.
+warnings.filterwarnings("ignore", message=r"\s*ArviZ is undergoing", category=FutureWarning)
+
+# Imported at once: the light modules (numpy, pandas, scipy.stats underneath) that a
+# correlated t-test or the baselines need.
 from .baselines import (BaselinesResult, baselines, bayesian_sign_test, bayesian_signed_rank_test,
                         paired_ttest, sign_test, wilcoxon_test)
-from .compare import AllPairsResult, adjust_p_values, compare_all
 from .correlated import CorrelatedTTestResult, correlated_ttest, correlated_ttests
 from .data import (DatasetScores, Scores, concat, from_arrays, from_long, from_wide, read_csv,
                    rho_from_split)
 from .decisions import CostDecision, decide, expected_cost_decision
-from .diagnostics import Diagnostics, diagnose
 from .exceptions import (BayescompWarning, ConstantDifferencesWarning, RetryWarning,
                          SamplingWarning)
-from .hierarchical import PRIORS, HierarchicalPrior, HierarchicalResult, hierarchical
 from .rope import Rope
 from .sklearn_io import from_cross_validate, from_cv_results, rho_from_cv
+
+# Imported on first use (module __getattr__, PEP 562): these bring arviz, xarray, joblib,
+# matplotlib or scikit-learn, seconds of start-up that `bayescomp --help` or a correlated
+# t-test should not pay. Name -> module that defines it.
+_LAZY = {
+    **{name: ".compare" for name in ("AllPairsResult", "adjust_p_values", "compare_all")},
+    **{name: ".diagnostics" for name in ("Diagnostics", "diagnose")},
+    **{name: ".hierarchical" for name in ("PRIORS", "HierarchicalPrior", "HierarchicalResult",
+                                          "hierarchical")},
+    **{name: ".ranking" for name in ("RankingResult", "rank_algorithms")},
+}
+_LAZY_MODULES = ("classical", "datasets", "friedman", "plots", "protocols", "simulate")
+
+
+def __getattr__(name):
+    if name in _LAZY_MODULES:
+        value = importlib.import_module(f".{name}", __name__)
+    elif name in _LAZY:
+        value = getattr(importlib.import_module(_LAZY[name], __name__), name)
+    else:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    globals()[name] = value  # the next access is a plain lookup
+    return value
+
+
+def __dir__():
+    return sorted(set(globals()) | set(_LAZY) | set(_LAZY_MODULES))
+
 
 __version__ = "0.1.0"
 
@@ -32,4 +65,5 @@ __all__ = [
     "correlated_ttest", "correlated_ttests", "decide", "expected_cost_decision", "from_arrays",
     "from_cross_validate", "from_cv_results", "from_long", "from_wide", "read_csv",
     "rho_from_cv", "rho_from_split",
+    "RankingResult", "rank_algorithms",
 ]

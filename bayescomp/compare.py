@@ -50,15 +50,15 @@ from itertools import combinations
 
 import numpy as np
 import pandas as pd
-from joblib import Parallel, delayed
 
-from . import backends
+from .baselines import resolve_seed
 from .correlated import correlated_ttest
 from .data import Scores
+from .decisions import decide
 from .exceptions import BayescompWarning
-from .hierarchical import hierarchical
-from .reports import Reportable
+from .reports import Reportable, text_table
 from .rope import Rope
+from .verdicts import format_number, json_number, rope_dict, verdict, verdict_dict
 
 METHODS = ("auto", "hierarchical", "correlated")
 CORRECTIONS = ("holm", "bonferroni", None)
@@ -145,6 +145,7 @@ def _fit_pair(scores: Scores, first: str, second: str, method: str, rope: Rope, 
     with _recording_warnings() as caught:
         try:
             if method == "hierarchical":
+                from .hierarchical import hierarchical  # arviz: imported when first needed
                 result = hierarchical(scores, first, second, rope=rope, seed=seed, **fit_options)
             else:
                 result = correlated_ttest(scores, first, second, rope=rope)
@@ -158,6 +159,14 @@ def _fit_pair(scores: Scores, first: str, second: str, method: str, rope: Rope, 
     return result, [(str(w.message), w.category) for w in caught]
 
 
+def _population_decision(result, threshold: float) -> str:
+    """The decision on delta0 of a hierarchical result, in the words of its ``decision()``."""
+    if not result.reliable:
+        return result.UNRELIABLE
+    masses = result.delta0[["p_left", "p_rope", "p_right"]].to_numpy(dtype=float)
+    return decide(masses, threshold, labels=result.labels)
+
+
 def _row(result, method: str, seed: int) -> dict:
     row = dict(first=result.first, second=result.second, method=method,
                **dict(zip(("p_left", "p_rope", "p_right"), map(float, result.probabilities))))
@@ -166,13 +175,14 @@ def _row(result, method: str, seed: int) -> dict:
         reliable = bool(result.diagnostics.ok)
         row.update(delta0_p_left=d0["p_left"], delta0_p_rope=d0["p_rope"],
                    delta0_p_right=d0["p_right"],
+                   delta0_decision=_population_decision(result, THRESHOLD),
                    decision=result.decision(THRESHOLD),  # says "unreliable" when it is
                    test="wilcoxon", p_value=base.wilcoxon.p_value if base else np.nan,
                    reliable=reliable, diagnostics_ok=reliable,
                    attempts=len(result.settings.get("attempts", ())) or 1)
     else:  # no sampling, hence no sampling problems
         row.update(delta0_p_left=np.nan, delta0_p_rope=np.nan, delta0_p_right=np.nan,
-                   decision=result.decision(THRESHOLD), test="nadeau-bengio",
+                   delta0_decision="", decision=result.decision(THRESHOLD), test="nadeau-bengio",
                    p_value=result.nb_p_value, reliable=True, diagnostics_ok=True, attempts=1)
     row["seed"] = seed
     return row
@@ -192,7 +202,9 @@ class AllPairsResult(Reportable):
         One row per pair (differences ``first - second``): ``first``, ``second``, ``method``,
         ``p_left``, ``p_rope``, ``p_right`` (for the hierarchical model: the next dataset,
         posterior mean masses), ``delta0_p_left``, ``delta0_p_rope``, ``delta0_p_right``
-        (population mean difference; NaN for the correlated t-test), ``decision`` (at 0.95;
+        (population mean difference; NaN for the correlated t-test), ``delta0_decision``
+        (the population's decision at 0.95, as ``decision`` words it; empty for the
+        correlated t-test), ``decision`` (at 0.95, the next dataset or the one dataset;
         "unreliable (sampling problems)" for a fit that failed its sampler diagnostics),
         ``test`` and ``p_value``
         of the frequentist baseline, ``p_value_corrected``, ``reject`` (corrected p-value at
@@ -251,15 +263,93 @@ class AllPairsResult(Reportable):
         bad = self.table[~self.table["reliable"].astype(bool)]
         return list(zip(bad["first"], bad["second"]))
 
-    def summary(self) -> str:
-        n_datasets = len(next(iter(self.results.values())).datasets) \
+    def _n_datasets(self) -> int:
+        return len(next(iter(self.results.values())).datasets) \
             if self.method == "hierarchical" else 1
+
+    def _pair_verdicts(self, row) -> list[str]:
+        """The verdicts of one row: population and next dataset, or the one dataset."""
+        first, second, reliable = row["first"], row["second"], bool(row["reliable"])
+        pair = f"{first} vs {second}"
+        if self.method != "hierarchical":
+            return [verdict([row["p_left"], row["p_rope"], row["p_right"]], first, second,
+                            threshold=self.threshold, scope=pair, rope=self.rope)]
+        return [verdict([row[f"{k}p_left"], row[f"{k}p_rope"], row[f"{k}p_right"]], first,
+                        second, threshold=self.threshold, scope=f"{pair}, {where}",
+                        rope=self.rope, reliable=reliable)
+                for k, where in (("delta0_", "population (delta0)"), ("", "next dataset"))]
+
+    def verdicts(self, threshold: float | None = None) -> list[str]:
+        """One sentence per pair and scope (:func:`bayescomp.verdicts.verdict`) at the
+        result's threshold: population (delta0) and next dataset for the hierarchical model."""
+        return [sentence for _, row in self.table.iterrows()
+                for sentence in self._pair_verdicts(row)]
+
+    def display_table(self) -> pd.DataFrame:
+        """The table as the summary and the reports show it: per pair, the probabilities under
+        column names that say whose (``P(first better)``, ``P(equivalent)``, ``P(second
+        better)``; ``first`` and ``second`` name the algorithms of the row), the decisions,
+        the p-values and, for the hierarchical model, the population's probabilities and
+        whether the fit is reliable (unreliable fits are marked ``UNRELIABLE``)."""
+        t = self.table
+        shown = pd.DataFrame({"first": t["first"], "second": t["second"]})
+        hierarchical = self.method == "hierarchical"
+        if hierarchical:
+            shown["delta0: P(first better)"] = t.delta0_p_right
+            shown["delta0: P(equivalent)"] = t.delta0_p_rope
+            shown["delta0: P(second better)"] = t.delta0_p_left
+            shown["delta0 decision"] = t.delta0_decision
+        where = "next: " if hierarchical else ""
+        shown[f"{where}P(first better)"] = t.p_right
+        shown[f"{where}P(equivalent)"] = t.p_rope
+        shown[f"{where}P(second better)"] = t.p_left
+        shown[f"{where}decision".strip()] = t.decision
+        shown[f"{t['test'].iloc[0]} p_value"] = t.p_value
+        shown["p_value corrected"] = t.p_value_corrected
+        if hierarchical:
+            shown["fit"] = np.where(t.reliable.astype(bool), "ok", "UNRELIABLE")
+            shown["attempts"] = t.attempts
+        return shown
+
+    def to_dict(self) -> dict:
+        """Every number the summary shows, JSON-ready, each pair's probabilities keyed by
+        the algorithms' names (``"<second> better"``, ``"equivalent"``, ``"<first> better"``)."""
+        pairs = []
+        for _, row in self.table.iterrows():
+            first, second = row["first"], row["second"]
+            common = dict(threshold=self.threshold, rope=self.rope,
+                          reliable=bool(row["reliable"]))
+            entry = {"first": first, "second": second, "reliable": bool(row["reliable"]),
+                     "attempts": int(row["attempts"]), "seed": int(row["seed"]),
+                     "test": row["test"], "p_value": json_number(row["p_value"]),
+                     "p_value_corrected": json_number(row["p_value_corrected"]),
+                     "reject": bool(row["reject"])}
+            if self.method == "hierarchical":
+                entry["delta0"] = verdict_dict(
+                    [row.delta0_p_left, row.delta0_p_rope, row.delta0_p_right], first, second,
+                    scope=f"{first} vs {second}, population (delta0)", **common)
+                entry["next_dataset"] = verdict_dict(
+                    [row.p_left, row.p_rope, row.p_right], first, second,
+                    scope=f"{first} vs {second}, next dataset", **common)
+                if not row["reliable"]:
+                    entry["problems"] = list(self.results[(first, second)].diagnostics.problems)
+            else:
+                entry["dataset"] = verdict_dict([row.p_left, row.p_rope, row.p_right], first,
+                                                second, scope=f"{first} vs {second}", **common)
+            pairs.append(entry)
+        return {"method": self.method, "algorithms": list(self.algorithms),
+                "n_datasets": self._n_datasets(), "rope": rope_dict(self.rope),
+                "threshold": self.threshold, "correction": self.correction,
+                "alpha": self.alpha, "seed": json_number(self.seed), "reliable": self.reliable,
+                "unreliable_pairs": [list(p) for p in self.unreliable_pairs()], "pairs": pairs}
+
+    def _problem_lines(self) -> list[str]:
+        return [f"sampling problems, {a} vs {b}: "
+                + "; ".join(self.results[(a, b)].diagnostics.problems)
+                for a, b in self.unreliable_pairs()]
+
+    def summary(self) -> str:
         test = self.table["test"].iloc[0]
-        columns = ["first", "second", "p_left", "p_rope", "p_right", "decision",
-                   "p_value", "p_value_corrected", "reject"]
-        if self.method == "hierarchical":
-            columns.insert(5, "delta0_p_right")
-            columns += ["reliable", "attempts"]
         unreliable = self.unreliable_pairs()
         lines = [] if not unreliable else [
             f"UNRELIABLE: {len(unreliable)} of {len(self.table)} fits failed their sampler "
@@ -267,15 +357,14 @@ class AllPairsResult(Reportable):
             + ", ".join(f"{a} vs {b}" for a, b in unreliable)]
         lines += [
             f"All {len(self.table)} pairwise comparisons of {len(self.algorithms)} algorithms on "
-            f"{n_datasets} dataset(s): {self.method} ({'next dataset, ' if self.method == 'hierarchical' else ''}"
-            f"differences first - second), ROPE {self.rope}, seed {self.seed}",
-            f"decision at {self.threshold}; p-values: {test}, corrected by "
-            f"{self.correction or 'nothing'}, reject at {self.alpha}",
-            self.table[columns].to_string(index=False, float_format=lambda v: f"{v:.4g}"),
+            f"{self._n_datasets()} dataset(s): {self.method} (differences first - second), "
+            f"ROPE {self.rope}, seed {self.seed}",
+            f"decisions at {format_number(self.threshold)}; p-values: {test}, corrected by "
+            f"{self.correction or 'nothing'}, reject at {format_number(self.alpha)}",
+            *self.verdicts(),
+            text_table(self.display_table(), index=False),
+            *self._problem_lines(),
         ]
-        for first, second in unreliable:
-            problems = self.results[(first, second)].diagnostics.problems
-            lines.append(f"sampling problems, {first} vs {second}: " + "; ".join(problems))
         if unreliable:
             lines.append("what to do: run longer (iter_warmup, iter_sampling), raise adapt_delta, "
                          "try the other parameterization, or more retries; see each pair's "
@@ -286,27 +375,27 @@ class AllPairsResult(Reportable):
         return self.summary()
 
     def _report(self):
-        columns = ["first", "second", "p_left", "p_rope", "p_right", "decision", "p_value",
-                   "p_value_corrected"]
         facts = [f"{self.method}; differences first - second; ROPE {self.rope}; seed {self.seed}",
-                 f"p-values: {self.table['test'].iloc[0]}, corrected by "
-                 f"{self.correction or 'nothing'}"]
+                 f"decisions at {format_number(self.threshold)}; p-values: "
+                 f"{self.table['test'].iloc[0]}, corrected by {self.correction or 'nothing'}"]
         title = f"All pairwise comparisons of {len(self.algorithms)} algorithms"
         if self.method == "hierarchical":
-            columns.append("reliable")
             unreliable = self.unreliable_pairs()
-            facts.append("probabilities are for the next dataset; sampling problems in "
-                         f"{len(unreliable)} of {len(self.table)} fits")
+            named = ": " + ", ".join(f"{a} vs {b}" for a, b in unreliable) if unreliable else ""
+            facts.append(f"sampling problems in {len(unreliable)} of {len(self.table)} fits"
+                         + named)
+            facts += self._problem_lines()
             if unreliable:
                 facts.insert(0, f"UNRELIABLE: {len(unreliable)} fit(s) failed their sampler "
                              "diagnostics after their retries, no decision is made for them: "
                              + ", ".join(f"{a} vs {b}" for a, b in unreliable))
                 title += f" ({len(unreliable)} UNRELIABLE fit(s))"
-        return title, facts, self.table[columns]
+        return title, facts, self.display_table()
 
 
 def compare_all(scores: Scores, rope=0.01, *, method: str = "auto", n_jobs=None, seed=None,
-                correction: str | None = "holm", progress: bool = False,
+                correction: str | None = "holm", show_progress: bool = False,
+                random_state=None, progress: bool | None = None,
                 **fit_options) -> AllPairsResult:
     """Compare every pair of algorithms, in parallel through joblib.
 
@@ -329,8 +418,13 @@ def compare_all(scores: Scores, rope=0.01, *, method: str = "auto", n_jobs=None,
         None draws fresh entropy, recorded as :attr:`AllPairsResult.seed`.
     correction : {"holm", "bonferroni", None}
         Multiple-comparison correction of the frequentist p-values across pairs.
-    progress : bool
-        Print "fit k/N: first vs second" to stderr as fits complete.
+    show_progress : bool
+        Print "fit k/N: first vs second" to stderr as fits complete (the same flag as
+        :func:`bayescomp.hierarchical`'s).
+    random_state : optional
+        scikit-learn's name for ``seed``, accepted as an alias.
+    progress : bool, optional
+        Former name of ``show_progress``, still accepted.
     **fit_options
         Passed to :func:`bayescomp.hierarchical` (``chains``, ``iter_warmup``,
         ``iter_sampling``, ``prior``, ``backend``, ``adapt_delta``, ...); ignored by the
@@ -361,15 +455,22 @@ def compare_all(scores: Scores, rope=0.01, *, method: str = "auto", n_jobs=None,
                          f"{len(scores)}; use method='hierarchical' or scores.subset([name])")
     if method == "hierarchical" and len(scores) < 2:
         raise ValueError("the hierarchical model needs at least 2 datasets; use method='correlated'")
+    if progress is not None:
+        show_progress = show_progress or bool(progress)
+    seed = resolve_seed(seed, random_state, default=None)
     rope = Rope.coerce(rope)
     sequence = seed if isinstance(seed, np.random.SeedSequence) else np.random.SeedSequence(seed)
     pairs = list(combinations(scores.algorithms, 2))
     seeds = [int(s.generate_state(1)[0] >> 1) for s in sequence.spawn(len(pairs))]  # < 2**31
 
+    from joblib import Parallel, delayed
+
+    from . import sampling
+
     tasks = (delayed(_fit_pair)(scores.subset(algorithms=pair), *pair, method, rope, s, fit_options)
              for pair, s in zip(pairs, seeds))
     results, rows = {}, []
-    with backends.threaded_fits() as (_, stderr):
+    with sampling.threaded_fits() as (_, stderr):
         outputs = Parallel(n_jobs=n_jobs, prefer="threads", return_as="generator")(tasks)
         for k, ((first, second), s, (result, caught)) in enumerate(zip(pairs, seeds, outputs), 1):
             for message, category in caught:
@@ -377,7 +478,7 @@ def compare_all(scores: Scores, rope=0.01, *, method: str = "auto", n_jobs=None,
                 # re-issued as they are, so that the usual once-per-place rule applies
                 pair = f"{first} vs {second}: " if issubclass(category, BayescompWarning) else ""
                 warnings.warn(pair + message, category, stacklevel=2)
-            if progress:
+            if show_progress:
                 print(f"fit {k}/{len(pairs)}: {first} vs {second}", file=stderr, flush=True)
             results[(first, second)] = result
             rows.append(_row(result, method, s))
@@ -386,7 +487,7 @@ def compare_all(scores: Scores, rope=0.01, *, method: str = "auto", n_jobs=None,
     table["p_value_corrected"] = adjust_p_values(table["p_value"], correction)
     table["reject"] = table["p_value_corrected"] <= ALPHA
     table = table[["first", "second", "method", "p_left", "p_rope", "p_right", "delta0_p_left",
-                   "delta0_p_rope", "delta0_p_right", "decision", "test", "p_value",
+                   "delta0_p_rope", "delta0_p_right", "delta0_decision", "decision", "test", "p_value",
                    "p_value_corrected", "reject", "reliable", "diagnostics_ok", "attempts",
                    "seed"]]
     return AllPairsResult(tuple(scores.algorithms), method, rope, correction, table, results,

@@ -20,13 +20,62 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
-from scipy import stats
+from scipy import special
 
 from .data import Scores
 from .decisions import CostDecision, decide, expected_cost_decision
 from .exceptions import ConstantDifferencesWarning
 from .reports import Reportable
 from .rope import PointMass, Rope, region_labels
+from .verdicts import THRESHOLD, equals, format_number, json_number, probability, rope_dict, \
+    verdict, verdict_dict
+
+
+class StudentT:
+    """Student-t(df, loc, scale) with scipy's frozen-distribution methods the package uses.
+
+    ``scipy.stats.t(df, loc, scale)`` costs about 1 ms to build (it parses docstrings and
+    signatures), several times the whole closed-form test; these are the same special
+    functions (``stdtr``, ``stdtrit``) without that cost. :meth:`frozen` gives scipy's.
+    """
+
+    def __init__(self, df: float, loc: float, scale: float):
+        self.df, self.loc, self.scale = float(df), float(loc), float(scale)
+
+    def _z(self, x):
+        return (np.asarray(x, dtype=float) - self.loc) / self.scale
+
+    def cdf(self, x):
+        return special.stdtr(self.df, self._z(x))
+
+    def sf(self, x):
+        return special.stdtr(self.df, -self._z(x))
+
+    def ppf(self, q):
+        return self.loc + self.scale * special.stdtrit(self.df, np.asarray(q, dtype=float))
+
+    def pdf(self, x):
+        z, df = self._z(x), self.df
+        log_norm = (special.gammaln((df + 1) / 2) - special.gammaln(df / 2)
+                    - 0.5 * np.log(df * np.pi) - np.log(self.scale))
+        return np.exp(log_norm - (df + 1) / 2 * np.log1p(z * z / df))
+
+    def mean(self) -> float:
+        return self.loc if self.df > 1 else np.nan
+
+    def std(self) -> float:
+        if self.df > 2:
+            return self.scale * np.sqrt(self.df / (self.df - 2))
+        return np.inf if self.df > 1 else np.nan
+
+    def rvs(self, size=None, random_state=None):
+        rng = np.random.default_rng(random_state)
+        return self.loc + self.scale * rng.standard_t(self.df, size=size)
+
+    def frozen(self):
+        """The same distribution as ``scipy.stats.t``'s frozen object."""
+        from scipy import stats
+        return stats.t(self.df, loc=self.loc, scale=self.scale)
 
 
 @dataclass(frozen=True)
@@ -54,10 +103,11 @@ class CorrelatedPosterior:
 
     @property
     def distribution(self):
-        """A scipy frozen Student-t, or a point mass when the differences are constant."""
+        """A :class:`StudentT` (scipy's methods ``cdf``, ``sf``, ``ppf``, ``pdf``, ``rvs``), or
+        a point mass when the differences are constant."""
         if self.constant:
             return PointMass(self.mean)
-        return stats.t(self.df, loc=self.mean, scale=self.scale)
+        return StudentT(self.df, self.mean, self.scale)
 
     def nadeau_bengio(self) -> tuple[float, float, float, float]:
         """Corrected t statistic and p-values (two-sided, first better, second better)."""
@@ -65,8 +115,8 @@ class CorrelatedPosterior:
             statistic = 0.0 if self.mean == 0 else np.copysign(np.inf, self.mean)
         else:
             statistic = self.mean / self.scale
-        greater = float(stats.t.sf(statistic, self.df))
-        less = float(stats.t.cdf(statistic, self.df))
+        greater = float(special.stdtr(self.df, -statistic))
+        less = float(special.stdtr(self.df, statistic))
         return float(statistic), min(1.0, 2 * min(greater, less)), greater, less
 
 
@@ -115,9 +165,14 @@ class CorrelatedTTestResult(Reportable):
         """Draws from the posterior of the mean difference, reproducible under ``seed``."""
         return self.posterior.distribution.rvs(size=size, random_state=np.random.default_rng(seed))
 
-    def decision(self, threshold: float = 0.95) -> str:
+    def decision(self, threshold: float = THRESHOLD) -> str:
         """The region whose probability reaches ``threshold`` (named by algorithm), or "undecided"."""
         return decide(self.probabilities, threshold, labels=self.labels)
+
+    def verdicts(self, threshold: float = THRESHOLD) -> list[str]:
+        """The verdict on this dataset in one sentence (:func:`bayescomp.verdicts.verdict`)."""
+        return [verdict(self.probabilities, self.first, self.second, threshold=threshold,
+                        scope=f"On dataset {self.dataset!r}", rope=self.rope)]
 
     def expected_costs(self, costs, decisions=None) -> CostDecision:
         """Expected cost of each decision from a cost matrix (decisions x (left, rope, right))."""
@@ -133,20 +188,41 @@ class CorrelatedTTestResult(Reportable):
             "p_right": self.probabilities[2], "nb_t": self.nb_statistic,
             "nb_p_value": self.nb_p_value, "decision": self.decision()}])
 
+    def to_dict(self, threshold: float = THRESHOLD) -> dict:
+        """Every number :meth:`summary` shows, JSON-ready (NaN as None), regions keyed by the
+        algorithms' names (``"<second> better"``, ``"equivalent"``, ``"<first> better"``)."""
+        p = self.posterior
+        low, high = self.interval()
+        return {
+            "test": "correlated t-test", "first": self.first, "second": self.second,
+            "dataset": self.dataset, "rope": rope_dict(self.rope), "n": p.n,
+            "rho": json_number(p.rho), "mean": json_number(p.mean),
+            "scale": json_number(p.scale), "hdi_95": [json_number(low), json_number(high)],
+            "verdict": verdict_dict(self.probabilities, self.first, self.second,
+                                    threshold=threshold, scope=f"On dataset {self.dataset!r}",
+                                    rope=self.rope),
+            "nadeau_bengio": {"t": json_number(self.nb_statistic), "df": p.df,
+                              "p_value": json_number(self.nb_p_value),
+                              f"p_{self.first}_better": json_number(self.nb_p_greater),
+                              f"p_{self.second}_better": json_number(self.nb_p_less)},
+        }
+
     def summary(self) -> str:
         p = self.posterior
         low, high = self.interval()
         left, equal, right = self.labels
+        n = format_number
         return "\n".join([
             f"Bayesian correlated t-test: {self.first} - {self.second} on dataset {self.dataset!r}",
-            f"  n = {p.n} scores, rho = {p.rho:.4g}, ROPE = {self.rope}",
-            f"  mean difference {p.mean:.4g}, posterior scale {p.scale:.4g}, "
-            f"95% HDI [{low:.4g}, {high:.4g}]",
-            f"  P({left}) = {self.probabilities[0]:.4f}   P({equal}) = {self.probabilities[1]:.4f}"
-            f"   P({right}) = {self.probabilities[2]:.4f}",
-            f"  decision at 0.95: {self.decision()}",
-            f"  Nadeau-Bengio corrected t = {self.nb_statistic:.4g}, df = {p.df}, "
-            f"p = {self.nb_p_value:.4g} (two-sided)",
+            *self.verdicts(),
+            f"  n = {p.n} scores, rho = {n(p.rho)}, ROPE = {self.rope}",
+            f"  mean difference {n(p.mean)}, posterior scale {n(p.scale)}, "
+            f"95% HDI [{n(low)}, {n(high)}]",
+            f"  P({left}) = {probability(self.probabilities[0])}   "
+            f"P({equal}) = {probability(self.probabilities[1])}   "
+            f"P({right}) = {probability(self.probabilities[2])}",
+            f"  Nadeau-Bengio corrected t = {n(self.nb_statistic)}, df = {p.df}, "
+            f"p {equals(self.nb_p_value)} (two-sided)",
         ])
 
     def __str__(self) -> str:
@@ -158,11 +234,10 @@ class CorrelatedTTestResult(Reportable):
         left, equal, right = self.labels
         table = pd.DataFrame([{
             "dataset": self.dataset, "n": p.n, "rho": p.rho, "mean": p.mean,
-            "95% HDI": f"[{low:.4g}, {high:.4g}]", f"P({left})": self.probabilities[0],
-            f"P({equal})": self.probabilities[1], f"P({right})": self.probabilities[2],
-            "Nadeau-Bengio p": self.nb_p_value}])
-        facts = [f"ROPE {self.rope}; differences are {self.first} - {self.second}",
-                 f"decision at 0.95: {self.decision()}"]
+            "95% HDI": f"[{format_number(low)}, {format_number(high)}]",
+            f"P({left})": self.probabilities[0], f"P({equal})": self.probabilities[1],
+            f"P({right})": self.probabilities[2], "Nadeau-Bengio p": self.nb_p_value}])
+        facts = [f"ROPE {self.rope}; differences are {self.first} - {self.second}"]
         return (f"Bayesian correlated t-test: {self.first} vs {self.second} on {self.dataset}",
                 facts, table)
 

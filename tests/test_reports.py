@@ -22,9 +22,13 @@ def test_markdown_has_the_probabilities(ttest):
     cells = [c.strip() for c in row.strip("|").split("|")]
     names = [c.strip() for c in header.strip("|").split("|")]
     assert names[5:8] == ["P(nbc better)", "P(equivalent)", "P(hnb better)"]
-    np.testing.assert_allclose([float(c) for c in cells[5:8]], ttest.probabilities, rtol=1e-3)
+    # probabilities with 4 decimals, P(nbc better) = 5.4e-6 as 0.0000
+    assert cells[5:8] == [f"{p:.4f}" for p in ttest.probabilities] == ["0.0000", "0.9091",
+                                                                      "0.0909"]
     assert rule.count("---") == len(names)
-    assert "decision at 0.95" in text
+    # the verdict opens the report, in bold, with the threshold and why it is undecided
+    assert text.splitlines()[2] == ("**On dataset 'iris_2': undecided, P(equivalent) = 0.9091 "
+                                    "< 0.95.**")
 
 
 def test_latex_is_a_booktabs_table_with_escaped_names(ttest):
@@ -35,14 +39,18 @@ def test_latex_is_a_booktabs_table_with_escaped_names(ttest):
     assert r"\label{tab:x}" in lines
     body = lines[lines.index(r"\midrule") + 1]
     assert body.startswith(r"iris\_2 & 100 & 0.1 & ")
-    assert f"{ttest.probabilities[2]:.4g}" in body
+    assert body.split(" & ")[5:8] == [f"{p:.4f}" for p in ttest.probabilities]
+    # the caption is the title and the verdict
+    assert (r"\caption{Bayesian correlated t-test: hnb vs nbc on iris\_2. On dataset 'iris\_2': "
+            r"undecided, P(equivalent) = 0.9091 < 0.95.}") in lines
     assert latex_escape("a_b & 50%") == r"a\_b \& 50\%"
 
 
 def test_html_repr_for_notebooks(ttest):
     html = ttest._repr_html_()
     assert html.startswith("<div><h4>Bayesian correlated t-test: hnb vs nbc on iris_2</h4>")
-    assert f"{ttest.probabilities[1]:.4g}" in html
+    assert f"{ttest.probabilities[1]:.4f}" in html
+    assert "<p><b>On dataset &#x27;iris_2&#x27;: undecided" in html
 
 
 def test_table_helpers_align_and_format():
@@ -60,5 +68,5 @@ def test_baselines_report_lists_all_five_tests():
     text = result.to_markdown()
     for test in result.tests:
         assert test.name in text
-    assert f"{result.wilcoxon.p_value:.4g}" in text
-    assert f"{result.bayesian_signed_rank.mean_masses[2]:.4g}" in text
+    assert result.wilcoxon.p_value == 2 ** -11 and "| 0.0004883 |" in text  # exact, 12 datasets
+    assert f"{result.bayesian_signed_rank.mean_masses[2]:.4f}" in text
