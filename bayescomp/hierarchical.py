@@ -460,30 +460,59 @@ class HierarchicalResult(Reportable):
         """One row per dataset (see :attr:`datasets`)."""
         return self.datasets.copy()
 
+    def verdicts(self, threshold: float = 0.95) -> list[str]:
+        """The verdicts on the population (delta0) and on the next dataset, one sentence each
+        (:func:`bayescomp.verdicts.verdict`); none when the fit is not :attr:`reliable`."""
+        from .verdicts import verdict
+        d0 = self.delta0[["p_left", "p_rope", "p_right"]].to_numpy(dtype=float)
+        return [verdict(masses, self.first, self.second, threshold=threshold, scope=scope,
+                        rope=self.rope, reliable=self.reliable)
+                for masses, scope in ((d0, "On the population of datasets (delta0)"),
+                                      (self.probabilities, "On the next dataset"))]
+
+    def to_dict(self, threshold: float = 0.95) -> dict:
+        """Every number :meth:`summary` shows, JSON-ready (NaN as None), regions keyed by the
+        algorithms' names (``"<second> better"``, ``"equivalent"``, ``"<first> better"``)."""
+        from .serialize import hierarchical_dict
+        return hierarchical_dict(self, threshold)
+
+    def _table(self) -> pd.DataFrame:
+        """The per-dataset table of the summary and the report, columns named by algorithm."""
+        from .verdicts import format_number as n
+        left, equal, right = self.labels
+        t = self.datasets
+        return pd.DataFrame({
+            "n": t.n, "mean": t["mean"], f"P({right}), t-test": t.p_right_ttest,
+            "delta_i": t.delta_mean,
+            "95% HDI": [f"[{n(a)}, {n(b)}]" for a, b in zip(t.delta_hdi_low, t.delta_hdi_high)],
+            f"P({left})": t.p_left, f"P({equal})": t.p_rope, f"P({right})": t.p_right})
+
     def summary(self) -> str:
+        from .reports import text_table
+        from .verdicts import format_number as n, probability as pr
         left, equal, right = self.labels
         d0 = self.delta0
         p, share = self.probabilities, self.most_probable
         s = self.settings
-        table = self.datasets[["n", "rho", "mean", "p_right_ttest", "delta_mean", "delta_hdi_low",
-                               "delta_hdi_high", "p_left", "p_rope", "p_right"]]
         lines = [] if self.reliable else self._unreliable_lines()
         lines += [
             f"Hierarchical model: {self.first} - {self.second} on {len(self.datasets)} datasets, "
             f"ROPE {self.rope}",
+            *self.verdicts(),
             f"  prior {s['prior_name']}, {s['parameterization']} delta_i, backend {s['backend']}, "
             f"seed {s['seed']}",
-            f"delta0 (mean difference of the population): mean {d0['mean']:.4g}, sd {d0['sd']:.4g}, "
-            f"95% HDI [{d0['hdi_low']:.4g}, {d0['hdi_high']:.4g}]",
-            f"  P({left}) = {d0['p_left']:.4f}   P({equal}) = {d0['p_rope']:.4f}   "
-            f"P({right}) = {d0['p_right']:.4f}",
+            f"  engine {s.get('engine_version')}, route {s.get('route')}, Stan {s.get('stan_version')}",
+            f"delta0 (mean difference of the population): mean {n(d0['mean'])}, sd {n(d0['sd'])}, "
+            f"95% HDI [{n(d0['hdi_low'])}, {n(d0['hdi_high'])}]",
+            f"  P({left}) = {pr(d0['p_left'])}   P({equal}) = {pr(d0['p_rope'])}   "
+            f"P({right}) = {pr(d0['p_right'])}",
             "Next dataset (posterior mean of the probabilities):",
-            f"  P({left}) = {p[0]:.4f}   P({equal}) = {p[1]:.4f}   P({right}) = {p[2]:.4f}"
+            f"  P({left}) = {pr(p[0])}   P({equal}) = {pr(p[1])}   P({right}) = {pr(p[2])}"
             f"   decision at 0.95: {self.decision()}",
-            f"  share of draws where each is most probable: {share[0]:.4f} / {share[1]:.4f} / "
-            f"{share[2]:.4f}",
-            "Per dataset (mean and p_right_ttest: raw; delta_*: shrunken):",
-            table.to_string(float_format=lambda v: f"{v:.4g}"),
+            f"  share of draws where each is most probable: {pr(share[0])} / {pr(share[1])} / "
+            f"{pr(share[2])}",
+            "Per dataset (mean and t-test: raw; delta_i: shrunken):",
+            text_table(self._table()),
         ]
         if self.baselines is not None:
             lines += ["Baselines on the dataset means:", self.baselines.summary()]
@@ -500,27 +529,21 @@ class HierarchicalResult(Reportable):
         return self.summary()
 
     def _report(self):
+        from .verdicts import format_number as n, probability as pr
         left, equal, right = self.labels
         d0, p, share = self.delta0, self.probabilities, self.most_probable
-        table = self.datasets
-        table = pd.DataFrame({
-            "n": table.n, "mean": table["mean"], f"P({right}), t-test": table.p_right_ttest,
-            "delta_i": table.delta_mean,
-            "95% HDI": [f"[{a:.3g}, {b:.3g}]" for a, b in zip(table.delta_hdi_low,
-                                                           table.delta_hdi_high)],
-            f"P({left})": table.p_left, f"P({equal})": table.p_rope, f"P({right})": table.p_right})
+        g = self.diagnostics
+        table = self._table()
         facts = [
             f"ROPE {self.rope}; differences are {self.first} - {self.second}; "
             f"prior {self.settings['prior_name']}",
-            f"delta0: mean {d0['mean']:.4g}, 95% HDI [{d0['hdi_low']:.4g}, {d0['hdi_high']:.4g}]; "
-            f"P({left}) {d0['p_left']:.3f}, P({equal}) {d0['p_rope']:.3f}, "
-            f"P({right}) {d0['p_right']:.3f}",
-            f"next dataset: P({left}) {p[0]:.3f}, P({equal}) {p[1]:.3f}, P({right}) {p[2]:.3f} "
-            f"(most probable in {share[0]:.3f} / {share[1]:.3f} / {share[2]:.3f} of draws); "
-            f"decision at 0.95: {self.decision()}",
-            f"sampler: {self.diagnostics.verdict} (max R-hat {self.diagnostics.max_rhat:.3f}, "
-            f"min ESS {min(self.diagnostics.min_ess_bulk, self.diagnostics.min_ess_tail):.0f}, "
-            f"{self.diagnostics.divergences} divergences)",
+            f"delta0: mean {n(d0['mean'])}, 95% HDI [{n(d0['hdi_low'])}, {n(d0['hdi_high'])}]; "
+            f"P({left}) {pr(d0['p_left'])}, P({equal}) {pr(d0['p_rope'])}, "
+            f"P({right}) {pr(d0['p_right'])}",
+            f"next dataset: P({left}) {pr(p[0])}, P({equal}) {pr(p[1])}, P({right}) {pr(p[2])} "
+            f"(most probable in {pr(share[0])} / {pr(share[1])} / {pr(share[2])} of draws)",
+            f"sampler: {g.verdict} (max R-hat {n(g.max_rhat)}, "
+            f"min ESS {n(min(g.min_ess_bulk, g.min_ess_tail))}, {g.divergences} divergences)",
         ]
         if len(self.attempts) > 1:
             facts.append("attempts: " + " / ".join(line.strip() for line in self._attempt_lines()))
