@@ -1,0 +1,235 @@
+"""The Plackett-Luce ranking (bayescomp.ranking): known answers.
+
+* the rankings, ties and tie orders read from the scores, by hand;
+* the Stan program's log-likelihood (generated ``log_lik``) equals a plain Python
+  Plackett-Luce likelihood, averaged over tie orders, at the sampled worths;
+* with many datasets and the uniform Dirichlet prior the posterior mean is close to an
+  independent maximum-likelihood fit (scipy.optimize on the Plackett-Luce likelihood);
+* known worths are recovered inside their credible intervals;
+* rank probabilities are a doubly stochastic matrix consistent with p_best and the ranks;
+* the same seed gives the same draws, and pystan and CmdStan give the same draws.
+"""
+import json
+import re
+from itertools import permutations
+
+import numpy as np
+import pandas as pd
+import pytest
+from scipy import optimize
+
+import bayescomp as bc
+from bayescomp import ranking
+from bayescomp.ranking import (mean_scores, observed_ranks, rank_algorithms, tie_groups,
+                               tie_orders)
+
+SHORT = dict(chains=2, iter_warmup=500, iter_sampling=1000)
+
+
+def scores_from_rankings(orders, names, ties=()):
+    """Scores whose dataset means rank the algorithms as ``orders`` (rows, best first);
+    ``ties`` lists (dataset, algorithm, algorithm) pairs given equal scores."""
+    k = len(names)
+    values = np.zeros((len(orders), k))
+    for d, order in enumerate(orders):
+        values[d, order] = 0.9 - 0.01 * np.arange(k)  # place j scores 0.9 - 0.01 j
+    for d, a, b in ties:
+        values[d, b] = values[d, a]
+    # two splits per dataset, the second a constant shift: same means order
+    return bc.from_arrays({n: np.stack([values[:, i], values[:, i] - 0.001], axis=1)
+                           for i, n in enumerate(names)}, n_folds=2)
+
+
+def pl_loglik(log_worth, orders):
+    """Plackett-Luce log-likelihood of strict orders (rows, best first), written plainly."""
+    total = 0.0
+    for order in orders:
+        for j in range(len(order) - 1):
+            rest = order[j:]
+            total += log_worth[order[j]] - np.log(np.sum(np.exp(log_worth[rest])))
+    return total
+
+
+def simulate_orders(worths, n, rng):
+    """Plackett-Luce rankings: repeatedly draw the next algorithm with probability
+    proportional to its worth among those left."""
+    orders = []
+    for _ in range(n):
+        left, order = list(range(len(worths))), []
+        while left:
+            p = np.asarray(worths)[left]
+            order.append(left.pop(rng.choice(len(left), p=p / p.sum())))
+        orders.append(order)
+    return np.array(orders)
+
+
+# --- reading the data: no Stan ----------------------------------------------------------------
+
+def test_tie_groups_and_observed_ranks_by_hand():
+    assert [g.tolist() for g in tie_groups([0.8, 0.9, 0.8, 0.7])] == [[1], [0, 2], [3]]
+    assert [g.tolist() for g in tie_groups([0.8, 0.9, 0.8, 0.7], higher_is_better=False)] == \
+        [[3], [0, 2], [1]]
+    # rounding noise is a tie: a mean of the same numbers summed in another order
+    a = np.mean([0.1, 0.2, 0.7])
+    b = np.mean([0.7, 0.1, 0.2])
+    assert len(tie_groups([a, b])) == 1
+    means = pd.DataFrame([[0.8, 0.9, 0.8, 0.7]], columns=list("abcd"))
+    assert observed_ranks(means).iloc[0].tolist() == [2.5, 1, 2.5, 4]
+
+
+def test_tie_orders_enumerate_every_order_of_each_group():
+    groups = [np.array([1]), np.array([0, 2, 4]), np.array([3, 5])]
+    orders = tie_orders(groups, "average")
+    assert orders.shape == (3 * 2 * 1 * 2, 6)  # 3! x 2!
+    assert len({tuple(o) for o in orders}) == 12
+    assert all(o[0] == 1 and set(o[1:4]) == {0, 2, 4} and set(o[4:]) == {3, 5} for o in orders)
+    one = tie_orders(groups, "random", rng=np.random.default_rng(0))
+    assert one.shape == (1, 6) and tuple(one[0]) in {tuple(o) for o in orders}
+    capped = tie_orders(groups, "average", max_orders=5, rng=np.random.default_rng(0))
+    assert capped.shape == (5, 6) and {tuple(o) for o in capped} <= {tuple(o) for o in orders}
+    with pytest.raises(ValueError, match="ties"):
+        tie_orders(groups, "first")
+
+
+def test_bad_arguments_say_what_to_do():
+    scores = scores_from_rankings([[0, 1, 2]], ["a", "b", "c"])
+    with pytest.raises(ValueError, match=r"Dirichlet prior .* \['a', 'b', 'c'\]"):
+        rank_algorithms(scores, prior=[1, 0, 1], seed=1)
+    with pytest.raises(ValueError, match="at least 2 algorithms"):
+        rank_algorithms(scores.subset(algorithms=["a"]), seed=1)
+    with pytest.raises(ValueError, match="ties must be one of"):
+        rank_algorithms(scores, ties="drop", seed=1)
+
+
+# --- the Stan program -------------------------------------------------------------------------
+
+@pytest.fixture(scope="module")
+def tied_fit(stan_backend):
+    """5 algorithms on 12 datasets, three of them with ties (one a 3-way tie)."""
+    rng = np.random.default_rng(3)
+    names = ["a", "b", "c", "d", "e"]
+    orders = simulate_orders([0.35, 0.25, 0.2, 0.12, 0.08], 12, rng)
+    ties = [(0, orders[0][0], orders[0][1]), (4, orders[4][1], orders[4][2]),
+            (4, orders[4][1], orders[4][3]), (7, orders[7][3], orders[7][4])]
+    scores = scores_from_rankings(orders, names, ties)
+    return scores, rank_algorithms(scores, seed=5, backend=stan_backend, **SHORT)
+
+
+@pytest.mark.stan
+def test_stan_loglik_is_the_mean_over_tie_orders(tied_fit):
+    scores, result = tied_fit
+    assert result.settings["tied_datasets"] == 3
+    assert result.settings["tie_orders"].tolist() == [2, 1, 1, 1, 6, 1, 1, 2, 1, 1, 1, 1]
+    means = mean_scores(scores).to_numpy()
+    draws = result.worths.to_numpy()
+    log_lik = result.idata.log_likelihood["log_lik"].values.reshape(len(draws), -1)
+    for s in range(0, len(draws), 97):
+        log_worth = np.log(draws[s])
+        for d in range(len(scores)):
+            orders = tie_orders(tie_groups(means[d]), "average")
+            expected = np.log(np.mean([np.exp(pl_loglik(log_worth, [o])) for o in orders]))
+            # abs: CmdStan's CSV keeps 6 significant digits of log_lik and of the worths;
+            # the other treatments of a tie differ by log 2 or more
+            assert log_lik[s, d] == pytest.approx(expected, rel=1e-6, abs=5e-5)
+
+
+@pytest.mark.stan
+def test_rank_probabilities_are_doubly_stochastic_and_consistent(tied_fit):
+    _, result = tied_fit
+    probabilities = result.rank_probabilities
+    k = len(result.algorithms)
+    assert probabilities.shape == (k, k) and list(probabilities.columns) == list(range(1, k + 1))
+    np.testing.assert_allclose(probabilities.sum(axis=1), 1, atol=1e-12)
+    np.testing.assert_allclose(probabilities.sum(axis=0), 1, atol=1e-12)
+    pd.testing.assert_series_equal(result.p_best, probabilities[1].rename("p_best"))
+    assert list(result.p_best.index) == list(result.algorithms)
+    np.testing.assert_allclose(result.expected_rank["mean"],
+                               probabilities.to_numpy() @ np.arange(1, k + 1), atol=1e-12)
+    assert np.all(result.expected_rank["low"] <= result.expected_rank["mean"])
+    assert np.all(result.expected_rank["mean"] <= result.expected_rank["high"])
+    np.testing.assert_allclose(result.worths.sum(axis=1), 1, atol=1e-6)
+    # worth mean: the probability of ranking first on a new dataset
+    np.testing.assert_allclose(result.worth["mean"], result.worths.mean(), atol=1e-12)
+
+
+@pytest.mark.stan
+def test_outputs_name_the_best_algorithm(tied_fit):
+    _, result = tied_fit
+    best = result.best
+    verdict = result.verdict()
+    assert verdict.endswith(".") and not re.search(r"[.:;]\s+[A-Z]", verdict)  # one sentence
+    assert best in result.verdict() and best in result.summary()
+    frame = result.to_frame()
+    assert frame.index[0] == result.expected_rank["mean"].idxmin()
+    assert {"p_best", "rank_mean", "rank_low", "rank_high", "worth_mean"} <= set(frame.columns)
+    payload = json.loads(json.dumps(result.to_dict()))
+    assert payload["best"] == best
+    assert payload["rank_probabilities"][best][0] == pytest.approx(result.p_best[best])
+    markdown = result.to_markdown()
+    assert markdown.startswith("### Plackett-Luce ranking of 5 algorithms") and best in markdown
+    assert "\\toprule" in result.to_latex()
+
+
+@pytest.mark.stan
+def test_posterior_mean_is_close_to_the_maximum_likelihood_fit(stan_backend):
+    rng = np.random.default_rng(11)
+    true = np.array([0.3, 0.25, 0.2, 0.15, 0.1])
+    orders = simulate_orders(true, 400, rng)
+    scores = scores_from_rankings(orders, ["a", "b", "c", "d", "e"])
+    # independent MLE: log worths with the last fixed at 0, BFGS on the plain likelihood
+    fit = optimize.minimize(lambda v: -pl_loglik(np.append(v, 0.0), orders), np.zeros(4),
+                            method="BFGS")
+    # BFGS stops on precision loss at the optimum: judge the fit by its gradient instead
+    assert np.abs(fit.jac).max() < 1e-3, fit
+    mle = np.exp(np.append(fit.x, 0.0))
+    mle /= mle.sum()
+    result = rank_algorithms(scores, seed=2, backend=stan_backend, prior=1.0, **SHORT)
+    # uniform Dirichlet: the posterior mode is the MLE; with 400 rankings mean and mode
+    # differ by a small fraction of the posterior sd (measured: 0.06 sd at most)
+    distance = np.abs(result.worth["mean"].to_numpy() - mle) / result.worth["sd"].to_numpy()
+    assert distance.max() < 0.25, distance
+
+
+@pytest.mark.stan
+def test_known_worths_are_recovered(stan_backend):
+    rng = np.random.default_rng(21)
+    true = pd.Series([0.45, 0.25, 0.15, 0.1, 0.05], index=["a", "b", "c", "d", "e"])
+    scores = scores_from_rankings(simulate_orders(true.to_numpy(), 150, rng), list(true.index))
+    # shuffle the algorithms' order in the Scores: the result must follow names, not positions
+    scores = scores.subset(algorithms=["c", "e", "a", "d", "b"])
+    result = rank_algorithms(scores, seed=4, backend=stan_backend, interval=0.99, **SHORT)
+    worth = result.worth.loc[true.index]
+    assert np.all((worth["hdi_low"] <= true) & (true <= worth["hdi_high"])), worth
+    assert result.best == "a" and result.p_best["a"] > 0.95
+    assert result.verdict().startswith("a is the best of the 5 algorithms")
+    assert result.expected_rank.loc["a", "high"] == 1
+
+
+@pytest.mark.stan
+def test_lower_is_better_reverses_the_ranking(stan_backend):
+    orders = [[0, 1, 2]] * 8 + [[1, 0, 2]] * 2
+    scores = scores_from_rankings(orders, ["a", "b", "c"])
+    up = rank_algorithms(scores, seed=1, backend=stan_backend, **SHORT)
+    down = rank_algorithms(scores, seed=1, backend=stan_backend, higher_is_better=False, **SHORT)
+    assert up.best == "a" and down.best == "c"
+    assert down.observed_ranks["c"].tolist() == [1.0] * 10
+
+
+@pytest.mark.stan
+def test_same_seed_same_draws_on_both_engines(pystan_backend, cmdstanpy_backend):
+    scores = bc.datasets.load_classifiers()
+    py = rank_algorithms(scores, seed=8, backend="pystan", **SHORT)
+    again = rank_algorithms(scores, seed=8, backend="pystan", **SHORT)
+    cmd = rank_algorithms(scores, seed=8, backend="cmdstanpy", **SHORT)
+    cmd_again = rank_algorithms(scores, seed=8, backend="cmdstanpy", **SHORT)
+    np.testing.assert_array_equal(py.worths, again.worths)
+    np.testing.assert_array_equal(cmd.worths, cmd_again.worths)
+    # the same Stan sampler and seed: CmdStan's CSV rounds the draws to 6 significant digits
+    np.testing.assert_allclose(py.worths, cmd.worths, rtol=1e-5, atol=1e-7)
+    other = rank_algorithms(scores, seed=9, backend="pystan", **SHORT)
+    assert not np.array_equal(py.worths, other.worths)
+    assert py.settings["backend"] == "pystan" and cmd.settings["backend"] == "cmdstanpy"
+
+
+def test_module_is_exported():
+    assert bc.rank_algorithms is rank_algorithms and bc.RankingResult is ranking.RankingResult
