@@ -271,6 +271,8 @@ class AllPairsResult(Reportable):
         """The verdicts of one row: population and next dataset, or the one dataset."""
         first, second, reliable = row["first"], row["second"], bool(row["reliable"])
         pair = f"{first} vs {second}"
+        if not reliable:  # one sentence: neither scope has a verdict
+            return [verdict([np.nan] * 3, first, second, scope=pair, reliable=False)]
         if self.method != "hierarchical":
             return [verdict([row["p_left"], row["p_rope"], row["p_right"]], first, second,
                             threshold=self.threshold, scope=pair, rope=self.rope)]

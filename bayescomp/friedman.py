@@ -396,4 +396,6 @@ def plot_critical_difference(result: FriedmanResult, ax=None):
     ax.set_xlim(lo - margin, max(hi, lo + cd) + margin)
     ax.set_ylim(first_row - step * (n_rows - 1) - 0.15, cd_y + 0.3)
     ax.axis("off")
-    return ax
+    # names in any script, never a missing-glyph warning (see bayescomp.plots)
+    from .plots._common import finish
+    return finish(ax)

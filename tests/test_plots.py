@@ -165,8 +165,10 @@ def test_posterior_rejects_other_objects():
 
 # --------------------------------------------------------------------------- plot_simplex
 
-def check_triangle(ax, rows, labels, shares):
-    """The points are the rows, inside the triangle, and the corners show the shares."""
+def check_triangle(ax, rows, labels, shares, probabilities=None):
+    """The points are the rows, inside the triangle, and the corners show the probabilities
+    (the mean masses of all the rows, by default of ``rows``) and the shares, labelled."""
+    probabilities = rows.mean(axis=0) if probabilities is None else probabilities
     points, = by_gid(ax.collections, "points")
     offsets = np.asarray(points.get_offsets())
     assert offsets.shape == (len(rows), 2)
@@ -174,8 +176,9 @@ def check_triangle(ax, rows, labels, shares):
     np.testing.assert_allclose(barycentric, rows, atol=1e-12)
     assert np.all(barycentric >= -1e-12) and np.allclose(barycentric.sum(axis=1), 1)
     vertices = by_gid(ax.texts, "vertex")
-    assert [t.get_text() for t in vertices] == [f"{label}\n{share:.3f}"
-                                                for label, share in zip(labels, shares)]
+    assert [t.get_text() for t in vertices] == [
+        f"{label}\nP = {p:.3f}\nmost probable: {share:.3f} of draws"
+        for label, p, share in zip(labels, probabilities, shares)]
     # left bottom left, rope on top, right bottom right
     (xl, yl), (xe, ye), (xr, yr) = (t.get_position() for t in vertices)
     assert xl < xe < xr and ye > yl and ye > yr
@@ -193,7 +196,8 @@ def test_simplex_subsamples_to_the_cap_with_the_documented_rows():
     ax = plots.plot_simplex(rows, max_points=1000, seed=7, labels=("b better", "same", "a better"))
     chosen = np.sort(np.random.default_rng(7).choice(3000, 1000, replace=False))
     # the shares at the vertices are those of all the draws, not of the subsample
-    check_triangle(ax, rows[chosen], ("b better", "same", "a better"), most_probable_shares(rows))
+    check_triangle(ax, rows[chosen], ("b better", "same", "a better"), most_probable_shares(rows),
+                   rows.mean(axis=0))
 
 
 def test_simplex_with_no_rope_mass_still_scatters():
@@ -225,7 +229,7 @@ def test_simplex_rejects_rows_that_are_not_masses(bad):
 def test_simplex_of_the_hierarchical_model(fit, save):
     ax = plots.plot_simplex(fit)
     # 600 draws, below the cap: all of them, in order
-    check_triangle(ax, fit.next_masses, fit.labels, fit.most_probable)
+    check_triangle(ax, fit.next_masses, fit.labels, fit.most_probable, fit.probabilities)
     assert "forest - tree" in ax.get_title()
     save(ax, "simplex_hierarchical")
 
@@ -235,7 +239,7 @@ def test_simplex_of_the_bayesian_signed_rank_test(fit, save):
     test = fit.baselines.bayesian_signed_rank
     ax = plots.plot_simplex(test, seed=3)
     chosen = np.sort(np.random.default_rng(3).choice(test.n_samples, 5000, replace=False))
-    check_triangle(ax, test.samples[chosen], test.labels, test.most_probable)
+    check_triangle(ax, test.samples[chosen], test.labels, test.most_probable, test.mean_masses)
     save(ax, "simplex_signed_rank")
 
 
@@ -278,7 +282,7 @@ def test_shrinkage_forest_plot(fit, sort, save):
 # --------------------------------------------------------------------------- plot_differences
 
 def test_box_plot_of_differences(scores, save):
-    ax = plots.plot_differences(scores, "forest", "tree", rope=0.01)
+    ax = plots.plot_differences(scores, "forest", "tree", rope=0.01, sort=False)
     boxes = by_gid(ax.patches, "box")
     assert len(boxes) == len(NAMES)
     assert [t.get_text() for t in ax.get_yticklabels()] == NAMES
@@ -294,7 +298,7 @@ def test_box_plot_of_differences(scores, save):
 
 
 def test_strip_plot_of_differences_sorted(scores, save):
-    ax = plots.plot_differences(scores, "forest", "tree", kind="strip", sort=True)
+    ax = plots.plot_differences(scores, "forest", "tree", kind="strip")  # sorted by default
     order = np.argsort(scores.mean_differences("forest", "tree"))
     assert [t.get_text() for t in ax.get_yticklabels()] == [NAMES[i] for i in order]
     strips = by_gid(ax.collections, "strip")
@@ -372,3 +376,111 @@ def test_probability_heatmap_without_annotations():
 def test_probability_heatmap_rejects_bad_matrices(bad):
     with pytest.raises(ValueError):
         plots.plot_probability_heatmap(bad)
+
+
+@pytest.mark.stan
+def test_differences_and_shrinkage_list_the_datasets_in_the_same_order(fit, scores):
+    differences = plots.plot_differences(scores, "forest", "tree")
+    shrinkage = plots.plot_shrinkage(fit)
+    labels = [[t.get_text() for t in ax.get_yticklabels()] for ax in (differences, shrinkage)]
+    expected = [NAMES[i] for i in np.argsort(scores.mean_differences("forest", "tree"))]
+    assert labels[0] == labels[1] == expected
+    assert differences.get_ylabel() == shrinkage.get_ylabel() == \
+        "dataset (sorted by mean difference)"
+
+
+# --------------------------------------------------------------------------- plot_all_pairs
+
+def pairs_table():
+    """Three pairs; x and y practically equivalent (P(rope) = 0.997), y vs z unreliable."""
+    return pd.DataFrame({
+        "first": ["x", "x", "y"], "second": ["y", "z", "z"], "method": "hierarchical",
+        "p_left": [0.001, 0.05, 0.30], "p_rope": [0.997, 0.15, 0.20],
+        "p_right": [0.002, 0.80, 0.50], "delta0_p_left": [0.0, 0.02, 0.1],
+        "delta0_p_rope": [1.0, 0.08, 0.3], "delta0_p_right": [0.0, 0.90, 0.6],
+        "reliable": [True, True, False]})
+
+
+@pytest.mark.parametrize("which", ["next", "delta0"])
+def test_all_pairs_shows_the_three_regions_of_every_pair(which, save):
+    table = pairs_table()
+    ax = plots.plot_all_pairs(table, which=which)
+    prefix = "delta0_" if which == "delta0" else ""
+    segments = by_gid(ax.patches, "segment")
+    assert len(segments) == 9
+    for k, row in table.iterrows():
+        parts = segments[3 * k:3 * k + 3]
+        widths = [p.get_width() for p in parts]
+        np.testing.assert_allclose(widths, row[[f"{prefix}p_left", f"{prefix}p_rope",
+                                                f"{prefix}p_right"]].astype(float), atol=0)
+        # left to right, one row per pair, the first pair on top
+        assert [p.get_x() for p in parts] == pytest.approx([0, widths[0], widths[0] + widths[1]])
+        assert {p.get_y() + p.get_height() / 2 for p in parts} == {2 - k}
+        assert [p.get_facecolor()[:3] for p in parts] == \
+            [matplotlib.colors.to_rgb(c) for c in plots.REGION_COLORS]
+    # the second algorithm on the left end, the first on the right
+    names = [(t.get_text(), t.get_position()) for t in by_gid(ax.texts, "name")]
+    assert [n for n, _ in names] == ["y", "x", "z", "x", "z", "y"]
+    assert all((x < 0) == (i % 2 == 0) for i, (_, (x, _)) in enumerate(names))
+    # numbers in the parts wide enough (>= 0.07), two decimals
+    values = [t.get_text() for t in by_gid(ax.texts, "value")]
+    expected = [f"{p:.2f}" for p in table[[f"{prefix}p_left", f"{prefix}p_rope",
+                                           f"{prefix}p_right"]].to_numpy().ravel() if p >= 0.07]
+    assert values == expected
+    # y vs z is unreliable: hatched and flagged, and the title says so
+    hatched = [a for a in by_gid(ax.patches, "unreliable")]
+    assert len(hatched) == 1 and hatched[0].get_hatch() == "///"
+    assert hatched[0].get_y() + hatched[0].get_height() / 2 == 0  # the third pair, at the bottom
+    assert [t.get_text() for t in by_gid(ax.texts, "unreliable")] == [
+        "UNRELIABLE (sampling problems): not a decision"]
+    assert "UNRELIABLE (1 pair(s)" in ax.get_title()
+    assert ("population (delta0)" if which == "delta0" else "next dataset") in ax.get_title()
+    save(ax, f"all_pairs_{which}")
+
+
+def test_all_pairs_of_compare_all_on_one_dataset(save):
+    rng = np.random.default_rng(4)
+    scores = bc.from_arrays({name: [rng.normal(0.8 + shift, 0.02, 100)]
+                             for name, shift in (("x", 0), ("y", 0.001), ("z", -0.03))},
+                            n_folds=10)
+    result = bc.compare_all(scores, 0.01, seed=1)
+    ax = plots.plot_all_pairs(result)
+    widths = np.array([p.get_width() for p in by_gid(ax.patches, "segment")]).reshape(3, 3)
+    np.testing.assert_array_equal(widths, result.table[["p_left", "p_rope", "p_right"]])
+    assert not by_gid(ax.patches, "unreliable") and "UNRELIABLE" not in ax.get_title()
+    legend = [t.get_text() for t in ax.get_legend().get_texts()]
+    assert legend == ["left name better", "practically equivalent (ROPE [-0.01, 0.01])",
+                      "right name better"]
+    with pytest.raises(ValueError, match="delta0"):
+        plots.plot_all_pairs(result, which="delta0")
+    save(ax, "all_pairs_correlated")
+
+
+# --------------------------------------------------------------------------- fonts
+
+def test_any_dataset_name_renders_without_warnings(tmp_path):
+    names = ["数据集", "emoji 😀", "price $5$", "plain"]
+    scores = bc.from_arrays({"a": np.linspace(0.7, 0.9, 40).reshape(4, 10),
+                             "b": np.linspace(0.69, 0.88, 40).reshape(4, 10)[::-1]},
+                            rho=0.1, datasets=names)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # matplotlib's missing-glyph warning would raise
+        ax = plots.plot_differences(scores, "a", "b", sort=False)
+        ax.figure.savefig(tmp_path / "names.png", dpi=50)
+        matrix = pd.DataFrame([[np.nan, 0.4], [0.6, np.nan]], index=names[:2], columns=names[:2])
+        heat = plots.plot_probability_heatmap(matrix)
+        heat.figure.savefig(tmp_path / "heat.png", dpi=50)
+    labels = [t.get_text() for t in ax.get_yticklabels()]
+    assert labels[3] == "plain" and labels[2] == r"price \$5\$"  # never read as mathtext
+    from bayescomp.plots._common import renderable
+    for name, label in zip(names[:2], labels):
+        # each character is drawn by an installed font or written as its code point
+        expected = "".join(c if renderable(c) else f"<U+{ord(c):04X}>" for c in name)
+        assert label == expected
+    assert [t.get_text() for t in heat.get_xticklabels()] == labels[:2]
+
+
+def test_clean_text_is_idempotent_and_names_missing_characters():
+    from bayescomp.plots._common import clean_text
+    assert clean_text("a$b") == r"a\$b" == clean_text(clean_text("a$b"))
+    assert clean_text("\U000F0000") == "<U+F0000>"  # private use: in no font
