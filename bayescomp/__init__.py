@@ -34,6 +34,7 @@ _LAZY = {
     **{name: ".hierarchical" for name in ("PRIORS", "HierarchicalPrior", "HierarchicalResult",
                                           "hierarchical")},
     **{name: ".ranking" for name in ("RankingResult", "rank_algorithms")},
+    **{name: ".sensitivity_analysis" for name in ("SensitivityResult", "sensitivity")},
 }
 _LAZY_MODULES = ("classical", "datasets", "friedman", "plots", "protocols", "simulate")
 
@@ -65,5 +66,5 @@ __all__ = [
     "correlated_ttest", "correlated_ttests", "decide", "expected_cost_decision", "from_arrays",
     "from_cross_validate", "from_cv_results", "from_long", "from_wide", "read_csv",
     "rho_from_cv", "rho_from_split",
-    "RankingResult", "rank_algorithms",
+    "RankingResult", "rank_algorithms", "SensitivityResult", "sensitivity",
 ]

@@ -225,6 +225,12 @@ class RankingResult(Reportable):
     def __str__(self) -> str:
         return self.summary()
 
+    def plot(self, axes=None):
+        """Expected ranks and rank probabilities (:func:`bayescomp.ranking_plots.plot_ranking`)."""
+        from .ranking_plots import plot_ranking
+
+        return plot_ranking(self, axes=axes)
+
     def _report(self):
         s = self.settings
         frame = self.to_frame()

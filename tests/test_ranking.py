@@ -233,3 +233,22 @@ def test_same_seed_same_draws_on_both_engines(pystan_backend, cmdstanpy_backend)
 
 def test_module_is_exported():
     assert bc.rank_algorithms is rank_algorithms and bc.RankingResult is ranking.RankingResult
+
+
+@pytest.mark.stan
+def test_figure_shows_every_algorithm(tied_fit):
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    _, result = tied_fit
+    ranks_ax, heat_ax = result.plot()
+    order = list(result.expected_rank["mean"].sort_values().index)
+    assert [t.get_text() for t in heat_ax.get_yticklabels()] == order
+    shown = heat_ax.images[0].get_array()
+    np.testing.assert_allclose(shown, result.rank_probabilities.loc[order].to_numpy())
+    # best at the top: labels by descending height are the table's order
+    ticks = sorted(zip(ranks_ax.get_yticks(), [t.get_text() for t in ranks_ax.get_yticklabels()]),
+                   reverse=True)
+    assert [label for _, label in ticks] == list(result.to_frame().index)
+    plt.close("all")

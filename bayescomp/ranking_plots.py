@@ -1,0 +1,127 @@
+"""Figures of the Plackett-Luce ranking (:func:`bayescomp.rank_algorithms`) and of the
+sensitivity analysis (:func:`bayescomp.sensitivity`). Each function takes ``ax=`` or
+``axes=`` and returns what it drew on; matplotlib is imported on first use."""
+from __future__ import annotations
+
+import numpy as np
+
+REGION_COLOURS = ("tab:red", "tab:gray", "tab:blue")  # left, rope, right
+PRIOR_STYLES = ("-", "--", ":", "-.", (0, (5, 1)), (0, (3, 1, 1, 1, 1, 1)))
+
+
+def _axes(ax, ncols=1, width=5.0, height=3.5):
+    import matplotlib.pyplot as plt
+
+    if ax is not None:
+        return ax
+    _, created = plt.subplots(1, ncols, figsize=(width * ncols, height), squeeze=False)
+    return created[0] if ncols > 1 else created[0, 0]
+
+
+def plot_rank_probabilities(result, ax=None):
+    """Heatmap of P(algorithm has rank r), algorithms ordered by expected rank.
+
+    Parameters
+    ----------
+    result : RankingResult
+    ax : matplotlib Axes, optional
+
+    Returns
+    -------
+    matplotlib Axes
+    """
+    ax = _axes(ax, width=1.1 * len(result.algorithms) + 2.5, height=0.45 * len(result.algorithms) + 1.5)
+    order = result.expected_rank["mean"].sort_values().index
+    matrix = result.rank_probabilities.loc[order].to_numpy()
+    image = ax.imshow(matrix, cmap="Blues", vmin=0, vmax=1, aspect="auto")
+    k = matrix.shape[1]
+    for i, j in np.ndindex(matrix.shape):
+        ax.text(j, i, f"{matrix[i, j]:.2f}", ha="center", va="center", fontsize=8,
+                color="white" if matrix[i, j] > 0.6 else "black")
+    ax.set_xticks(range(k), [str(r) for r in range(1, k + 1)])
+    ax.set_yticks(range(len(order)), list(order))
+    ax.set_xlabel("rank (1 = largest worth)")
+    ax.set_title("Posterior probability of each rank")
+    ax.figure.colorbar(image, ax=ax, fraction=0.046, pad=0.04)
+    return ax
+
+
+def plot_expected_ranks(result, ax=None):
+    """Expected rank of each algorithm with its credible interval, best at the top, and
+    P(best) written beside it.
+
+    Returns
+    -------
+    matplotlib Axes
+    """
+    ax = _axes(ax, height=0.45 * len(result.algorithms) + 1.5)
+    frame = result.to_frame()
+    y = np.arange(len(frame))[::-1]
+    ax.hlines(y, frame.rank_low, frame.rank_high, color="tab:blue", lw=2)
+    ax.plot(frame.rank_mean, y, "o", color="tab:blue")
+    ax.plot(frame.mean_observed_rank, y, "x", color="black", label="mean observed rank")
+    k = len(frame)
+    for yi, p_best in zip(y, frame.p_best):  # in a right-hand margin, clear of the intervals
+        ax.text(k + 0.35, yi, f"P(best) {p_best:.2f}", va="center", fontsize=8)
+    ax.set_xlim(0.5, k + 1.5)
+    ax.set_xticks(range(1, k + 1))
+    ax.set_yticks(y, list(frame.index))
+    ax.set_xlabel(f"rank ({result.settings['interval']:.0%} interval)")
+    ax.set_title("Expected rank (Plackett-Luce)")
+    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.25), fontsize=8, frameon=False)
+    return ax
+
+
+def plot_ranking(result, axes=None):
+    """Both ranking figures side by side; returns the two axes."""
+    import matplotlib.pyplot as plt
+
+    if axes is None:
+        k = len(result.algorithms)
+        _, axes = plt.subplots(1, 2, figsize=(11, 0.45 * k + 1.8), constrained_layout=True)
+    plot_expected_ranks(result, ax=axes[0])
+    plot_rank_probabilities(result, ax=axes[1])
+    if not result.reliable:
+        axes[0].figure.suptitle("UNRELIABLE: the sampler failed its diagnostics; not a verdict",
+                                color="firebrick", fontweight="bold")
+    return axes
+
+
+def plot_sensitivity(result, axes=None):
+    """P(left / rope / right) against the ROPE half-width, for delta0 (left panel) and the
+    next dataset (right panel); one line style per prior.
+
+    Parameters
+    ----------
+    result : SensitivityResult
+    axes : two matplotlib Axes, optional
+
+    Returns
+    -------
+    numpy array of two Axes
+    """
+    import matplotlib.pyplot as plt
+    from matplotlib.lines import Line2D
+
+    if axes is None:
+        _, axes = plt.subplots(1, 2, figsize=(11, 3.8), sharey=True, constrained_layout=True)
+    table = result.table
+    labels = result.labels
+    for ax, quantity, title in zip(axes, ("delta0", "next"),
+                                   ("delta0 (population mean difference)", "next dataset")):
+        for p, prior in enumerate(result.priors):
+            rows = table[(table.prior == prior) & (table.quantity == quantity)].sort_values("rope")
+            for colour, column in zip(REGION_COLOURS, ("p_left", "p_rope", "p_right")):
+                ax.plot(rows.rope, rows[column], color=colour, marker=".",
+                        linestyle=PRIOR_STYLES[p % len(PRIOR_STYLES)])
+        ax.axhline(result.threshold, color="black", lw=0.7, alpha=0.5)
+        ax.set_title(title)
+        ax.set_xlabel("ROPE half-width (units of the scores)")
+        ax.set_ylim(-0.02, 1.02)
+    axes[0].set_ylabel("posterior probability")
+    handles = [Line2D([], [], color=c, label=f"P({label})")
+               for c, label in zip(REGION_COLOURS, labels)]
+    handles += [Line2D([], [], color="black", linestyle=PRIOR_STYLES[p % len(PRIOR_STYLES)],
+                       label=f"prior {prior}") for p, prior in enumerate(result.priors)]
+    axes[1].legend(handles=handles, fontsize=8, loc="best")
+    return np.asarray(axes)

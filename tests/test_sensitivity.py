@@ -1,0 +1,119 @@
+"""Sensitivity of the hierarchical model's verdict to the prior and the ROPE: known answers.
+
+One fit per prior, every ROPE read off its draws: P(rope) is non-decreasing in the ROPE
+width, zero at width 0, one for delta0 when the ROPE holds every draw; every number equals
+the direct count (delta0) or Student-t mass (next dataset) from the draws, and the fit's own
+numbers at its ROPE; every prior of PRIORS is run, including ones added later.
+"""
+import matplotlib
+import numpy as np
+import pytest
+from scipy import stats
+
+import bayescomp as bc
+import importlib
+from bayescomp.sensitivity_analysis import SensitivityResult, sensitivity
+
+matplotlib.use("Agg")
+hierarchical_module = importlib.import_module("bayescomp.hierarchical")  # not the function
+SHORT = dict(chains=2, iter_warmup=500, iter_sampling=500, retries=0)
+ROPES = (0.0, 0.002, 0.005, 0.01, 0.02, 10.0)
+
+
+@pytest.fixture(scope="module")
+def scores():
+    return bc.simulate.collection(8, 10, delta0=0.01, sigma0=0.01, sigma=0.02, rho=0.1,
+                                  seed=3).scores
+
+
+@pytest.fixture(scope="module")
+def result(scores, stan_backend):
+    return sensitivity(scores, "a", "b", ropes=ROPES, seed=7, backend=stan_backend, **SHORT)
+
+
+def test_arguments_are_checked(scores):
+    with pytest.raises(ValueError, match="unknown prior 'flat'.*paper"):
+        sensitivity(scores, "a", "b", priors=["flat"], seed=1)
+    with pytest.raises(TypeError, match="rope"):
+        sensitivity(scores, "a", "b", rope=0.01, seed=1)
+    with pytest.raises(ValueError, match="ROPE"):
+        sensitivity(scores, "a", "b", ropes=[-0.01], seed=1)
+
+
+@pytest.mark.stan
+def test_every_prior_every_rope(result):
+    assert isinstance(result, SensitivityResult)
+    assert result.priors == list(bc.PRIORS)
+    table = result.table
+    assert len(table) == len(bc.PRIORS) * len(ROPES) * 2
+    np.testing.assert_allclose(table[["p_left", "p_rope", "p_right"]].sum(axis=1), 1, atol=1e-12)
+    for (prior, quantity), rows in table.groupby(["prior", "quantity"]):
+        rows = rows.sort_values("rope")
+        assert np.all(np.diff(rows.p_rope.to_numpy()) >= 0), (prior, quantity)
+        assert np.all(np.diff(rows.p_left.to_numpy()) <= 0) and np.all(np.diff(rows.p_right.to_numpy()) <= 0)
+        # width 0: a continuous posterior has no mass on 0 (p_rope is 1 - p_left - p_right)
+        assert rows.p_rope.iloc[0] == pytest.approx(0, abs=1e-12)
+    wide = table[(table.rope == 10.0) & (table.quantity == "delta0")]
+    assert np.all(wide.p_rope == 1) and np.all(wide.decision == "equivalent")
+
+
+@pytest.mark.stan
+def test_numbers_are_the_direct_computation_from_the_draws(result):
+    for prior, fit in result.fits.items():
+        post = fit.idata.posterior
+        delta0, sigma0, nu = (post[v].values.reshape(-1) for v in ("delta0", "sigma0", "nu"))
+        for width in ROPES:
+            rows = result.table[(result.table.prior == prior) & (result.table.rope == width)]
+            d0 = rows[rows.quantity == "delta0"].iloc[0]
+            assert d0.p_rope == pytest.approx(np.mean(np.abs(delta0) <= width), abs=1e-12)
+            assert d0.p_right == pytest.approx(np.mean(delta0 > width), abs=1e-12)
+            nxt = rows[rows.quantity == "next"].iloc[0]
+            t = stats.t(nu, loc=delta0, scale=sigma0)
+            assert nxt.p_rope == pytest.approx(np.mean(t.cdf(width) - t.cdf(-width)), abs=1e-9)
+            assert nxt.p_left == pytest.approx(np.mean(t.cdf(-width)), abs=1e-9)
+        # the fit itself was made at the first ROPE: its numbers are the table's
+        first = result.table[(result.table.prior == prior) & (result.table.rope == ROPES[0])]
+        nxt = first[first.quantity == "next"][["p_left", "p_rope", "p_right"]].to_numpy()[0]
+        np.testing.assert_allclose(nxt, fit.probabilities, atol=1e-12)
+        d0 = first[first.quantity == "delta0"].iloc[0]
+        assert (d0.p_left, d0.p_rope, d0.p_right) == pytest.approx(
+            (fit.delta0.p_left, fit.delta0.p_rope, fit.delta0.p_right), abs=1e-12)
+        assert fit.settings["seed"] == result.seed == 7
+
+
+@pytest.mark.stan
+def test_outputs_and_figure(result):
+    decisions = result.decisions("next")
+    assert list(decisions.columns) == result.priors and list(decisions.index) == list(ROPES)
+    assert not result.stable("delta0")  # "a better" somewhere, "equivalent" at width 10
+    summary = result.summary()
+    assert "moves with the prior or the ROPE" in summary and "a better" in summary
+    assert result.to_markdown().startswith("### Sensitivity of a vs b")
+    axes = result.plot()
+    assert len(axes) == 2
+    for ax in axes:
+        assert len(ax.lines) == 3 * len(result.priors) + 1  # + the threshold line
+    import matplotlib.pyplot as plt
+    plt.close("all")
+
+
+@pytest.mark.stan
+def test_priors_added_later_are_included(scores, stan_backend, monkeypatch):
+    wide = hierarchical_module.HierarchicalPrior(alpha=(0.5, 10.0), beta=(0.01, 0.5))
+    monkeypatch.setitem(hierarchical_module.PRIORS, "wide", wide)
+    result = sensitivity(scores, "a", "b", ropes=(0.01,), seed=7, backend=stan_backend, **SHORT)
+    assert "wide" in result.priors and result.fits["wide"].settings["prior"] == wide
+    assert set(result.table.prior) == set(hierarchical_module.PRIORS)
+    # a custom prior object under a name of its own
+    custom = sensitivity(scores, "a", "b", ropes=(0.01,), priors={"mine": wide}, seed=7,
+                         backend=stan_backend, **SHORT)
+    assert custom.priors == ["mine"]
+    np.testing.assert_array_equal(
+        custom.fits["mine"].idata.posterior["delta0"], result.fits["wide"].idata.posterior["delta0"])
+
+
+def test_exported_names_are_the_function_and_class():
+    import bayescomp.sensitivity_analysis as module
+
+    assert bc.sensitivity is module.sensitivity and callable(bc.sensitivity)
+    assert bc.SensitivityResult is SensitivityResult
