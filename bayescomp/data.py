@@ -14,8 +14,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Mapping, Sequence
 
+import warnings
+
 import numpy as np
 import pandas as pd
+
+#: fewer scores per algorithm than this on a dataset draw an InputWarning
+FEW_SCORES = 5
 
 
 @dataclass(frozen=True, eq=False)
@@ -148,6 +153,23 @@ def _validate(dataset: DatasetScores, algorithms: Sequence[str]) -> None:
                          "cross-validation rho = 1/k")
 
 
+def warn_few_scores(scores: Scores, stacklevel: int = 3) -> None:
+    """One :class:`~bayescomp.exceptions.InputWarning` naming the datasets with fewer than
+    :data:`FEW_SCORES` scores per algorithm: legal, but a variance from so few splits is
+    barely estimated, and the posterior is wide."""
+    from .exceptions import InputWarning
+
+    few = [(d.name, d.n_scores) for d in scores.datasets if d.n_scores < FEW_SCORES]
+    if not few:
+        return
+    listed = ", ".join(f"{name!r} ({n} scores)" for name, n in few[:5])
+    more = f" and {len(few) - 5} more" if len(few) > 5 else ""
+    warnings.warn(f"dataset{'s' if len(few) > 1 else ''} {listed}{more}: fewer than "
+                  f"{FEW_SCORES} scores per algorithm (n scores give n - 1 degrees of freedom); "
+                  "the variance is barely estimated; use more runs or folds (e.g. 10 x 10-fold "
+                  "cross-validation)", InputWarning, stacklevel=stacklevel)
+
+
 def rho_from_split(n_train: int, n_test: int) -> float:
     """Correlation of the Nadeau-Bengio correction: ``n_test / (n_train + n_test)``."""
     if n_train <= 0 or n_test <= 0:
@@ -236,7 +258,9 @@ def from_arrays(scores: Mapping[str, object], *, rho=None, n_folds=None,
             raise ValueError(f"dataset {name!r}: algorithms have different numbers of "
                              f"scores {sizes}; scores must be paired split by split")
         built.append(DatasetScores(name, rhos[i], np.vstack([r[i] for r in rows.values()])))
-    return Scores(tuple(rows), tuple(built))
+    result = Scores(tuple(rows), tuple(built))
+    warn_few_scores(result)
+    return result
 
 
 def from_long(frame: pd.DataFrame, *, dataset="dataset", algorithm="algorithm", run="run",
@@ -306,7 +330,9 @@ def from_long(frame: pd.DataFrame, *, dataset="dataset", algorithm="algorithm", 
             raise ValueError(f"dataset {name!r}, algorithm {alg!r}: no score for run {r}, "
                              f"fold {f}, which {present} have; scores must be paired")
         built.append(DatasetScores(name, rho_i, wide.to_numpy(dtype=float).T))
-    return Scores(algorithms, tuple(built))
+    result = Scores(algorithms, tuple(built))
+    warn_few_scores(result, stacklevel=4 if _wide else 3)
+    return result
 
 
 def from_wide(frame: pd.DataFrame, *, algorithms: Sequence[str] | None = None, dataset="dataset",
@@ -346,14 +372,31 @@ def read_csv(path, *, format: str = "long", **columns) -> Scores:
     """
     if format not in ("long", "wide"):
         raise ValueError(f"format must be 'long' or 'wide', got {format!r}")
-    frame = pd.read_csv(path)
+    try:
+        frame = pd.read_csv(path)
+    except IsADirectoryError:
+        raise ValueError(f"{path} is a directory, not a CSV file") from None
+    except pd.errors.EmptyDataError:
+        raise ValueError(f"{path} is empty: expected a CSV file with a header line "
+                         "(e.g. dataset,algorithm,run,fold,score)") from None
+    except UnicodeDecodeError as error:
+        raise ValueError(f"{path}: not a text CSV file (undecodable byte at offset "
+                         f"{error.start})") from None
+    except pd.errors.ParserError as error:   # pandas says "... in line N ..."
+        raise ValueError(f"{path}: not a well-formed CSV file: "
+                         f"{' '.join(str(error).split())}") from None
     # number rows as the file's lines (line 1 is the header), for error messages
     frame.index = pd.RangeIndex(2, len(frame) + 2, name="line")
     reader = from_long if format == "long" else from_wide
     try:
-        return reader(frame, **columns)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            scores = reader(frame, **columns)
     except ValueError as error:
         raise ValueError(f"{path}: {error}") from None
+    for warning in caught:   # name the file in the reader's warnings
+        warnings.warn(f"{path}: {warning.message}", warning.category, stacklevel=2)
+    return scores
 
 
 def concat(collections: Sequence[Scores]) -> Scores:

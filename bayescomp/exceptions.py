@@ -15,3 +15,9 @@ class SamplingWarning(BayescompWarning):
 
 class RetryWarning(BayescompWarning):
     """A Stan fit failed its diagnostics and was run again with safer settings."""
+
+
+class InputWarning(BayescompWarning):
+    """The input is legal but probably not what was meant: too few scores on a dataset, a
+    ROPE that contains every difference, or a ROPE tiny next to the scores (percentages
+    compared with a ROPE meant for fractions)."""

@@ -115,3 +115,58 @@ class PointMass:
 
     def rvs(self, size=None, random_state=None):
         return np.full(size if size is not None else (), self.loc, dtype=float)
+
+
+#: a ROPE narrower than this share of the scores' typical size is probably in other units
+TINY_ROPE_SHARE = 1e-3
+
+
+def _names(names, limit: int = 5) -> str:
+    shown = ", ".join(repr(n) for n in names[:limit])
+    return shown + (f" and {len(names) - limit} more" if len(names) > limit else "")
+
+
+def check_rope(rope, scores, first: str, second: str) -> None:
+    """Warn (:class:`~bayescomp.exceptions.InputWarning`) when a ROPE is probably wrong.
+
+    Two mistakes are caught: a ROPE containing every difference ``first - second`` on every
+    dataset (the verdict is "equivalent" by construction; typically a ROPE in other units
+    than the scores), and a non-zero ROPE below a thousandth of the scores' typical size
+    (``median |score|``), as when scores are percentages and the ROPE a fraction.
+
+    Parameters
+    ----------
+    rope : float, (float, float) or Rope
+    scores : bayescomp.Scores
+    first, second : str
+        The algorithms compared.
+    """
+    import warnings
+
+    from .exceptions import InputWarning
+
+    rope = Rope.coerce(rope)
+    if rope.high - rope.low <= 0:
+        return   # no ROPE: a deliberate choice, never a unit mistake
+    differences = scores.differences(first, second)
+    names = list(scores.dataset_names)
+    where = f"dataset {names[0]!r}" if len(names) == 1 else f"all {len(names)} datasets"
+    pooled = np.concatenate(differences)
+    low, high = float(pooled.min()), float(pooled.max())
+    if high > low and rope.low <= low and high <= rope.high:
+        warnings.warn(
+            f"the ROPE {rope} contains every difference {first} - {second} on {where} (they "
+            f"range over [{low:.4g}, {high:.4g}]), so the verdict is 'equivalent' by "
+            "construction; is the ROPE in the units of the scores (0.01 is one point of "
+            "accuracy given as a fraction)?", InputWarning, stacklevel=2)
+    i, j = scores.algorithm_index(first), scores.algorithm_index(second)
+    sizes = [float(np.median(np.abs(d.values[[i, j]]))) for d in scores.datasets]
+    tiny = [(name, size) for name, size in zip(names, sizes)
+            if max(-rope.low, rope.high) < TINY_ROPE_SHARE * size]
+    if tiny:
+        where = f"all {len(names)} datasets" if len(tiny) == len(names) and len(names) > 1 \
+            else f"dataset(s) {_names([name for name, _ in tiny])}"
+        warnings.warn(
+            f"the ROPE {rope} is tiny next to the scores of {first} and {second} on {where} "
+            f"(median |score| {np.median([size for _, size in tiny]):.4g}): if the scores are percentages, a ROPE "
+            f"of one point is 1, not 0.01", InputWarning, stacklevel=2)

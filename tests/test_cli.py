@@ -85,7 +85,7 @@ def test_demo_without_stan_prints_t_test_and_baselines(capsys):
     text = capsys.readouterr().out
     scores = bc.datasets.load_classifiers()
     expected = bc.baselines(scores, "forest", "tree", rope=0.01, seed=1)
-    assert f"p = {expected.wilcoxon.p_value:.4g}" in text
+    assert expected.wilcoxon.summary() in text
     assert "Bayesian signed-rank test" in text
 
 
@@ -218,3 +218,211 @@ def test_all_pairs_retries_then_exits_1_naming_the_unreliable_pairs(tmp_path, ca
     assert "- UNRELIABLE: 3 fit(s) failed" in report
     assert report.count("| unreliable (sampling problems) |") == 3
     assert (out / "probability_better.png").stat().st_size > 1000
+
+
+# --- version, ROPE, seed, --json and --csv -------------------------------------------------
+
+import json  # noqa: E402
+import warnings  # noqa: E402
+
+# a number printed as a bound ("p < 0.0001", "R-hat 1.036 > 1.01") is not a value
+NUMBER = re.compile(r"(?<![<>] )(?<![\w.])-?\d+(?:\.\d+)?(?:e[+-]?\d+)?%?", re.I)
+
+
+def numbers_in(text):
+    """(value, tolerance) of every number printed in ``text``, from the digits shown."""
+    found = []
+    for token in NUMBER.findall(text):
+        percent = token.endswith("%")
+        token = token.rstrip("%")
+        mantissa = token.lower().split("e")[0]
+        decimals = len(mantissa.split(".")[1]) if "." in mantissa else 0
+        exponent = int(token.lower().split("e")[1]) if "e" in token.lower() else 0
+        value = float(token) / (100 if percent else 1)
+        tolerance = 0.5 * 10.0 ** (exponent - decimals) / (100 if percent else 1)
+        found.append((value, tolerance * 1.001 + 1e-15))
+    return found
+
+
+def leaves(document):
+    """Every number in a JSON document, numbers inside strings (names, messages) too."""
+    from bayescomp.cli_export import flatten
+
+    values = []
+    for path, value in flatten(document):
+        for part in (*path, value):
+            if isinstance(part, bool) or part is None:
+                continue
+            if isinstance(part, (int, float)):
+                values.append(float(part))
+            else:
+                values += [v for v, _ in numbers_in(str(part))]
+    return np.array(values)
+
+
+def assert_every_number_in(text, document):
+    pool = leaves(document)
+    missing = [(v, t) for v, t in numbers_in(text) if not np.any(np.abs(pool - v) <= t)]
+    assert not missing, missing
+
+
+def test_version_is_the_package_version(capsys):
+    with pytest.raises(SystemExit) as exit_info:
+        main(["--version"])
+    assert exit_info.value.code == 0
+    assert capsys.readouterr().out.strip() == f"bayescomp {bc.__version__}"
+
+
+@pytest.mark.parametrize("rope_args", [["--rope", "-0.01,0.02"], ["--rope=[-0.01,0.02]"],
+                                       ["--rope-low", "-0.01", "--rope-high", "0.02"],
+                                       ["--rope", "0.01", "--rope-high", "0.02"]])
+def test_asymmetric_rope_reaches_the_test(csv, tmp_path, capsys, rope_args):
+    path, scores = csv
+    out = tmp_path / "one.json"
+    assert main(["compare", str(path), "--first", "a", "--second", "b", "--dataset", "2",
+                 *rope_args, "--json", str(out)]) == 0
+    expected = bc.correlated_ttest(scores, "a", "b", dataset="2", rope=(-0.01, 0.02))
+    comparison = json.loads(out.read_text())["comparison"]
+    assert comparison["rope"] == {"low": -0.01, "high": 0.02}
+    probabilities = comparison["verdict"]["probabilities"]
+    np.testing.assert_allclose([probabilities["b better"], probabilities["equivalent"],
+                                probabilities["a better"]], expected.probabilities, rtol=1e-12)
+    assert "ROPE = [-0.01, 0.02]" in capsys.readouterr().out
+
+
+def test_a_rope_without_zero_is_a_usage_error(csv, capsys):
+    path, _ = csv
+    with pytest.raises(SystemExit) as exit_info:
+        main(["compare", str(path), "--first", "a", "--second", "b", "--rope", "0.01,0.02"])
+    assert exit_info.value.code == 2
+    assert "must contain 0" in capsys.readouterr().err
+
+
+def test_json_and_csv_hold_every_number_of_one_dataset(csv, tmp_path, capsys):
+    path, scores = csv
+    target, table = tmp_path / "out" / "one.json", tmp_path / "one.csv"
+    assert main(["compare", str(path), "--first", "a", "--second", "b", "--dataset", "0",
+                 "--json", str(target), "--csv", str(table)]) == 0
+    text = capsys.readouterr().out
+    document = json.loads(target.read_text())
+    assert (document["command"], document["input"], document["exit_code"]) == \
+        ("compare", str(path), 0)
+    assert_every_number_in(text, document)
+    expected = bc.correlated_ttest(scores, "a", "b", dataset="0", rope=0.01)
+    rows = dict(line.rsplit(",", 1) for line in table.read_text().splitlines()[1:])
+    assert float(rows["comparison/verdict/probabilities/a better"]) == \
+        pytest.approx(expected.probabilities[2], rel=1e-12)
+    assert float(rows["comparison/nadeau_bengio/p_value"]) == \
+        pytest.approx(expected.nb_p_value, rel=1e-12)
+
+
+def test_json_of_the_demo_without_stan_and_its_seed(tmp_path, capsys):
+    runs = []
+    for name in ("first.json", "second.json"):
+        assert main(["demo", "--no-stan", "--seed", "5", "--json", str(tmp_path / name)]) == 0
+        runs.append(json.loads((tmp_path / name).read_text()))
+    text = capsys.readouterr().out
+    assert runs[0] == runs[1]   # the Bayesian sign and signed-rank tests draw from the seed
+    assert_every_number_in(text, runs[0])
+    scores = bc.datasets.load_classifiers()
+    expected = bc.baselines(scores, "forest", "tree", rope=0.01, seed=5)
+    tests = runs[0]["comparison"]["baselines"]["tests"]
+    probabilities = tests["bayesian_signed_rank"]["verdict"]["probabilities"]
+    np.testing.assert_allclose([probabilities[k] for k in ("tree better", "equivalent",
+                                                           "forest better")],
+                               expected.bayesian_signed_rank.mean_masses, rtol=1e-12)
+    assert tests["wilcoxon"]["p_value"] == pytest.approx(expected.wilcoxon.p_value, rel=1e-12)
+    assert [d["dataset"] for d in runs[0]["comparison"]["datasets"]] == \
+        list(scores.dataset_names)
+
+
+def test_json_to_stdout_is_the_only_output(csv, capsys):
+    path, _ = csv
+    assert main(["compare", str(path), "--first", "a", "--second", "b", "--dataset", "1",
+                 "--json", "-"]) == 0
+    document = json.loads(capsys.readouterr().out)
+    assert document["comparison"]["dataset"] == "1"
+
+
+def one_dataset_csv(tmp_path, scores_a, scores_b, name="few.csv"):
+    rows = ["dataset,algorithm,run,fold,score"]
+    for algorithm, values in (("a", scores_a), ("b", scores_b)):
+        rows += [f"d1,{algorithm},0,{k},{v}" for k, v in enumerate(values)]
+    path = tmp_path / name
+    path.write_text("\n".join(rows) + "\n")
+    return path
+
+
+def test_all_pairs_on_one_dataset_json_names_each_pair(tmp_path, capsys):
+    rng = np.random.default_rng(3)
+    base = rng.uniform(0.7, 0.8, 10)
+    scores = bc.from_arrays({"x": base, "y": base - 0.03 + rng.normal(0, 0.01, 10),
+                             "z": base + rng.normal(0, 0.01, 10)}, n_folds=10, datasets=["d"])
+    frame = scores.to_frame()
+    frame["run"], frame["fold"] = 0, frame.split
+    path = tmp_path / "pairs.csv"
+    frame.drop(columns=["rho", "split"]).to_csv(path, index=False)
+    target = tmp_path / "pairs.json"
+    assert main(["all-pairs", str(path), "--json", str(target), "--progress"]) == 0
+    captured = capsys.readouterr()
+    assert "all pairs" in captured.err and "3/3" in captured.err   # the bar reached the end
+    document = json.loads(target.read_text())["all_pairs"]
+    direct = bc.compare_all(scores, rope=0.01, seed=1)
+    for row in direct.table.itertuples():
+        pair, = [p for p in document["pairs"] if (p["first"], p["second"]) ==
+                 (row.first, row.second)]
+        probabilities = pair["dataset"]["probabilities"]
+        assert probabilities[f"{row.first} better"] == pytest.approx(row.p_right)
+        assert probabilities[f"{row.second} better"] == pytest.approx(row.p_left)
+        assert pair["p_value_corrected"] == pytest.approx(row.p_value_corrected)
+    assert_every_number_in(captured.out, document)
+
+
+# --- warnings where the input is probably wrong (library and command line) -----------------
+
+def test_few_scores_warn_naming_the_dataset():
+    with pytest.warns(bc.exceptions.InputWarning, match=r"dataset 'tiny' \(3 scores\): "
+                      "fewer than 5 scores"):
+        bc.from_arrays({"a": [[0.8, 0.82, 0.81]], "b": [[0.7, 0.75, 0.71]]}, n_folds=3,
+                       datasets=["tiny"])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        bc.from_arrays({"a": np.ones(5), "b": np.arange(5.0)}, n_folds=5)   # 5 is enough
+
+
+def test_a_rope_holding_every_difference_warns():
+    scores = bc.from_arrays({"a": [0.80, 0.82, 0.81, 0.83, 0.79],
+                             "b": [0.78, 0.81, 0.82, 0.80, 0.80]}, n_folds=5, datasets=["d"])
+    with pytest.warns(bc.exceptions.InputWarning, match=r"ROPE \[-0.5, 0.5\] contains every "
+                      r"difference a - b on dataset 'd' \(they range over \[-0.01, 0.03\]\)"):
+        bc.rope.check_rope(0.5, scores, "a", "b")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        bc.rope.check_rope(0.02, scores, "a", "b")   # 0.03 lies outside: no warning
+        bc.rope.check_rope(0.0, scores, "a", "b")    # no ROPE is a choice, not a mistake
+
+
+def test_a_fraction_rope_on_percent_scores_warns():
+    rng = np.random.default_rng(1)
+    percent = bc.from_arrays({"a": rng.uniform(80, 90, (3, 10)),
+                              "b": rng.uniform(80, 90, (3, 10))}, n_folds=10,
+                             datasets=["p", "q", "r"])
+    with pytest.warns(bc.exceptions.InputWarning, match=r"tiny next to the scores of a and b "
+                      r"on all 3 datasets .*a ROPE of one point is 1, not 0.01"):
+        bc.rope.check_rope(0.01, percent, "a", "b")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        bc.rope.check_rope(1, percent, "a", "b")
+
+
+def test_cli_warnings_are_one_line_each_once_naming_file_and_dataset(tmp_path, capsys):
+    path = one_dataset_csv(tmp_path, [81.0, 83.5, 80.2], [80.5, 82.0, 81.1])
+    assert main(["compare", str(path), "--first", "a", "--second", "b"]) == 0
+    err = capsys.readouterr().err.splitlines()
+    assert err == [
+        f"warning: {path}: dataset 'd1' (3 scores): fewer than 5 scores per algorithm (n "
+        "scores give n - 1 degrees of freedom); the variance is barely estimated; use more "
+        "runs or folds (e.g. 10 x 10-fold cross-validation)",
+        "warning: the ROPE [-0.01, 0.01] is tiny next to the scores of a and b on dataset(s) "
+        "'d1' (median |score| 81.05): if the scores are percentages, a ROPE of one point is "
+        "1, not 0.01"]

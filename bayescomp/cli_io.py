@@ -1,0 +1,221 @@
+"""What the command line reads and writes: checked before any work, written all or nothing.
+
+The input must be a readable, non-empty file; ``--out`` a directory that exists and can be
+written, or that can be created; ``--json`` and ``--csv`` files whose directory can be
+written. These checks run before the analysis, so that a user never waits for a fit to
+learn that its result cannot be saved. Outputs are first written to hidden staging files
+next to their targets and moved into place only when everything has been written: an
+interrupt, a full disk or any other failure leaves no partial output behind.
+"""
+from __future__ import annotations
+
+import errno
+import os
+import shutil
+import sys
+import tempfile
+from pathlib import Path
+
+
+class CliError(Exception):
+    """An ordinary failure the user can fix: printed as one line, exit code 2."""
+
+
+#: advice by errno for failures to write, so that the one line says what to do
+_WRITE_ADVICE = {
+    errno.ENOSPC: "no space left on the device; free some space or write elsewhere",
+    errno.EDQUOT: "disk quota exceeded; free some space or write elsewhere",
+    errno.EROFS: "the file system is read-only; write elsewhere",
+    errno.EACCES: "permission denied; write elsewhere or change the permissions",
+    errno.EPERM: "permission denied; write elsewhere or change the permissions",
+}
+
+
+def os_error_line(error: OSError, what: str = "") -> str:
+    """One line for an OSError: the file it concerns, what happened and what to do."""
+    name = error.filename or what
+    advice = _WRITE_ADVICE.get(error.errno)
+    reason = advice or (error.strerror or str(error)).lower()
+    return f"{name}: {reason}" if name else reason
+
+
+def check_input(path: str) -> Path:
+    """The input file, after checking that it can be read and is not empty.
+
+    Raises
+    ------
+    CliError
+        The file is missing, a directory, unreadable or empty; the message names it.
+    """
+    file = Path(path)
+    if not file.exists():
+        raise CliError(f"{file}: no such file; give the CSV file of scores")
+    if file.is_dir():
+        raise CliError(f"{file} is a directory, not a file; give the CSV file of scores")
+    try:
+        with open(file, "rb") as fh:
+            head = fh.read(4096)
+    except OSError as error:
+        raise CliError(f"{file}: cannot be read ({(error.strerror or str(error)).lower()}); "
+                       "check its permissions") from None
+    if not head.strip():
+        raise CliError(f"{file} is empty; expected a CSV file of scores with a header line "
+                       "(e.g. dataset,algorithm,run,fold,score)")
+    return file
+
+
+def _probe_directory(directory: Path, what: str) -> None:
+    """Raise CliError unless a file can really be created in ``directory``.
+
+    Creating a file is the only reliable test: permission bits do not bind root, and a
+    read-only mount or an ACL are invisible to them.
+    """
+    try:
+        with tempfile.TemporaryFile(dir=directory, prefix=".bayescomp-probe-"):
+            pass
+    except OSError as error:
+        raise CliError(f"{what} {directory}: cannot write there "
+                       f"({os_error_line(error).split(': ', 1)[-1]})") from None
+
+
+def _nearest_existing(path: Path) -> Path:
+    path = path.absolute()
+    while not path.exists():
+        path = path.parent
+    return path
+
+
+def check_output_dir(path: str | None) -> Path | None:
+    """``--out``: a writable directory, or a path where one can be created (not yet made)."""
+    if path is None:
+        return None
+    out = Path(path)
+    if out.exists():
+        if not out.is_dir():
+            raise CliError(f"--out {out}: exists and is not a directory; give a directory "
+                           "(it is created if missing)")
+        _probe_directory(out, "--out")
+        return out
+    ancestor = _nearest_existing(out)
+    if not ancestor.is_dir():
+        raise CliError(f"--out {out}: cannot be created, {ancestor} is a file")
+    _probe_directory(ancestor, f"--out {out}: its parent")
+    return out
+
+
+def check_output_file(path: str | None, option: str) -> Path | None:
+    """``--json`` / ``--csv``: ``-`` (standard output), a special file such as /dev/stdout,
+    or a regular file that can be written or created."""
+    if path is None or path == "-":
+        return None if path is None else Path("-")
+    file = Path(path)
+    if file.is_dir():
+        raise CliError(f"{option} {file}: is a directory; give a file name")
+    if file.exists() and not file.is_file():
+        return file   # a device or pipe, written in place
+    ancestor = _nearest_existing(file.parent)
+    if not ancestor.is_dir():
+        raise CliError(f"{option} {file}: cannot be created, {ancestor} is a file")
+    _probe_directory(ancestor, f"{option} {file}: its directory")
+    return file
+
+
+class Outputs:
+    """Every file a command writes, staged and then moved into place together.
+
+    Use :meth:`directory` for the ``--out`` staging directory and :meth:`write_text` for
+    single files, then :meth:`commit`; :meth:`discard` (also on any exception inside a
+    ``with`` block) removes whatever was staged and the directories made for it.
+    """
+
+    def __init__(self):
+        self._moves: list[tuple[Path, Path]] = []   # (staged, final)
+        self._direct: list[tuple[Path | None, str]] = []   # stdout or devices, at commit
+        self._created: list[Path] = []
+        self._staging_dirs: list[Path] = []
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, kind, value, traceback):
+        if kind is not None:
+            self.discard()
+        return False
+
+    def _make_parents(self, directory: Path) -> None:
+        missing = []
+        for parent in [directory, *directory.parents]:
+            if parent.exists():
+                break
+            missing.append(parent)
+        directory.mkdir(parents=True, exist_ok=True)
+        self._created.extend(missing)   # deepest first, as they must be removed
+
+    def directory(self, final: Path) -> Path:
+        """A staging directory whose files end up in ``final`` at :meth:`commit`."""
+        final = Path(final)
+        if final.is_dir():
+            staging = Path(tempfile.mkdtemp(dir=final, prefix=".bayescomp-partial-"))
+            self._moves.append((staging, final))
+        else:
+            self._make_parents(final.parent)
+            staging = Path(tempfile.mkdtemp(dir=final.parent, prefix=f".{final.name}.partial-"))
+            self._moves.append((staging, final))
+        self._staging_dirs.append(staging)
+        return staging
+
+    def write_text(self, final: Path, text: str) -> None:
+        """Stage ``text`` for ``final`` (``-`` is standard output, a device is written at
+        commit)."""
+        final = Path(final)
+        if str(final) == "-" or (final.exists() and not final.is_file()):
+            self._direct.append((None if str(final) == "-" else final, text))
+            return
+        self._make_parents(final.parent)
+        handle, name = tempfile.mkstemp(dir=final.parent, prefix=f".{final.name}.partial-")
+        staged = Path(name)
+        self._moves.append((staged, final))
+        with os.fdopen(handle, "w", encoding="utf-8", newline="") as fh:
+            fh.write(text)
+
+    def commit(self) -> None:
+        """Move every staged output into place, then write to stdout and devices."""
+        for target, text in self._direct:
+            if target is None:
+                sys.stdout.write(text)
+                sys.stdout.flush()
+            else:
+                with open(target, "w", encoding="utf-8") as fh:
+                    fh.write(text)
+        for staged, final in self._moves:
+            if staged.is_dir() and staged.parent == final:   # into an existing directory
+                for item in staged.iterdir():
+                    os.replace(item, final / item.name)
+                staged.rmdir()
+            elif staged.is_dir() and final.exists():   # created meanwhile by someone else
+                final_items = staged.iterdir()
+                for item in final_items:
+                    os.replace(item, final / item.name)
+                staged.rmdir()
+            else:
+                os.replace(staged, final)
+        self._moves.clear()
+        self._created.clear()
+
+    def discard(self) -> None:
+        """Remove everything staged and the directories made for it."""
+        for staged, _ in self._moves:
+            if staged.is_dir():
+                shutil.rmtree(staged, ignore_errors=True)
+            else:
+                try:
+                    staged.unlink()
+                except OSError:
+                    pass
+        self._moves.clear()
+        for directory in self._created:
+            try:
+                directory.rmdir()
+            except OSError:   # not empty: someone else wrote there meanwhile
+                pass
+        self._created.clear()
