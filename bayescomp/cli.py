@@ -436,6 +436,8 @@ def build_parser() -> argparse.ArgumentParser:
     common(pairs)
     sampling(pairs)
     pairs.set_defaults(handler=_all_pairs, no_stan=False)
+    from . import cli_rank  # `bayescomp rank`: the Plackett-Luce ranking, in its own module
+    cli_rank.add_parser(commands)
     return parser
 
 
@@ -486,7 +488,7 @@ def _failure(error: BaseException) -> tuple[int, str]:
     if isinstance(error, RuntimeError):
         return EXIT_INPUT, _runtime_line(error)
     details = _save_details("".join(traceback.format_exception(error)), "traceback")
-    return EXIT_INTERNAL, (f"internal error: {type(error).__name__}: {one_line(error)}"
+    return EXIT_INTERNAL, (f"{type(error).__name__}: {one_line(error)}"
                            + (f"; the traceback is in {details}, please report it" if details
                               else ""))
 
@@ -505,7 +507,8 @@ def main(argv=None) -> int:
         return EXIT_INTERRUPTED
     except Exception as error:   # every failure is one line; bugs keep their traceback
         code, line = _failure(error)
-        console.write(f"bayescomp: error: {line}")
+        kind = "internal error" if code == EXIT_INTERNAL else "error"
+        console.write(f"bayescomp: {kind}: {line}")
         return code
 
 

@@ -252,3 +252,29 @@ def test_figure_shows_every_algorithm(tied_fit):
                    reverse=True)
     assert [label for _, label in ticks] == list(result.to_frame().index)
     plt.close("all")
+
+
+@pytest.mark.stan
+def test_command_line_rank(stan_backend, tmp_path, monkeypatch, capsys):
+    from bayescomp import cli
+
+    monkeypatch.chdir(tmp_path)
+    csv = tmp_path / "scores.csv"
+    bc.datasets.load_classifiers(as_frame=True).to_csv(csv, index=False)
+    options = ["--seed", "3", "--backend", stan_backend, "--chains", "2", "--iter-warmup",
+               "500", "--iter-sampling", "1000"]
+    code = cli.main(["rank", str(csv), *options, "--out", str(tmp_path / "out"),
+                     "--json", str(tmp_path / "rank.json")])
+    assert code == 0, capsys.readouterr().err
+    direct = rank_algorithms(bc.read_csv(csv), seed=3, backend=stan_backend, **SHORT)
+    printed = capsys.readouterr().out
+    assert direct.verdict() in printed
+    payload = json.loads((tmp_path / "rank.json").read_text())
+    assert payload["best"] == direct.best == "forest" and payload["command"] == "rank"
+    assert payload["algorithms"]["forest"]["p_best"] == pytest.approx(direct.p_best["forest"])
+    assert sorted(p.name for p in (tmp_path / "out").iterdir()) == ["ranking.png", "report.md"]
+    assert (tmp_path / "out" / "report.md").read_text().startswith("### Plackett-Luce ranking")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["out", "rank.json", "scores.csv"]
+    # bad input: one line naming the problem, exit code 2
+    assert cli.main(["rank", str(csv), "--column", "learner"]) == 2
+    assert "--column expects KEY=NAME" in capsys.readouterr().err
