@@ -29,7 +29,7 @@ import pandas as pd
 import xarray as xr
 from scipy import stats
 
-from . import backends, nu_prior
+from . import nu_prior, sampling
 from .baselines import baselines as run_baselines
 from .correlated import correlated_ttests
 from .data import Scores
@@ -593,7 +593,8 @@ def _safer_run(run: dict, retry: int, first_used: str) -> dict | None:
 
 
 def hierarchical(scores: Scores, first: str, second: str, *, rope=0.01, prior="paper",
-                 parameterization: str = "auto", backend: str = "auto", chains: int = 4,
+                 parameterization: str = "auto", backend: str = "auto", route: str = "auto",
+                 chains: int = 4,
                  iter_warmup: int = 1000, iter_sampling: int = 1000, seed=None,
                  adapt_delta: float = 0.95, max_treedepth: int = 10, baselines: bool = True,
                  log_likelihood: bool = False, show_progress: bool = False,
@@ -614,6 +615,8 @@ def hierarchical(scores: Scores, first: str, second: str, *, rope=0.01, prior="p
         centred when the datasets' means pin the delta_i down (centring then mixes best),
         non-centred when they do not (avoiding the funnel of a small sigma0).
     backend : "auto", "cmdstanpy" or "pystan"
+    route : str
+        How the engine reaches Stan (:func:`bayescomp.sampling.sample`); "auto" is its fastest.
     chains, iter_warmup, iter_sampling, seed, adapt_delta, max_treedepth
         NUTS settings. A seed (drawn and recorded when None) makes the fit reproducible.
         ``adapt_delta`` defaults to 0.95 rather than Stan's 0.8: with few datasets the
@@ -659,7 +662,7 @@ def hierarchical(scores: Scores, first: str, second: str, *, rope=0.01, prior="p
     attempts = []
     while True:
         started = time.perf_counter()
-        fit = backends.sample("hierarchical", data, backend=backend, chains=chains,
+        fit = sampling.sample("hierarchical", data, backend=backend, route=route, chains=chains,
                               inits=initial_values(data, centered, chains, seed),
                               iter_warmup=run["iter_warmup"], iter_sampling=run["iter_sampling"],
                               seed=seed, adapt_delta=run["adapt_delta"],
@@ -715,6 +718,7 @@ def hierarchical(scores: Scores, first: str, second: str, *, rope=0.01, prior="p
     settings = dict(prior_name=prior_name, prior=prior,
                     parameterization=describe_centering(centered), centered=centered,
                     backend=fit.attrs.get("backend", backend), seed=seed, scale=scale,
+                    **{key: fit.attrs.get(key) for key in ("engine_version", "route", "stan_version")},
                     chains=chains, iter_warmup=run["iter_warmup"],
                     iter_sampling=run["iter_sampling"], adapt_delta=run["adapt_delta"],
                     max_treedepth=max_treedepth, retries=retries, attempts=tuple(attempts))

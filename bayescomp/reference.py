@@ -13,7 +13,7 @@ import importlib
 import arviz as az
 import xarray as xr
 
-from . import backends
+from . import sampling
 from .data import Scores
 
 # the module, not the function bayescomp/__init__.py exports under the same name
@@ -96,7 +96,7 @@ def sample_reference(scores: Scores, first: str, second: str, *, prior="paper", 
     if len(scores) < 2:
         raise ValueError(f"the hierarchical model needs at least 2 datasets, got {len(scores)}")
     data, scale = reference_data(scores, first, second, prior)
-    fit = backends.sample(PROGRAM, data, backend=backend, chains=chains,
+    fit = sampling.sample(PROGRAM, data, backend=backend, chains=chains,
                           iter_warmup=iter_warmup, iter_sampling=iter_sampling, seed=seed,
                           adapt_delta=adapt_delta, max_treedepth=max_treedepth)
     posterior = fit.posterior

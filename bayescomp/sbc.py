@@ -5,7 +5,7 @@ program's posterior is sampled correctly, then the rank of the true value among 
 independent posterior draws is uniform on ``0..L``. A bug in the program (a wrong
 likelihood, a missing Jacobian, a prior other than the one meant) or a sampler that does
 not reach the posterior bends the histogram of ranks. This module runs that check on the
-two Stan programs of the package, with :func:`bayescomp.backends.sample`.
+two Stan programs of the package, with :func:`bayescomp.sampling.sample`.
 
 Hierarchical program (:func:`sbc_hierarchical`)
     The package's priors are data dependent (bounds scaled by the data's spread); SBC
@@ -64,7 +64,7 @@ import pandas as pd
 from joblib import Parallel, delayed
 from scipy import stats
 
-from . import backends, nu_prior
+from . import nu_prior, sampling
 from .correlated import CorrelatedPosterior
 from .hierarchical import (choose_centering, delta0_logit_guess, delta_from_parameters,
                            sigma_from_parameters)
@@ -233,7 +233,7 @@ def _stan_seed(sequence: np.random.SeedSequence) -> int:
 
 def _run_parallel(tasks, n_jobs):
     """Run joblib tasks with threads (each fit samples in child processes, see compare.py)."""
-    with backends.threaded_fits():
+    with sampling.threaded_fits():
         return Parallel(n_jobs=n_jobs, prefer="threads")(tasks)
 
 
@@ -258,7 +258,7 @@ def _hierarchical_replication(sequence, prior: FixedPrior, fit_prior: FixedPrior
                                      stan_prior["delta0_bound"], centered))
     seed = _stan_seed(sequence)
     start = time.perf_counter()
-    idata = backends.sample("hierarchical", data, seed=seed, **sample_options)
+    idata = sampling.sample("hierarchical", data, seed=seed, **sample_options)
     seconds = time.perf_counter() - start
     post = idata.posterior
     delta = delta_from_parameters(post, centered)
@@ -301,7 +301,7 @@ def sbc_hierarchical(n_replications: int = 100, *, prior: FixedPrior | None = No
     n_draws : int
         L: each rank is among L equally spaced draws of ``chains x iter_sampling``.
     chains, iter_warmup, iter_sampling, adapt_delta, max_treedepth, backend
-        Passed to :func:`bayescomp.backends.sample`.
+        Passed to :func:`bayescomp.sampling.sample`.
     seed : int or SeedSequence, optional
         Replication r uses the r-th child of ``SeedSequence(seed)`` for its simulation and
         its Stan seed, so results do not depend on ``n_jobs``.
@@ -355,7 +355,7 @@ def _correlated_replication(sequence, n_scores, rho, fit_rho, mu_sd, sigma_range
     seed = _stan_seed(sequence)
     data = dict(n=n_scores, rho=rho if fit_rho is None else fit_rho, mean_diff=mean, ss=ss)
     start = time.perf_counter()
-    idata = backends.sample("correlated", data, seed=seed, **sample_options)
+    idata = sampling.sample("correlated", data, seed=seed, **sample_options)
     seconds = time.perf_counter() - start
     post = idata.posterior
     draws = {"mu": post["mu"].values, "sigma": post["sigma"].values}

@@ -60,7 +60,7 @@ import pandas as pd
 from joblib import Parallel, delayed
 from scipy import stats
 
-from . import backends, simulate
+from . import sampling, simulate
 from .baselines import wilcoxon_test
 from .exceptions import ConstantDifferencesWarning, SamplingWarning
 from .hierarchical import hierarchical
@@ -282,7 +282,7 @@ def run_study(delta0_values=(0.0, 0.005), n_datasets_values=(10, 20, 30, 40, 50)
              for r in range(repetitions)]
     tasks = (delayed(_one_run)(process, d, k, r, config, fit_options) for d, k, r in cells)
     rows = []
-    with backends.threaded_fits() as (_, stderr), warnings.catch_warnings():
+    with sampling.threaded_fits() as (_, stderr), warnings.catch_warnings():
         # set once here, in the main thread, before the workers start: per-fit sampling
         # warnings are summarised below instead
         warnings.simplefilter("ignore", SamplingWarning)

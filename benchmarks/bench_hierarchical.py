@@ -13,7 +13,7 @@ Run with ``python benchmarks/bench_hierarchical.py [--quick]``. Prints:
 2. the centred against the non-centred delta_i on that data and on weakly informative data;
 3. our wall time as the number of datasets (10 to 1000) and of scores (10 to 500) grows.
 
-Times are wall-clock seconds of one call to ``backends.sample`` (compilation excluded: every
+Times are wall-clock seconds of one call to ``sampling.sample`` (compilation excluded: every
 program is compiled before timing), so the figures are ratios within one run. Where the
 backend reports it (pystan here), Stan's own time per chain is added up too: the cost of the
 programs without the interface, and without the number of cores.
@@ -27,7 +27,7 @@ from pathlib import Path
 import arviz as az
 import numpy as np
 
-from bayescomp import backends, simulate
+from bayescomp import sampling, simulate
 from bayescomp.hierarchical import (PRIORS, _prepare, delta_from_parameters,
                                     describe_centering)
 
@@ -44,7 +44,7 @@ def paper_like(n_datasets=54, n_scores=100, seed=0, sigma0=0.03, sigma=(0.02, 0.
 
 def timed(program, data, seed=1, **settings):
     start = time.perf_counter()
-    idata = backends.sample(program, data, seed=seed, **{**SETTINGS, **settings})
+    idata = sampling.sample(program, data, seed=seed, **{**SETTINGS, **settings})
     return idata, time.perf_counter() - start
 
 
@@ -123,9 +123,8 @@ def main(argv=None):
     ours(paper_like(5, 10))
     for code in references.values():
         reference(code, paper_like(5, 10), scale)
-    route = f", route {backends.pystan_route()}" if backends.resolve_backend() == "pystan" else ""
-    print(f"== 54 datasets x 100 scores, backend {backends.resolve_backend()}{route}, "
-          "4 x (1000 + 1000) ==")
+    print(f"== 54 datasets x 100 scores, engine {sampling.engine().version()}, "
+          "4 x (1000 + 1000) ==   (both engines side by side: bench_engines.py)")
     runs = {label: [] for label in [*references, "bayescomp, adapt_delta 0.8",
                                     "bayescomp, adapt_delta 0.95"]}
     def run_ours(seed):

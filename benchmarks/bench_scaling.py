@@ -13,7 +13,7 @@ Prints three tables (and saves them to ``benchmarks/output/scaling.txt``):
    through joblib (:func:`bayescomp.compare.compare_all`).
 
 Columns: ``total_s`` wall time of one :func:`bayescomp.hierarchical` call (no baselines);
-``sample_s`` the part spent in :func:`bayescomp.backends.sample` (Stan plus the transfer
+``sample_s`` the part spent in :func:`bayescomp.sampling.sample` (Stan plus the transfer
 of the draws into ArviZ); ``ess_delta0`` bulk ESS of delta0 and ``ess_per_s`` = ESS /
 total_s; ``divergences``; ``peak_main_mb`` and ``peak_worker_mb`` the peak resident memory
 (VmHWM, reset before each fit through /proc/<pid>/clear_refs) of this process and of the
@@ -35,9 +35,8 @@ import arviz as az
 import numpy as np
 import pandas as pd
 
-from bayescomp import backends, compare_all, from_arrays, hierarchical, simulate
+from bayescomp import compare_all, from_arrays, hierarchical, sampling, simulate
 from bayescomp.exceptions import SamplingWarning
-from bayescomp.backends import prespawn_pystan_pool
 
 OUTPUT = Path(__file__).resolve().parent / "output"
 
@@ -45,8 +44,8 @@ OUTPUT = Path(__file__).resolve().parent / "output"
 # --------------------------------------------------------------------------- memory
 
 def _worker_pids() -> list[int]:
-    if backends.resolve_backend() == "pystan" and backends.pystan_route() == "native":
-        return []  # the chains are threads of this process
+    if sampling.resolve_backend() == "cmdstanpy" or sampling.ENGINES["pystan"].routes[0] == "native":
+        return []  # the chains are threads of this process (cmdstanpy's are not measured)
     try:
         import httpstan.services_stub as stub
     except ImportError:
@@ -87,7 +86,7 @@ def measure(scores, label: str, **options) -> dict:
     workers = _worker_pids()
     _reset_peaks([os.getpid(), *workers])
     timing = {}
-    original = backends.sample
+    original = sampling.sample
 
     def timed_sample(*args, **kwargs):
         start = time.perf_counter()
@@ -96,7 +95,7 @@ def measure(scores, label: str, **options) -> dict:
         finally:
             timing["sample"] = time.perf_counter() - start
 
-    backends.sample = timed_sample
+    sampling.sample = timed_sample
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", SamplingWarning)
@@ -104,7 +103,7 @@ def measure(scores, label: str, **options) -> dict:
             result = hierarchical(scores, "a", "b", baselines=False, seed=1, **options)
             total = time.perf_counter() - start
     finally:
-        backends.sample = original
+        sampling.sample = original
     ess = float(az.ess(result.idata, var_names=["delta0"])["delta0"])
     workers = _worker_pids() or workers
     worker_peak = max((_peak_mb(p) for p in workers), default=float("nan")) if workers \
@@ -170,8 +169,7 @@ def main(argv=None):
         print(text, flush=True)
         lines.append(text)
 
-    prespawn_pystan_pool()
-    say(f"backend {backends.resolve_backend('auto')}, {os.cpu_count()} cores, load "
+    say(f"backend {sampling.resolve_backend('auto')}, {os.cpu_count()} cores, load "
         f"{os.getloadavg()[0]:.1f}; fits: {options}")
     measure(collection(10, 10), "warm-up", **options)  # compiles if needed; not reported
 

@@ -9,14 +9,15 @@ import pytest
 
 import bayescomp
 
-from bayescomp import backends
+from bayescomp import sampling
 
 
 @pytest.fixture(scope="session")
 def pystan_backend():
     """'pystan', or skip: pystan is not importable (it has no Windows build)."""
-    if not backends._pystan_importable():
-        pytest.skip("pystan not installed: `pip install pystan` (Linux and macOS)")
+    reason = sampling.ENGINES["pystan"].unavailable()
+    if reason is not None:
+        pytest.skip(reason)
     return "pystan"
 
 
@@ -28,22 +29,20 @@ def cmdstanpy_backend():
     which .ci/run runs when no CmdStan is found, a missing CmdStan fails the test instead:
     there the cmdstanpy tests must run, not skip silently.
     """
-    try:
-        backends._cmdstan_home()
+    reason = sampling.ENGINES["cmdstanpy"].unavailable()
+    if reason is None:
         return "cmdstanpy"
-    except RuntimeError as exc:
-        reason = f"CmdStan not installed: {exc}"
     builder = Path(__file__).resolve().parents[2] / "shared" / "cmdstan" / "install.sh"  # <repo>/../shared
     if os.environ.get("CI") == "true" and builder.is_file():
         pytest.fail(f"{reason}; in CI .ci/run should have built it with {builder}", pytrace=False)
-    pytest.skip(f"{reason} (`python -m cmdstanpy.install_cmdstan`)")
+    pytest.skip(reason)
 
 
 @pytest.fixture(scope="session")
 def stan_backend():
     """Whatever backend 'auto' picks, or skip when there is none."""
     try:
-        return backends.resolve_backend("auto")
+        return sampling.resolve_backend("auto")
     except RuntimeError as exc:
         pytest.skip(str(exc))
 

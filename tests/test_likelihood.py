@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 from scipy import integrate, stats
 
-from bayescomp import backends, nu_prior
+from bayescomp import nu_prior, sampling
 from bayescomp.likelihood import draw_sigma, sigma_sampled
 
 
@@ -89,8 +89,8 @@ def test_stan_log_density_equals_scipy(pystan_backend):
                 delta0_logit_center=0.0, delta0_logit_scale=1.0, delta0_logit_slope=0.5,
                 delta0_guess=0.1,
                 sigma_sampled=sampled.astype(int).tolist())
-    _, code = backends._program("hierarchical")
-    backends._pystan_compile("hierarchical", code, False)    # compiled in a temporary cwd
+    _, code = sampling.program_code("hierarchical")
+    sampling.engine("pystan").compile("hierarchical", code, route="public")  # not in ./build
     model = stan.build(code, data=data, random_seed=1)
 
     def point(delta, sigma_param, nu):

@@ -16,7 +16,7 @@ import pytest
 from scipy import stats
 
 import bayescomp as bc
-from bayescomp import backends
+from bayescomp import sampling
 from bayescomp.diagnostics import diagnose
 from bayescomp.reference import reference_data, sample_reference
 from bayescomp.simulate import collection as simulate_collection
@@ -37,7 +37,7 @@ def test_reference_log_density_is_scipy_multivariate_normal_and_priors():
                               rho=[0.0, 0.1, 0.5, 0.2], seed=1)
     scores = sim.scores
     data, scale = reference_data(scores, "a", "b", "paper")
-    fit = backends.sample("hierarchical_reference", data, chains=2, iter_warmup=150,
+    fit = sampling.sample("hierarchical_reference", data, chains=2, iter_warmup=150,
                           iter_sampling=100, seed=7)
     post = fit.posterior
     draws = {k: post[k].values.reshape(-1, *post[k].shape[2:])

@@ -1,0 +1,225 @@
+"""Every use of httpstan's internals (pystan's compiler and server), in one place.
+
+pystan's public API (``stan.build``, ``model.sample``) is used by :mod:`.pystan_engine`
+directly. What it does not offer is here: where httpstan caches compiled programs and fits,
+its compiled driver's defaults for the sampler's arguments, the way it splits data into the
+arrays Stan's C++ reads, its stanc and the compiler settings of its own modules (read from
+its source, not copied, so that the native driver follows when httpstan changes them), and
+its process pool. Checked with the httpstan versions in :data:`CHECKED`; with another
+version the pystan engine still works through pystan's public API, and says so.
+"""
+from __future__ import annotations
+
+import ast
+import inspect
+import json
+import multiprocessing.util
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+CHECKED = ("4.13.0",)
+_BUILD_SCRIPT = "import sys, stan; stan.build(sys.stdin.read())"
+
+
+def version() -> str:
+    import httpstan
+
+    return httpstan.__version__
+
+
+def package_dir() -> Path:
+    import httpstan
+
+    return Path(httpstan.__file__).resolve().parent
+
+
+def internals_usable() -> str | None:
+    """None when this httpstan is one the native driver was checked with, else why not."""
+    try:
+        import httpstan
+        import httpstan.build_ext  # noqa: F401
+        import httpstan.compile  # noqa: F401
+        import httpstan.services.arguments  # noqa: F401
+        import httpstan.utils
+    except ImportError as exc:
+        return f"httpstan is not importable ({exc})"
+    if httpstan.__version__ not in CHECKED:
+        return (f"httpstan {httpstan.__version__} is not one bayescomp's native driver was checked "
+                f"with ({', '.join(CHECKED)})")
+    if not (package_dir() / "include" / "pybind11").is_dir() or not hasattr(httpstan.utils, "_split_data"):
+        return "this httpstan install lacks its C++ headers"
+    return None
+
+
+def stan_version() -> str:
+    """Stan's version in httpstan's headers, e.g. ``"2.32.2"``."""
+    header = package_dir() / "include" / "stan" / "version.hpp"
+    try:
+        parts = re.findall(r"#define STAN_(?:MAJOR|MINOR|PATCH) (\d+)", header.read_text())
+    except OSError:
+        parts = []
+    return ".".join(parts) if len(parts) == 3 else f"unknown (httpstan {version()})"
+
+
+# --- pystan's public route ----------------------------------------------------------------
+
+def compile_public(name: str, code: str, show_progress: bool) -> None:
+    """``stan.build`` into httpstan's cache unless there, in a child process in a temp cwd.
+
+    setuptools writes object files to ``./build`` while compiling; the child's working
+    directory is a temporary one, so nothing lands in the user's. The same interpreter, so
+    that httpstan's cache key (which hashes it) is ours.
+    """
+    import httpstan.cache
+    import httpstan.models
+
+    model_name = httpstan.models.calculate_model_name(code)
+    if model_name in httpstan.cache.list_model_names():
+        return
+    with tempfile.TemporaryDirectory(prefix="bayescomp-build-") as cwd:
+        # No data: the child fails after compiling when the program has a data block; only
+        # the compiled model in the cache tells whether it worked.
+        done = subprocess.run([sys.executable, "-c", _BUILD_SCRIPT], input=code, cwd=cwd,
+                              capture_output=True, text=True)
+    if show_progress:
+        sys.stderr.write(done.stdout + done.stderr)
+    if model_name not in httpstan.cache.list_model_names():
+        raise RuntimeError(f"pystan could not compile Stan program {name!r}:\n{done.stdout}{done.stderr}")
+
+
+def forget_fits(model, sample_kwargs: dict) -> None:
+    """Delete the fits httpstan cached for one ``model.sample`` call (it caches every seeded
+    fit, which would grow its cache by one fit per call).
+
+    httpstan names a fit by hashing its request, so the requests pystan sent are rebuilt. If
+    httpstan hashes differently nothing matches and nothing is deleted.
+    """
+    import httpstan.cache
+    import httpstan.fits
+    import httpstan.schemas
+
+    kwargs = json.loads(json.dumps(sample_kwargs))
+    chains = kwargs.pop("num_chains")
+    inits = kwargs.pop("init", [{}] * chains)
+    for chain in range(1, chains + 1):
+        request = dict(kwargs, function="stan::services::sample::hmc_nuts_diag_e_adapt",
+                       chain=chain, data=model.data, init=inits[chain - 1],
+                       random_seed=model.random_seed)
+        try:
+            args = httpstan.schemas.CreateFitRequest().load(request)
+            function = args.pop("function")
+            httpstan.cache.delete_fit(httpstan.fits.calculate_fit_name(function, model.model_name, args))
+        except Exception:  # best effort: a stale cache entry is not worth failing a fit
+            pass
+
+
+_pool_finalized = {"pid": None}
+
+
+def shut_pool_at_exit() -> None:
+    """Let a worker process that ran pystan exit.
+
+    httpstan samples in a module-level pool of forked processes. When the worker is itself a
+    multiprocessing child (loky, dask worker processes), multiprocessing joins the worker's
+    children at exit before concurrent.futures shuts that pool down, and the worker hangs
+    forever; a finalizer shuts the pool down first.
+    """
+    services = sys.modules.get("httpstan.services_stub")
+    if services is not None and _pool_finalized["pid"] != os.getpid():
+        multiprocessing.util.Finalize(None, services.executor.shutdown, exitpriority=100)
+        _pool_finalized["pid"] = os.getpid()
+
+
+def prespawn_pool() -> None:
+    """Fork httpstan's sampling processes now, before fits run in threads.
+
+    httpstan's ``ProcessPoolExecutor`` forks its workers lazily, on the first fits; a fork
+    while another thread loads a compiled model (``dlopen``) gives children a half-loaded
+    library that segfault, breaking the pool for the process ("BrokenProcessPool").
+    """
+    try:
+        import httpstan.services_stub as stub
+    except ImportError:
+        return
+    executor = stub.executor
+    missing = getattr(executor, "_max_workers", 0) - len(getattr(executor, "_processes", None) or {})
+    if missing > 0:
+        import concurrent.futures
+
+        # each submit forks a worker unless one is idle: keep them busy until all exist
+        futures = [executor.submit(time.sleep, 0.2) for _ in range(missing)]
+        concurrent.futures.wait(futures)
+
+
+# --- the native driver --------------------------------------------------------------------
+
+def split_data(data: dict):
+    """The (names, values, dims) arrays Stan's C++ data context reads, as httpstan makes them."""
+    import httpstan.utils
+
+    return httpstan.utils._split_data(data)
+
+
+def sampler_defaults() -> dict:
+    """httpstan's defaults for the arguments pystan does not send."""
+    import httpstan.services.arguments as arguments
+
+    names = ("init_radius", "num_thin", "save_warmup", "refresh", "stepsize", "stepsize_jitter",
+             "gamma", "kappa", "t0", "init_buffer", "term_buffer", "window")
+    return {name: arguments.lookup_default(arguments.Method.SAMPLE, name) for name in names}
+
+
+def build_settings() -> dict:
+    """How httpstan compiles its own modules: macros, compile flags and libraries.
+
+    Read from ``httpstan.models.build_services_extension_module``'s source (literal lists
+    there), so that a change of C++ standard or macro in httpstan reaches the native driver.
+    RuntimeError when the source no longer has them.
+    """
+    import httpstan.models
+
+    tree = ast.parse(inspect.getsource(httpstan.models.build_services_extension_module))
+    found = {}
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.Assign, ast.AnnAssign)):
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            for target in targets:
+                if isinstance(target, ast.Name) and target.id in ("stan_macros", "extra_compile_args",
+                                                                  "libraries"):
+                    try:
+                        found.setdefault(target.id, ast.literal_eval(node.value))
+                    except ValueError:
+                        pass
+    missing = {"stan_macros", "extra_compile_args", "libraries"} - set(found)
+    if missing:
+        raise RuntimeError(f"httpstan {version()} no longer lists {sorted(missing)} in "
+                           "build_services_extension_module")
+    libraries = list(found["libraries"])
+    if sys.platform == "darwin":  # httpstan adds these under a platform test
+        libraries += ["tbbmalloc", "tbbmalloc_proxy"]
+    return dict(macros=[tuple(m) for m in found["stan_macros"]],
+                flags=list(found["extra_compile_args"]), libraries=libraries,
+                include_dirs=[str(package_dir() / "include")],
+                library_dirs=[str(package_dir() / "lib")],
+                link_args=[f"-Wl,-rpath,{package_dir() / 'lib'}"])
+
+
+def stanc(code: str, model_name: str) -> str:
+    """C++ of ``code`` from httpstan's stanc; ValueError with stanc's message if it refuses."""
+    import httpstan.compile
+
+    cpp, _ = httpstan.compile.compile(code, model_name)
+    return cpp
+
+
+def build_extension(extension, directory: str) -> str:
+    """Build a setuptools Extension into ``directory`` as httpstan builds its own; the
+    compiler's messages."""
+    import httpstan.build_ext
+
+    return httpstan.build_ext.run_build_ext([extension], directory)

@@ -1,0 +1,178 @@
+"""The cmdstanpy engine: CmdStan through cmdstanpy's public API.
+
+Programs are compiled once per Stan source and CmdStan version into
+``<user cache>/cmdstan-<version>/<sha256 of the code>/``, beside a record of the executable's
+size and SHA-256; an executable that does not match its record is rebuilt (one warning), a
+lock file makes concurrent first runs share one build. Sampling writes CmdStan's CSV files
+to a temporary directory, read with pandas' C parser: cmdstanpy's and ArviZ's readers cost
+about 0.3 s per fit of the 54-dataset hierarchical model, a tenth of the fit.
+"""
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import os
+import re
+import tempfile
+import threading
+import warnings
+from pathlib import Path
+
+import numpy as np
+
+from ._cache import file_lock, sha256, user_cache
+from .engine import Draws, Engine, EngineWarning
+
+_FIX = "install CmdStan with `pip install cmdstanpy && python -m cmdstanpy.install_cmdstan`"
+_TOTAL_TIME = re.compile(rb"([0-9.eE+-]+) seconds \(Total\)")
+_MODELS: dict = {}
+_LOCK = threading.Lock()
+
+
+def cmdstan_home() -> str:
+    """The CmdStan directory cmdstanpy uses; RuntimeError saying why there is none."""
+    try:
+        import cmdstanpy
+    except ImportError as exc:
+        raise RuntimeError(f"cmdstanpy is not importable ({exc})") from None
+    try:
+        # $CMDSTAN, then ~/.cmdstan, validated by cmdstanpy
+        return cmdstanpy.cmdstan_path()
+    except Exception as exc:  # ValueError, but any failure means "not usable"
+        raise RuntimeError(str(exc)) from None
+
+
+def cmdstan_version(home: str) -> str:
+    try:
+        text = (Path(home) / "makefile").read_text()
+        return re.search(r"^CMDSTAN_VERSION := (\S+)", text, re.M).group(1)
+    except (OSError, AttributeError):
+        return Path(home).name.removeprefix("cmdstan-") or "unknown"
+
+
+def _quiet(show_progress):
+    import cmdstanpy
+
+    return contextlib.nullcontext() if show_progress else cmdstanpy.disable_logging()
+
+
+class CmdStanPyEngine(Engine):
+    name = "cmdstanpy"
+    routes = ("cmdstan",)
+
+    def unavailable(self):
+        try:
+            cmdstan_home()
+        except RuntimeError as exc:
+            return f"CmdStan not installed ({exc}): {_FIX}"
+        return None
+
+    def version(self):
+        import cmdstanpy
+
+        return f"cmdstanpy {cmdstanpy.__version__}, CmdStan {self._cmdstan()}"
+
+    def _cmdstan(self) -> str:
+        try:
+            return cmdstan_version(cmdstan_home())
+        except RuntimeError as exc:
+            raise RuntimeError(f"CmdStan not installed: {exc}. To use the cmdstanpy engine, "
+                               f"{_FIX}; or choose backend='pystan'.") from None
+
+    def compile(self, name, code, *, route="auto", show_progress=False):
+        self._model(name, code, show_progress)
+        return self.check_route(route)
+
+    def _model(self, name, code, show_progress):
+        import cmdstanpy
+
+        version = self._cmdstan()
+        key = (code, version)
+        with _LOCK:
+            if key in _MODELS:
+                return _MODELS[key]
+            digest = hashlib.sha256(code.encode()).hexdigest()
+            directory = user_cache() / f"cmdstan-{version}" / digest
+            source = directory / f"{name}.stan"
+            exe = source.with_suffix(".exe" if os.name == "nt" else "")
+            record_path = directory / "record.json"
+            with file_lock(directory.with_name(digest + ".lock"), f"Stan program {name!r}"):
+                if not source.is_file() or source.read_text() != code:
+                    directory.mkdir(parents=True, exist_ok=True)
+                    partial = source.with_name(source.name + f".{os.getpid()}.part")
+                    partial.write_text(code)
+                    os.replace(partial, source)
+                if exe.is_file():
+                    damage = _damage(exe, record_path)
+                    if damage is not None:
+                        warnings.warn(f"bayescomp: the compiled Stan program {name!r} in the cache "
+                                      f"({exe}) is damaged: {damage}; rebuilding it",
+                                      EngineWarning, stacklevel=5)
+                        exe.unlink()
+                with _quiet(show_progress):
+                    try:   # compiles next to the source unless the executable is there
+                        model = cmdstanpy.CmdStanModel(stan_file=source)
+                    except (ValueError, RuntimeError) as exc:
+                        raise RuntimeError(f"CmdStan could not compile Stan program {name!r}: "
+                                           f"{exc}") from None
+                if _damage(exe, record_path) is not None:   # just built
+                    record = dict(size=exe.stat().st_size, sha256=sha256(exe))
+                    record_path.write_text(json.dumps(record))
+            _MODELS[key] = model
+            return model
+
+    def sample(self, name, code, data, settings, *, route="auto", show_progress=False):
+        route = self.check_route(route)
+        model = self._model(name, code, show_progress)
+        inits = settings.inits
+        with tempfile.TemporaryDirectory(prefix="bayescomp-cmdstan-") as output_dir, \
+                _quiet(show_progress):
+            try:
+                model.sample(
+                    data=data, chains=settings.chains, parallel_chains=settings.chains,
+                    iter_warmup=settings.iter_warmup, iter_sampling=settings.iter_sampling,
+                    seed=settings.seed, adapt_delta=settings.adapt_delta,
+                    max_treedepth=settings.max_treedepth, inits=inits, output_dir=output_dir,
+                    show_progress=show_progress, show_console=False)
+            except RuntimeError as exc:
+                raise RuntimeError(f"Stan sampling of {name!r} failed: {exc}") from None
+            columns, values, seconds = _read_csv(Path(output_dir), settings.chains)
+        attrs = {"stan_seconds": seconds} if None not in seconds else {}
+        return Draws(columns, values, route, self.version(), self._cmdstan(), attrs)
+
+
+def _damage(exe: Path, record_path: Path) -> str | None:
+    try:
+        record = json.loads(record_path.read_text())
+    except (OSError, ValueError):
+        return "it cannot be verified: it has no readable record of its build"
+    if exe.stat().st_size != record.get("size"):
+        return f"it has {exe.stat().st_size} bytes, {record.get('size')} when built"
+    if sha256(exe) != record.get("sha256"):
+        return "its contents changed since it was built"
+    return None
+
+
+def _read_csv(directory: Path, chains: int):
+    """Columns, draws (chains, draws, columns) and Stan's time per chain from CmdStan's CSVs.
+
+    cmdstanpy names them ``<model>-<time>_<chain>.csv``; the comment lines (configuration,
+    adaptation, timing) are skipped by the C parser.
+    """
+    import pandas as pd
+
+    files = sorted(directory.glob("*.csv"), key=lambda p: int(p.stem.rsplit("_", 1)[-1]))
+    if len(files) != chains:
+        raise RuntimeError(f"CmdStan wrote {len(files)} output files for {chains} chains")
+    frames, seconds = [], []
+    for path in files:
+        frames.append(pd.read_csv(path, comment="#", dtype=np.float64, engine="c"))
+        with open(path, "rb") as fh:
+            fh.seek(max(0, path.stat().st_size - 400))
+            match = _TOTAL_TIME.search(fh.read())
+        seconds.append(float(match.group(1)) if match else None)
+    columns = list(frames[0].columns)
+    if any(list(frame.columns) != columns for frame in frames):
+        raise RuntimeError("CmdStan's chains wrote different columns")
+    return columns, np.stack([frame.to_numpy() for frame in frames]), seconds
