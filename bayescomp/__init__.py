@@ -6,6 +6,8 @@ always ``first - second``; "left" means the second algorithm is better by more t
 ROPE, "right" that the first is. The ROPE is in the units of the scores.
 """
 import importlib
+import sys
+import types
 import warnings
 
 # ArviZ announces its refactor with a FutureWarning on import, once a day; users of this
@@ -52,6 +54,21 @@ def __getattr__(name):
 
 def __dir__():
     return sorted(set(globals()) | set(_LAZY) | set(_LAZY_MODULES))
+
+
+class _Package(types.ModuleType):
+    """This package's module type: importing the submodule ``bayescomp.hierarchical`` (done
+    lazily, from anywhere) would make Python set the package attribute ``hierarchical`` to
+    that module, hiding the function of the same name; such a set is ignored here, and
+    ``bc.hierarchical`` stays the function (the module is in ``sys.modules``)."""
+
+    def __setattr__(self, name, value):
+        if name == "hierarchical" and isinstance(value, types.ModuleType):
+            return
+        super().__setattr__(name, value)
+
+
+sys.modules[__name__].__class__ = _Package
 
 
 __version__ = "0.1.0"
