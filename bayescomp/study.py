@@ -216,7 +216,7 @@ def run_study(delta0_values=(0.0, 0.005), n_datasets_values=(10, 20, 30, 40, 50)
               process: str = "normal", theta: float = 0.8, n_samples=1000,
               alpha: float = 0.05, threshold: float = 0.95, seed: int | None = 0,
               n_jobs=None, fit_options: dict | None = None,
-              progress: bool = False) -> StudyResult:
+              show_progress: bool = False, progress: bool | None = None) -> StudyResult:
     """Run the simulation study (see the module notes for the processes and their settings).
 
     Parameters
@@ -253,8 +253,10 @@ def run_study(delta0_values=(0.0, 0.005), n_datasets_values=(10, 20, 30, 40, 50)
     fit_options : dict, optional
         Passed to :func:`bayescomp.hierarchical` (``chains``, ``iter_warmup``,
         ``iter_sampling``, ``prior``, ``backend``, ...).
-    progress : bool
-        Print "run i/N" to stderr as fits complete.
+    show_progress : bool
+        Print "run i/N" to stderr as fits complete (the package's one name for the flag).
+    progress : bool, optional
+        Former name of ``show_progress``, still accepted.
 
     Returns
     -------
@@ -290,7 +292,7 @@ def run_study(delta0_values=(0.0, 0.005), n_datasets_values=(10, 20, 30, 40, 50)
         outputs = Parallel(n_jobs=n_jobs, prefer="threads", return_as="generator")(tasks)
         for i, row in enumerate(outputs, 1):
             rows.append(row)
-            if progress:
+            if show_progress or progress:
                 print(f"run {i}/{len(cells)}: delta0 {row['delta0']}, k {row['n_datasets']}",
                       file=stderr, flush=True)
     runs = pd.DataFrame(rows)
