@@ -16,6 +16,7 @@ written all at once at the end. Warnings are one line each, shown once
 from __future__ import annotations
 
 import argparse
+import logging
 import re
 import sys
 import tempfile
@@ -498,6 +499,9 @@ def main(argv=None) -> int:
     argv = _join_rope(list(sys.argv[1:] if argv is None else argv))
     args = build_parser().parse_args(argv)
     console = Console(args.progress)
+    # cmdstanpy logs what the one-line errors already say, and its chains' threads keep
+    # logging after an interrupt; the command line speaks for it
+    logging.getLogger("cmdstanpy").disabled = True
     try:
         with console.capturing_warnings():
             _check_paths(args)

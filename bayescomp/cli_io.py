@@ -175,8 +175,11 @@ class Outputs:
         handle, name = tempfile.mkstemp(dir=final.parent, prefix=f".{final.name}.partial-")
         staged = Path(name)
         self._moves.append((staged, final))
-        with os.fdopen(handle, "w", encoding="utf-8", newline="") as fh:
-            fh.write(text)
+        try:
+            with os.fdopen(handle, "w", encoding="utf-8", newline="") as fh:
+                fh.write(text)
+        except OSError as error:   # name the file the user asked for, not the staging one
+            raise OSError(error.errno, error.strerror, str(final)) from None
 
     def commit(self) -> None:
         """Move every staged output into place, then write to stdout and devices."""
@@ -185,8 +188,11 @@ class Outputs:
                 sys.stdout.write(text)
                 sys.stdout.flush()
             else:
-                with open(target, "w", encoding="utf-8") as fh:
-                    fh.write(text)
+                try:
+                    with open(target, "w", encoding="utf-8") as fh:
+                        fh.write(text)
+                except OSError as error:   # a write error carries no file name: add it
+                    raise OSError(error.errno, error.strerror, str(target)) from None
         for staged, final in self._moves:
             if staged.is_dir() and staged.parent == final:   # into an existing directory
                 for item in staged.iterdir():

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import Mapping, Sequence
 
 import warnings
+import zlib
 
 import numpy as np
 import pandas as pd
@@ -385,6 +386,11 @@ def read_csv(path, *, format: str = "long", **columns) -> Scores:
     except pd.errors.ParserError as error:   # pandas says "... in line N ..."
         raise ValueError(f"{path}: not a well-formed CSV file: "
                          f"{' '.join(str(error).split())}") from None
+    except (OSError, EOFError, zlib.error) as error:
+        if isinstance(error, (FileNotFoundError, PermissionError)):
+            raise
+        # pandas decompresses by the file's extension (.gz, .zip, ...): a damaged archive
+        raise ValueError(f"{path}: cannot be read as a CSV file ({error})") from None
     # number rows as the file's lines (line 1 is the header), for error messages
     frame.index = pd.RangeIndex(2, len(frame) + 2, name="line")
     reader = from_long if format == "long" else from_wide

@@ -141,7 +141,8 @@ def test_sampler_options_reach_the_hierarchical_model(csv, capsys, monkeypatch):
           "--adapt-delta", "0.9", "--max-treedepth", "8", "--parameterization", "noncentered",
           "--prior", "baycomp", "--seed", "7", "--retries", "0"])
     (options, result), = calls
-    assert options == dict(rope=0.01, seed=7, backend="auto", show_progress=False, chains=2,
+    assert options == dict(rope=bc.Rope(-0.01, 0.01), seed=7, backend="auto",
+                           show_progress=False, chains=2,
                            iter_warmup=150, iter_sampling=300, adapt_delta=0.9,
                            max_treedepth=8, parameterization="noncentered", prior="baycomp",
                            retries=0)
