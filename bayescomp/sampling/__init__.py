@@ -8,10 +8,11 @@ return Stan's raw draws, turned into InferenceData by one converter
 (:mod:`bayescomp.sampling.inference_data`).
 
 Where compiled programs live (never the working directory, never site-packages), under
-``platformdirs.user_cache_dir("bayescomp")`` (``~/.cache/bayescomp`` on Linux):
-``cmdstan-<version>/<sha256>/`` for CmdStan executables, ``stan-native/`` for the pystan
-engine's native modules; pystan's public route uses httpstan's own cache
-(``~/.cache/httpstan``).
+``$BAYESCOMP_CACHE_DIR`` when set, else ``platformdirs.user_cache_dir("bayescomp")``
+(``~/.cache/bayescomp`` on Linux): ``cmdstan-<version>/<sha256>/`` for CmdStan executables,
+``stan-native/`` for the pystan engine's native modules; pystan's public route uses
+httpstan's own cache (``~/.cache/httpstan``). :func:`cache_info` lists them and
+:func:`clear_cache` removes them.
 """
 from __future__ import annotations
 
@@ -26,13 +27,14 @@ from pathlib import Path
 import numpy as np
 
 from . import inference_data
+from .cache import CacheEntry, cache_dir, cache_info, clear_cache
 from .cmdstanpy_engine import CmdStanPyEngine
 from .engine import Draws, Engine, EngineWarning, Settings
 from .inference_data import SAMPLE_STATS
 from .pystan_engine import PystanEngine
 
 __all__ = ["sample", "resolve_backend", "engine", "stan_file", "program_code", "threaded_fits",
-           "Engine", "EngineWarning", "Draws", "Settings", "SAMPLE_STATS", "ENGINES"]
+           "cache_info", "clear_cache", "cache_dir", "CacheEntry", "Engine", "EngineWarning", "Draws", "Settings", "SAMPLE_STATS", "ENGINES"]
 
 #: the engines by name, in the order ``backend="auto"`` tries them
 ENGINES = {"cmdstanpy": CmdStanPyEngine(), "pystan": PystanEngine()}

@@ -16,11 +16,16 @@ import json
 import multiprocessing.util
 import os
 import re
+import shutil
 import subprocess
 import sys
 import tempfile
 import time
+import warnings
 from pathlib import Path
+
+from ._cache import elf_damage, file_lock, user_cache
+from .engine import EngineWarning
 
 CHECKED = ("4.13.0",)
 _BUILD_SCRIPT = "import sys, stan; stan.build(sys.stdin.read())"
@@ -73,23 +78,74 @@ def compile_public(name: str, code: str, show_progress: bool) -> None:
 
     setuptools writes object files to ``./build`` while compiling; the child's working
     directory is a temporary one, so nothing lands in the user's. The same interpreter, so
-    that httpstan's cache key (which hashes it) is ours.
+    that httpstan's cache key (which hashes it) is ours. A cached model that is damaged (no
+    ``stderr.log``, on which ``stan.build`` fails with "500 Internal Server Error", or a
+    truncated module, which would kill this process with SIGBUS when loaded) is removed and
+    rebuilt, with a warning saying so. Builds are serialized by a lock in bayescomp's cache.
     """
     import httpstan.cache
     import httpstan.models
 
     model_name = httpstan.models.calculate_model_name(code)
-    if model_name in httpstan.cache.list_model_names():
+    if model_name in _VERIFIED:
         return
-    with tempfile.TemporaryDirectory(prefix="bayescomp-build-") as cwd:
-        # No data: the child fails after compiling when the program has a data block; only
-        # the compiled model in the cache tells whether it worked.
-        done = subprocess.run([sys.executable, "-c", _BUILD_SCRIPT], input=code, cwd=cwd,
-                              capture_output=True, text=True)
-    if show_progress:
-        sys.stderr.write(done.stdout + done.stderr)
-    if model_name not in httpstan.cache.list_model_names():
-        raise RuntimeError(f"pystan could not compile Stan program {name!r}:\n{done.stdout}{done.stderr}")
+    with file_lock(user_cache() / "httpstan" / (model_name.split("/")[-1] + ".lock"),
+                   f"Stan program {name!r}"):
+        if model_name in httpstan.cache.list_model_names():
+            damage = model_damage(model_name)
+            if damage is None:
+                _VERIFIED.add(model_name)
+                return
+            warnings.warn(f"bayescomp: pystan's compiled Stan program {name!r} in httpstan's "
+                          f"cache ({httpstan.cache.model_directory(model_name)}) is damaged: "
+                          f"{damage}; removing it and rebuilding", EngineWarning, stacklevel=5)
+            shutil.rmtree(httpstan.cache.model_directory(model_name), ignore_errors=True)
+        try:
+            with tempfile.TemporaryDirectory(prefix="bayescomp-build-") as cwd:
+                # No data: the child fails after compiling when the program has a data block;
+                # only the compiled model in the cache tells whether it worked.
+                done = subprocess.run([sys.executable, "-c", _BUILD_SCRIPT], input=code, cwd=cwd,
+                                      capture_output=True, text=True)
+        except BaseException:   # interrupted: httpstan's half-written model is no entry
+            shutil.rmtree(httpstan.cache.model_directory(model_name), ignore_errors=True)
+            raise
+        if show_progress:
+            sys.stderr.write(done.stdout + done.stderr)
+        if model_name not in httpstan.cache.list_model_names() or model_damage(model_name):
+            shutil.rmtree(httpstan.cache.model_directory(model_name), ignore_errors=True)
+            raise RuntimeError(f"pystan could not compile Stan program {name!r}:\n"
+                               f"{done.stdout}{done.stderr}")
+        _VERIFIED.add(model_name)
+
+
+_VERIFIED: set = set()   # models checked in this process: loaded by httpstan, not re-read
+
+
+def model_module(model_name: str) -> Path | None:
+    """The compiled module of a model in httpstan's cache, or None."""
+    import importlib.machinery
+
+    import httpstan.cache
+
+    directory = httpstan.cache.model_directory(model_name)
+    for suffix in importlib.machinery.EXTENSION_SUFFIXES:
+        found = sorted(directory.glob(f"*{suffix}"))
+        if found:
+            return found[0]
+    return None
+
+
+def model_damage(model_name: str) -> str | None:
+    """None when httpstan can load the model ``model_name`` from its cache, else why not."""
+    import httpstan.cache
+
+    directory = httpstan.cache.model_directory(model_name)
+    if not (directory / "stderr.log").is_file():
+        return "it has no stderr.log (an interrupted build?)"
+    module = model_module(model_name)
+    if module is None:
+        return "it has no compiled module"
+    return elf_damage(module)
 
 
 def forget_fits(model, sample_kwargs: dict) -> None:

@@ -10,8 +10,9 @@ function, arguments (httpstan's defaults) and seeds: a seed gives the very draws
 public route (tested bit for bit).
 
 The cache heals: each module sits in ``<user cache>/stan-native/<module>/`` beside a record
-of its size, SHA-256, program and toolchain, written after the build; a module whose record
-is missing or does not match is rebuilt (one warning saying so), never loaded. A lock file
+of its size, SHA-256, program and toolchain; the entry is built in a staging directory and
+renamed into place complete, so an interrupted or killed build leaves no entry. A module
+whose record is missing or does not match is rebuilt (one warning saying so), never loaded. A lock file
 per module makes concurrent first runs share one build. Modules are built without debug
 information (``-g0``): 1 MB of code instead of 100 MB with it.
 """
@@ -24,6 +25,7 @@ import json
 import os
 import platform
 import shutil
+import signal
 import subprocess
 import sys
 import sysconfig
@@ -36,13 +38,14 @@ from pathlib import Path
 import numpy as np
 
 from . import _httpstan
-from ._cache import file_lock, sha256, user_cache
+from ._cache import commit, file_lock, sha256, staging, user_cache
 from .engine import Draws, EngineWarning
 
 _DRIVER = Path(__file__).with_name("_native_driver.cpp")
 _MODULES: dict = {}
 _BUILD_LOCK = threading.Lock()
 _STANC_REFUSED = 3  # the build's exit code when stanc rejects the program
+_INTERRUPTED = 130  # the build's exit code on SIGINT, whatever it was doing
 
 
 class DriverBuildError(RuntimeError):
@@ -117,28 +120,31 @@ def _compile(name: str, code: str, show_progress: bool) -> Path:
             warnings.warn(f"bayescomp: the compiled Stan program {name!r} in the cache "
                           f"({target}) is damaged: {damage}; rebuilding it", EngineWarning,
                           stacklevel=4)
-        shutil.rmtree(target.parent, ignore_errors=True)
-        target.parent.mkdir(parents=True)
-        with tempfile.TemporaryDirectory(prefix="bayescomp-build-") as cwd:
-            # a child process in an empty working directory: setuptools writes ./build
-            done = subprocess.run(
-                [sys.executable, "-m", "bayescomp.sampling._native", module_name, str(target)],
-                input=code, cwd=cwd, capture_output=True, text=True,
-                env=dict(os.environ, PYTHONPATH=os.pathsep.join(
-                    [str(Path(__file__).resolve().parents[2])]
-                    + [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p])))
-        if show_progress:
-            sys.stderr.write(done.stdout + done.stderr)
-        if done.returncode != 0 or not target.is_file():
-            shutil.rmtree(target.parent, ignore_errors=True)
-            error = RuntimeError if done.returncode == _STANC_REFUSED else DriverBuildError
-            raise error(f"pystan's toolchain could not compile Stan program {name!r}:"
-                        f"\n{done.stdout}{done.stderr}")
-        record = dict(size=target.stat().st_size, sha256=sha256(target),
-                      program=hashlib.sha256(code.encode()).hexdigest(), toolchain=toolchain)
-        partial = record_path.with_name(f"record.{os.getpid()}.part")
-        partial.write_text(json.dumps(record, indent=1))
-        os.replace(partial, record_path)   # the record last: without it the module is not trusted
+        with staging(target.parent) as part:   # an entry exists only once complete
+            built = part / target.name
+            with tempfile.TemporaryDirectory(prefix="bayescomp-build-") as cwd:
+                # a child process in an empty working directory: setuptools writes ./build
+                done = subprocess.run(
+                    [sys.executable, "-m", "bayescomp.sampling._native", module_name, str(built)],
+                    input=code, cwd=cwd, capture_output=True, text=True,
+                    env=dict(os.environ, PYTHONPATH=os.pathsep.join(
+                        [str(Path(__file__).resolve().parents[2])]
+                        + [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p])))
+            if show_progress:
+                sys.stderr.write(done.stdout + done.stderr)
+            if done.returncode in (-signal.SIGINT, _INTERRUPTED):   # Ctrl-C reached it too
+                raise KeyboardInterrupt
+            if done.returncode < 0:   # killed: not a toolchain problem, so no fallback build
+                raise RuntimeError(f"the compile of Stan program {name!r} was killed by signal "
+                                   f"{-done.returncode}; run again to rebuild it")
+            if done.returncode != 0 or not built.is_file():
+                error = RuntimeError if done.returncode == _STANC_REFUSED else DriverBuildError
+                raise error(f"pystan's toolchain could not compile Stan program {name!r}:"
+                            f"\n{done.stdout}{done.stderr}")
+            record = dict(size=built.stat().st_size, sha256=sha256(built), name=name,
+                          program=hashlib.sha256(code.encode()).hexdigest(), toolchain=toolchain)
+            (part / record_path.name).write_text(json.dumps(record, indent=1))
+            commit(part, target.parent)
     return target
 
 
@@ -285,4 +291,10 @@ def failure_message(name, failures, max_lines=8):
 
 
 if __name__ == "__main__":  # the child process of _compile: python -m ... MODULE TARGET
+    # Ctrl-C (to the whole group) must read as an interrupt, not as a failed compile that
+    # the engine would answer by falling back to another build
+    def _stop(*_):   # SystemExit unwinds, removing the build's temporary directories
+        raise SystemExit(_INTERRUPTED)
+
+    signal.signal(signal.SIGINT, _stop)
     _build(sys.argv[1], sys.stdin.read(), Path(sys.argv[2]))
