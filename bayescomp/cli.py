@@ -94,8 +94,7 @@ def _status(unreliable: list[str], console: Console) -> int:
         return EXIT_OK
     console.write(f"bayescomp: UNRELIABLE: {', '.join(unreliable)} failed the sampler "
                   "diagnostics after the retries; no decision is made (exit code 1). Try "
-                  "--iter-warmup, --iter-sampling, --adapt-delta, --parameterization or "
-                  "--retries.")
+                  "--iter-warmup, --iter-sampling, --adapt-delta or --retries.")
     return EXIT_UNRELIABLE
 
 
@@ -389,10 +388,13 @@ def build_parser() -> argparse.ArgumentParser:
                            help="target acceptance rate of NUTS, in (0, 1) (default 0.95)")
         group.add_argument("--max-treedepth", type=_positive_int, metavar="N",
                            help="maximum tree depth of NUTS (default 10)")
-        group.add_argument("--parameterization", metavar="{auto,centered,noncentered}",
-                           help="how delta_i is sampled (default auto: chosen from the data)")
+        group.add_argument("--parameterization", metavar="{auto,marginal}",
+                           help="how the model is sampled (marginal: delta0 and every delta_i "
+                           "integrated out; the only form, kept for scripts)")
         group.add_argument("--prior", choices=sorted(PRIORS),
-                           help="hyper-priors: paper (Corani et al. 2017, default) or baycomp")
+                           help="model of delta_i and hyper-priors: paper (Corani et al. 2017, "
+                           "default), baycomp, kruschke, juarez_steel (Student-t with those "
+                           "priors on nu) or gaussian (normal delta_i)")
         group.add_argument("--retries", type=_non_negative_int, metavar="N",
                            help="refits with safer settings after a fit fails its diagnostics "
                            "(default 2; 0 disables)")
@@ -439,6 +441,8 @@ def build_parser() -> argparse.ArgumentParser:
     pairs.set_defaults(handler=_all_pairs, no_stan=False)
     from . import cli_rank  # `bayescomp rank`: the Plackett-Luce ranking, in its own module
     cli_rank.add_parser(commands)
+    from . import cli_cache  # `bayescomp cache`: the compiled programs' cache, in its own module
+    cli_cache.add_parser(commands)
     return parser
 
 

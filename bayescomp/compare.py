@@ -369,7 +369,7 @@ class AllPairsResult(Reportable):
         ]
         if unreliable:
             lines.append("what to do: run longer (iter_warmup, iter_sampling), raise adapt_delta, "
-                         "try the other parameterization, or more retries; see each pair's "
+                         "or more retries; see each pair's "
                          "result.summary()")
         return "\n".join(lines)
 

@@ -78,7 +78,7 @@ def diagnose(idata, var_names=None, max_treedepth: int = 10) -> Diagnostics:
     if divergences:
         problems.append(
             f"{divergences} divergent transition(s): the posterior may be biased; raise "
-            "adapt_delta (e.g. 0.95 or 0.99), or try the other parameterization of delta_i")
+            "adapt_delta (e.g. 0.99) and run longer")
     if max_rhat > RHAT_MAX:
         problems.append(f"R-hat {max_rhat:.3f} > {RHAT_MAX}: the chains disagree; run longer "
                         "(raise iter_warmup and iter_sampling) and check the trace plots")
@@ -92,7 +92,7 @@ def diagnose(idata, var_names=None, max_treedepth: int = 10) -> Diagnostics:
                         "raise max_treedepth")
     if min_bfmi < BFMI_MIN:
         problems.append(f"E-BFMI {min_bfmi:.2f} < {BFMI_MIN}: the sampler explores the energy "
-                        "poorly; try the other parameterization of delta_i")
+                        "poorly; run longer and check the trace plots of sigma0 and nu")
     return Diagnostics(max_rhat, min_bulk, min_tail, divergences, saturated, min_bfmi,
                        n_chains, n_draws, max_treedepth, tuple(problems))
 

@@ -5,17 +5,18 @@ The differences ``first - second`` on the n_i splits of dataset i are normal wit
 ``delta_i ~ Student-t(nu, delta0, sigma0)``; ``delta0`` and ``sigma0`` are uniform,
 ``sigma_i`` uniform, and ``nu - 1 ~ Gamma(alpha, beta)`` with uniform ``alpha`` and ``beta``.
 Stan's NUTS samples it (``stan/hierarchical.stan``) on the datasets' sufficient statistics,
-with ``sigma_i`` integrated out in closed form wherever that is numerically safe; ``sigma_i``
-is then drawn from its exact conditional given ``delta_i`` (:mod:`bayescomp.likelihood`).
-Likewise ``alpha`` and ``beta`` are integrated out of the prior of ``nu`` and drawn given
-``nu`` afterwards (:mod:`bayescomp.nu_prior`).
+with every ``delta_i`` integrated out through the Student-t's normal scale mixture; the
+``delta_i`` are then drawn from their exact conditionals, and ``alpha`` and ``beta`` given
+``nu`` (:mod:`bayescomp.hierarchical_program`, :mod:`bayescomp.nu_prior`). Other priors of
+``nu`` and a normal population are :data:`PRIORS` too.
 
 Constant differences on a dataset (zero variance) would make the posterior improper, as
 ``sigma_i -> 0`` is then unbounded. Every ``sigma_i`` therefore has a floor: the standard
 deviation ``q / sqrt(12)`` of a rounding error of one step ``q`` of the scores' resolution,
 where ``q`` is the smallest gap (above 1e-9 relative, i.e. floating-point noise) between two
-distinct scores of the dataset (of the whole collection if the dataset has none). Below it the data cannot tell variances apart.
-The floor is deterministic and, on datasets whose differences vary, far below ``sigma_i``.
+distinct scores of the dataset (of the whole collection if the dataset has none). Below it
+the data cannot tell variances apart. The floor is deterministic and, on datasets whose
+differences vary, far below ``sigma_i``.
 """
 from __future__ import annotations
 
@@ -26,17 +27,16 @@ from dataclasses import dataclass, field
 import arviz as az
 import numpy as np
 import pandas as pd
-import xarray as xr
 from scipy import stats
 
 from . import nu_prior, sampling
+from .hierarchical_program import PROGRAM, initial_values, prepare, to_user_scale
 from .baselines import baselines as run_baselines
 from .correlated import correlated_ttests
 from .data import Scores
 from .decisions import decide
 from .diagnostics import Diagnostics, diagnose, warn_if_problems
 from .exceptions import ConstantDifferencesWarning, RetryWarning
-from .likelihood import compound_symmetric_logpdf, draw_sigma, sigma_sampled
 from .reports import Reportable
 from .rope import Rope, most_probable_shares, region_labels
 
@@ -48,7 +48,8 @@ class HierarchicalPrior:
     Parameters
     ----------
     alpha, beta : (float, float)
-        Bounds of the uniform priors on the shape and rate of ``nu - 1 ~ Gamma(alpha, beta)``.
+        Bounds of the uniform priors on the shape and rate of ``nu - 1 ~ Gamma(alpha, beta)``
+        (with ``nu="gamma"``).
     sigma_factor : float
         Default upper bounds: ``sigma_i < sigma_factor x`` the mean within-dataset standard
         deviation of the differences, ``sigma0 < sigma_factor x`` the standard deviation of
@@ -57,6 +58,13 @@ class HierarchicalPrior:
         Explicit bounds in the units of the scores: ``delta0 ~ U(-delta0_bound, delta0_bound)``
         (default the largest absolute difference), ``sigma0 ~ U(0, sigma0_upper)``,
         ``sigma_i ~ U(floor_i, sigma_upper)``.
+    population : "student" or "normal"
+        The distribution of delta_i: Student-t (the paper's) or normal (no nu).
+    nu : "gamma", "kruschke" or "juarez_steel"
+        Prior of the Student-t's degrees of freedom, the choices of the authors' code: the
+        paper's ``nu - 1 ~ Gamma(alpha, beta)`` with uniform alpha and beta; Kruschke's
+        (2013) ``nu - 1 ~ Exponential(1 / 29)``; Juarez & Steel's (2010) ``nu ~ Gamma(2, 0.1)``
+        (restricted to nu > 1).
     """
 
     alpha: tuple[float, float] = (0.5, 5.0)
@@ -65,8 +73,14 @@ class HierarchicalPrior:
     delta0_bound: float | None = None
     sigma0_upper: float | None = None
     sigma_upper: float | None = None
+    population: str = "student"
+    nu: str = "gamma"
 
     def __post_init__(self):
+        if self.population not in ("student", "normal"):
+            raise ValueError(f"prior population must be 'student' or 'normal', got {self.population!r}")
+        if self.nu not in nu_prior.NU_PRIORS:
+            raise ValueError(f"prior nu must be one of {nu_prior.NU_PRIORS}, got {self.nu!r}")
         for name in ("alpha", "beta"):
             low, high = getattr(self, name)
             if not 0 < low < high:
@@ -82,287 +96,11 @@ PRIORS = {
     "paper": HierarchicalPrior(),
     # baycomp's HierarchicalTest defaults
     "baycomp": HierarchicalPrior(alpha=(1.0, 2.0), beta=(0.01, 0.1)),
+    # the other models of delta_i in the authors' code
+    "kruschke": HierarchicalPrior(nu="kruschke"),
+    "juarez_steel": HierarchicalPrior(nu="juarez_steel"),
+    "gaussian": HierarchicalPrior(population="normal"),
 }
-
-
-def _resolution(values: np.ndarray) -> float:
-    """Smallest gap between distinct scores, ignoring floating-point noise (0.7 + 0.02 vs 0.72)."""
-    gaps = np.diff(np.unique(values))
-    gaps = gaps[gaps > 1e-9 * max(1.0, float(np.max(np.abs(values))))]
-    return float(gaps.min()) if gaps.size else np.nan
-
-
-def _standard_errors(ss, n, rho, floor) -> np.ndarray:
-    """Standard error of each dataset's mean difference, its fold variance held at least at
-    the resolution floor (identical scores still carry the rounding of one step)."""
-    variance = np.maximum(ss / np.maximum(n - 1, 1) / (1 - rho), floor ** 2)
-    return np.sqrt(variance * (1 + (n - 1) * rho) / n)
-
-
-def _sigma0_median(means, noise, upper: float) -> float:
-    """Posterior median of sigma0 in the normal-population version of the model.
-
-    Means ``m_i ~ N(delta0, se_i^2 + sigma0^2)`` with delta0 flat and sigma0 uniform on
-    (0, upper): delta0 integrates out in closed form, and sigma0's density is evaluated on a
-    logarithmic grid. Cheap (datasets x 400 numbers) and close enough to steer the sampler.
-    """
-    low = 1e-3 * noise.min()
-    grid = np.geomspace(low, max(upper, 10 * low), 400)
-    variance = noise[None, :] ** 2 + grid[:, None] ** 2
-    weight = 1 / variance
-    centre = (weight * means).sum(axis=1) / weight.sum(axis=1)
-    log_density = (np.log(grid)  # the uniform prior, on the log grid
-                   - 0.5 * np.log(variance).sum(axis=1) - 0.5 * np.log(weight.sum(axis=1))
-                   - 0.5 * (weight * (means - centre[:, None]) ** 2).sum(axis=1))
-    cumulative = np.cumsum(np.exp(log_density - log_density.max()))
-    return float(grid[np.searchsorted(cumulative, cumulative[-1] / 2)])
-
-
-def choose_centering(means, ss, n, rho, floor=0.0, sigma0_upper=None) -> np.ndarray:
-    """Per dataset, whether to sample delta_i centred (True) or non-centred (False).
-
-    Centring mixes best where the data pin delta_i down compared with its prior scale
-    sigma0; the non-centred form avoids the funnel of a small sigma0 where they do not
-    (Betancourt & Girolami 2015). Dataset i is centred when sigma0's posterior median, in
-    the normal-population version of the model (:func:`_sigma0_median`), exceeds
-    ``sqrt(t^2 - 1)`` times the standard error ``se_i`` of its mean, with
-    ``t = 1.5 + 2 / sqrt(datasets)``; also when it lies far out (more than five robust
-    spreads and three of its own standard errors from the median), since an outlier's
-    delta_i sits in the tail of a heavy-tailed population, pinned by its data. Outliers do
-    not enter the estimate of sigma0: a Student-t population explains them by its tails.
-
-    One choice per dataset matters on real collections: datasets on which both algorithms
-    score identically pin their delta_i to the resolution of the scores, far more tightly
-    than noisy folds pin the others'; a single choice for all put half the collection in a
-    funnel (a 10-dataset 5 x 2 collection, half identical: R-hat 1.07, 3,740 of 4,000
-    draws at the maximum tree depth, E-BFMI 0.10 with all centred). With equal standard
-    errors the rule is close to the all-or-none rule of earlier versions, calibrated on
-    simulated collections (4 chains x (1000 + 1000), adapt_delta 0.95): centred when the
-    robust spread of the means exceeds ``t`` standard errors. With 54 datasets, centring
-    mixed from a ratio of about 1.4 up and failed below (R-hat 1.01-1.18); with 10 to 30
-    datasets the spread is itself uncertain (the MAD's relative standard error is about
-    1.2 / sqrt(datasets)), whence the margin 2 / sqrt(datasets).
-
-    Parameters
-    ----------
-    means, ss, n, rho : array_like
-        Each dataset's mean difference, sum of squared deviations, number of scores and
-        correlation.
-    floor : array_like
-        Lower bound of the fold standard deviation (the resolution floor of sigma_i).
-    sigma0_upper : float, optional
-        Upper bound of sigma0's uniform prior; default 1000 times the spread of the means.
-
-    Returns
-    -------
-    numpy.ndarray of bool
-    """
-    means, ss, n, rho = (np.asarray(v, dtype=float) for v in (means, ss, n, rho))
-    noise = _standard_errors(ss, n, rho, np.broadcast_to(np.asarray(floor, dtype=float),
-                                                           means.shape))
-    distance = np.abs(means - np.median(means))
-    spread = 1.4826 * np.median(distance)
-    outlying = distance > np.maximum(5 * spread, 3 * noise)
-    if sigma0_upper is None:
-        sigma0_upper = 1000 * max(means.std(), noise.max())
-    bulk = ~outlying if (~outlying).sum() >= 2 else np.ones_like(outlying)
-    sigma0 = _sigma0_median(means[bulk], noise[bulk], sigma0_upper)
-    threshold = 1.5 + 2 / np.sqrt(len(means))
-    return outlying | (sigma0 > np.sqrt(threshold ** 2 - 1) * noise)
-
-
-def describe_centering(centered) -> str:
-    """"centered", "noncentered", or "mixed (k of n centered)"."""
-    centered = np.atleast_1d(np.asarray(centered, dtype=bool))
-    if centered.all():
-        return "centered"
-    if not centered.any():
-        return "noncentered"
-    return f"mixed ({int(centered.sum())} of {centered.size} centered)"
-
-
-def _prepare(scores: Scores, first: str, second: str, prior: HierarchicalPrior,
-             parameterization: str):
-    """Stan data on a unit scale, the scale itself, and which delta_i are centred (a bool
-    per dataset)."""
-    differences = scores.differences(first, second)
-    rows = [scores.algorithm_index(first), scores.algorithm_index(second)]
-    n = scores.n_scores
-    means = np.array([x.mean() for x in differences])
-    ss = np.array([np.sum((x - x.mean()) ** 2) for x in differences])
-    magnitude = np.array([max(1.0, float(np.abs(d.values[rows]).max())) for d in scores.datasets])
-    # a - b with a = b + 0.02 differs from 0.02 by rounding: that spread is no information
-    ss = np.where(np.sqrt(ss / n) <= 1e-9 * magnitude, 0.0, ss)
-    resolution = np.array([_resolution(d.values[rows]) for d in scores.datasets])
-    if np.isnan(resolution).all():
-        raise ValueError(f"every score of {first} and {second} is the same number on every "
-                         "dataset: there is nothing to compare")
-    resolution = np.where(np.isnan(resolution), np.nanmin(resolution), resolution)
-    floor = resolution / np.sqrt(12)
-    constant = [name for name, s in zip(scores.dataset_names, ss) if s == 0]
-    if constant:
-        warnings.warn(
-            f"{first} - {second} is constant on dataset(s) {constant}; their sigma_i is "
-            "bounded below by the scores' resolution / sqrt(12) (see bayescomp.hierarchical)",
-            ConstantDifferencesWarning, stacklevel=3)
-
-    rho = scores.rho
-    # the floor stands in for the spread of constant datasets: the scale and the default
-    # bounds then never collapse to rounding noise
-    sds = np.maximum(np.sqrt(ss / n), floor)
-    within = sds.mean()
-    scale = within
-    among = means.std() if len(means) > 1 and means.std() > 0 else within
-    noise = _standard_errors(ss, n, rho, floor)
-    # delta0's uniform prior spans the largest difference (the paper's bound), and at least
-    # five standard errors beyond every dataset's mean: on constant differences the largest
-    # difference is the mean itself, and the posterior of delta0 would pile up at the bound
-    delta0_bound = prior.delta0_bound or max(
-        max(np.abs(x).max() for x in differences), float(np.max(np.abs(means) + 5 * noise)))
-    sigma0_upper = prior.sigma0_upper or prior.sigma_factor * among
-    sigma_upper = prior.sigma_upper or prior.sigma_factor * within
-    if sigma_upper <= floor.max():
-        raise ValueError(f"prior sigma_upper {sigma_upper} is below the resolution floor "
-                         f"{floor.max()} of sigma_i")
-
-    if parameterization == "auto":
-        centered = choose_centering(means, ss, n, rho, floor, sigma0_upper)
-    elif parameterization in ("centered", "noncentered"):
-        centered = np.full(len(means), parameterization == "centered")
-    else:
-        raise ValueError("parameterization must be 'auto', 'centered' or 'noncentered', "
-                         f"got {parameterization!r}")
-    data = dict(
-        n_datasets=len(scores), n_scores=[int(k) for k in n], rho=rho.tolist(),
-        mean_diff=(means / scale).tolist(), ss=(ss / scale ** 2).tolist(),
-        delta0_bound=float(delta0_bound / scale), sigma0_upper=float(sigma0_upper / scale),
-        **delta0_logit_guess(means / scale, ss / scale ** 2, n, rho, floor / scale,
-                              delta0_bound / scale, centered),
-        sigma_lower=(floor / scale).tolist(), sigma_upper=float(sigma_upper / scale),
-        **nu_prior.stan_data(prior.alpha, prior.beta), centered=centered.astype(int).tolist(),
-        sigma_sampled=sigma_sampled(n, ss, rho, floor).astype(int).tolist())
-    return data, float(scale), centered
-
-
-def delta0_logit_guess(means, ss, n, rho, floor, bound, centered) -> dict:
-    """How the Stan program standardises delta0 on the logit scale of its prior (a guess).
-
-    The centre comes from the median of the means. The scale is the spread of delta0's
-    posterior: with non-centred delta_i its whole spread, from the variance of the means and
-    their mean squared standard error, divided by the number of datasets; with every delta_i
-    centred the spread around their mean (sigma0 / sqrt(datasets)), since the program then
-    moves delta0 with that mean at ``delta0_logit_slope``. Only the sampler's efficiency
-    depends on these numbers, not the posterior.
-    """
-    all_centered = bool(np.all(centered))
-    variance = ss / np.maximum(n - 1, 1) / (1 - rho) * (1 + (n - 1) * rho) / n
-    noise = np.mean(np.maximum(variance, floor ** 2))
-    among = max(means.var() - noise, noise / 4) if all_centered else means.var() + noise
-    share = np.clip((np.median(means) + bound) / (2 * bound), 0.01, 0.99)
-    slope = 1 / (2 * bound * share * (1 - share))   # d logit / d delta0 at the centre
-    return dict(delta0_logit_center=float(np.log(share / (1 - share))),
-                delta0_logit_scale=float(slope * np.sqrt(among / len(means))),
-                delta0_logit_slope=float(slope if all_centered else 0.0),
-                delta0_guess=float(bound * (2 * share - 1)))
-
-
-def initial_values(data: dict, centered, chains: int, seed: int) -> list[dict]:
-    """Initial values per chain, in the posterior's bulk and spread around it.
-
-    Stan's default (uniform on (-2, 2) unconstrained) starts sigma0 at 10% to 90% of its
-    prior bound, a thousand times the spread of the data. From there the first warm-up
-    iterations overshoot into the corner where sigma0 is near 0 and nu near 1, in which
-    every non-centred delta_i follows a Cauchy-like prior: seen on a 54-dataset collection,
-    half of it identical, where one chain stayed at sigma0 = 4e-12 and nu = 1.04 with a
-    step size of 0 and every draw at the maximum tree depth (R-hat 1.55). Starting from the
-    normal-population estimate of sigma0 (:func:`_sigma0_median`) times exp(U(-1, 1)), each
-    delta_i within a standard error of its mean, delta0 within its guessed spread and
-    nu - 1 between 1.6 and 33 avoids that, and the chains still start apart for R-hat.
-    """
-    rng = np.random.default_rng([seed, 1015])
-    unit = {k: np.asarray(data[k], dtype=float)
-            for k in ("mean_diff", "ss", "n_scores", "rho", "sigma_lower")}
-    means, floor = unit["mean_diff"], unit["sigma_lower"]
-    se = _standard_errors(unit["ss"], unit["n_scores"], unit["rho"], floor)
-    sigma0 = _sigma0_median(means, se, data["sigma0_upper"])
-    centered = np.broadcast_to(np.asarray(centered, dtype=bool), means.shape)
-    sampled = np.asarray(data["sigma_sampled"], dtype=bool)
-    fold_sd = np.sqrt(unit["ss"] / np.maximum(unit["n_scores"] - 1, 1) / (1 - unit["rho"]))
-    inits = []
-    for _ in range(chains):
-        jitter = rng.uniform(-1, 1, means.size)
-        chain = dict(
-            delta0_z=float(rng.uniform(-1, 1)),
-            sigma0=float(min(sigma0 * np.exp(rng.uniform(-1, 1)), 0.5 * data["sigma0_upper"])),
-            log_nu_minus_one=float(rng.uniform(0.5, 3.5)),
-            delta_param=np.where(centered, means + jitter * se, jitter).tolist())
-        if sampled.any():
-            low = floor[sampled]
-            start = np.maximum(fold_sd[sampled], low * 1.05) * np.exp(rng.uniform(0, 0.2, low.size))
-            chain["sigma_param"] = np.minimum(start, 0.5 * data["sigma_upper"]).tolist()
-        inits.append(chain)
-    return inits
-
-
-def delta_from_parameters(posterior, centered) -> xr.DataArray:
-    """delta_i from the sampled delta_param: itself where centred, else delta0 + sigma0 x it."""
-    param = posterior["delta_param"]
-    centered = np.broadcast_to(np.asarray(centered, dtype=bool), param.shape[-1:])
-    if centered.all():
-        return param
-    shifted = (posterior["delta0"] + posterior["sigma0"] * param).transpose(*param.dims)
-    return param.copy(data=np.where(centered, param.values, shifted.values))
-
-
-def sigma_from_parameters(posterior, delta: xr.DataArray, data: dict, rng) -> xr.DataArray:
-    """sigma_i: sampled by Stan where it stayed a parameter, else drawn given delta_i.
-
-    Everything on the unit scale of the Stan data; ``delta`` as from
-    :func:`delta_from_parameters`.
-    """
-    sampled = np.asarray(data["sigma_sampled"], dtype=bool)
-    unit = {k: np.asarray(data[k], dtype=float)
-            for k in ("mean_diff", "ss", "n_scores", "rho", "sigma_lower")}
-    sigma = draw_sigma(delta.values, unit["mean_diff"], unit["ss"], unit["n_scores"],
-                       unit["rho"], unit["sigma_lower"], data["sigma_upper"], rng)
-    if sampled.any():
-        sigma[..., sampled] = posterior["sigma_param"].values
-    return delta.copy(data=sigma)
-
-
-def _user_scale(idata, data: dict, scale: float, datasets, centered: bool, seed: int,
-                log_likelihood: bool, prior: HierarchicalPrior) -> az.InferenceData:
-    """The posterior on the units of the scores, with datasets named, and sigma_i, alpha and
-    beta drawn given the sampled parameters."""
-    posterior = idata.posterior
-
-    def per_dataset(variable):
-        extra = [d for d in variable.dims if d not in ("chain", "draw")][0]
-        return variable.rename({extra: "dataset"}).assign_coords(dataset=list(datasets))
-
-    delta = delta_from_parameters(posterior, centered)
-    # its own stream: the seed also seeds Stan, and these draws must not mirror Stan's
-    rng = np.random.default_rng([seed, 2017])
-    sigma = per_dataset(sigma_from_parameters(posterior, delta, data, rng) * scale)
-    delta = per_dataset(delta * scale)
-    # nu from the sampled log(nu - 1): CmdStan's CSV keeps 6 digits, which round a nu
-    # within 5e-6 of 1 to exactly 1, and log(nu - 1) would then be -inf
-    nu = 1 + np.exp(posterior["log_nu_minus_one"])
-    alpha, beta = (nu.copy(data=draws) for draws in nu_prior.draw_alpha_beta(
-        nu.values, prior.alpha, prior.beta, rng))
-    user = xr.Dataset({
-        "delta0": posterior["delta0"] * scale, "sigma0": posterior["sigma0"] * scale,
-        "nu": nu, "alpha": alpha, "beta": beta,
-        "delta": delta, "sigma": sigma, "delta_next": posterior["delta_next"] * scale},
-        attrs=posterior.attrs)
-    groups = dict(posterior=user, sample_stats=idata.sample_stats)
-    if log_likelihood:
-        means, ss = (np.asarray(data[k]) * factor
-                     for k, factor in (("mean_diff", scale), ("ss", scale ** 2)))
-        log_lik = compound_symmetric_logpdf(means, ss, np.asarray(data["n_scores"]),
-                                            np.asarray(data["rho"]), delta.values, sigma.values)
-        groups["log_likelihood"] = xr.Dataset({"differences": delta.copy(data=log_lik)})
-    return az.InferenceData(**groups)
 
 
 @dataclass(frozen=True)
@@ -430,11 +168,8 @@ class HierarchicalResult(Reportable):
 
     def _advice(self) -> str:
         s = self.settings
-        other = _other_parameterization(s["parameterization"])
         steps = ["run longer (iter_warmup, iter_sampling; CLI --iter-warmup, --iter-sampling)",
                  f"raise adapt_delta above {s['adapt_delta']} (--adapt-delta)"]
-        if other is not None:
-            steps.append(f"try parameterization={other!r} (--parameterization {other})")
         if s.get("retries", 0) == 0:
             steps.append("or let the package retry (retries=2, --retries 2)")
         return "; ".join(steps) + "; then check the trace plots (plots.plot_diagnostics)"
@@ -499,7 +234,7 @@ class HierarchicalResult(Reportable):
             f"Hierarchical model: {self.first} - {self.second} on {len(self.datasets)} datasets, "
             f"ROPE {self.rope}",
             *self.verdicts(),
-            f"  prior {s['prior_name']}, {s['parameterization']} delta_i, backend {s['backend']}, "
+            f"  prior {s['prior_name']}, delta_i {s['parameterization']}, backend {s['backend']}, "
             f"seed {s['seed']}",
             f"  engine {s.get('engine_version')}, route {s.get('route')}, Stan {s.get('stan_version')}",
             f"delta0 (mean difference of the population): mean {n(d0['mean'])}, sd {n(d0['sd'])}, "
@@ -564,31 +299,19 @@ def _region_summary(draws, rope: Rope, hdi_prob: float = 0.95) -> dict:
                 hdi_high=high, p_left=left, p_rope=inside, p_right=right)
 
 
-def _other_parameterization(used: str) -> str | None:
-    """The fixed parameterisation a retry switches to from ``used`` (as
-    :func:`describe_centering` names it), or None if there is none.
-
-    From a mixed choice both fixed forms are "other"; the non-centred one is taken: where
-    it samples badly (delta_i pinned by their data) it mixes slowly, which the doubled
-    iterations address, whereas a centred funnel diverges.
-    """
-    if used.startswith("mixed"):
-        return "noncentered"
-    return {"centered": "noncentered", "noncentered": "centered"}.get(used)
+PARAMETERIZATIONS = ("auto", "marginal")
 
 
-def _safer_run(run: dict, retry: int, first_used: str) -> dict | None:
+def _safer_run(run: dict, retry: int) -> dict | None:
     """Settings of retry number ``retry`` (from 1), or None when there is no safer one.
 
     Retry 1 raises adapt_delta to at least 0.99 and doubles iter_warmup and iter_sampling;
-    retry 2 keeps these and switches to the other parameterisation than the first fit used.
+    retry 2 doubles them again. A slow-mixing posterior (a population split in two
+    clusters, few datasets) needs more draws, not another step size.
     """
-    if retry == 1:
+    if retry in (1, 2):
         return dict(run, adapt_delta=max(0.99, run["adapt_delta"]),
                     iter_warmup=2 * run["iter_warmup"], iter_sampling=2 * run["iter_sampling"])
-    other = _other_parameterization(first_used)
-    if retry == 2 and other is not None:
-        return dict(run, parameterization=other)
     return None
 
 
@@ -609,11 +332,14 @@ def hierarchical(scores: Scores, first: str, second: str, *, rope=0.01, prior="p
         Algorithms; differences are ``first - second``.
     rope : float or (float, float)
         Region of practical equivalence in the units of the scores.
-    prior : "paper", "baycomp" or HierarchicalPrior
-    parameterization : "auto", "centered" or "noncentered"
-        How delta_i is sampled. "auto" decides from the data (:func:`choose_centering`):
-        centred when the datasets' means pin the delta_i down (centring then mixes best),
-        non-centred when they do not (avoiding the funnel of a small sigma0).
+    prior : str or HierarchicalPrior
+        A name in :data:`PRIORS` ("paper", "baycomp", "kruschke", "juarez_steel",
+        "gaussian") or a prior.
+    parameterization : "auto" or "marginal"
+        How the program is sampled: with every delta_i integrated out ("marginal", the only
+        one; "auto" names it too). The centred and non-centred forms of earlier versions
+        each failed on some real collections (funnels between sigma0 and the delta_i of
+        near-identical algorithms) and were removed.
     backend : "auto", "cmdstanpy" or "pystan"
     route : str
         How the engine reaches Stan (:func:`bayescomp.sampling.sample`); "auto" is its fastest.
@@ -628,9 +354,9 @@ def hierarchical(scores: Scores, first: str, second: str, *, rope=0.01, prior="p
         of delta_i and sigma_i (a ``log_likelihood`` group, e.g. for ``arviz.loo``).
     retries : int
         How many times a fit that fails its diagnostics is run again with safer settings,
-        with the same seed (0 disables): first with adapt_delta raised to at least 0.99 and
-        iter_warmup and iter_sampling doubled, then also with the other parameterisation
-        than the first fit used. Sampling stops at the first fit that passes. Each retry
+        with the same seed (0 disables): with adapt_delta raised to at least 0.99 and
+        iter_warmup and iter_sampling doubled, and doubled again at the second retry.
+        Sampling stops at the first fit that passes. Each retry
         is announced by a :class:`RetryWarning`; ``settings["attempts"]`` records every fit.
         At most 2 retries are defined.
 
@@ -655,52 +381,48 @@ def hierarchical(scores: Scores, first: str, second: str, *, rope=0.01, prior="p
         raise ValueError(f"retries must be a non-negative integer, got {retries!r}")
     if seed is None:
         seed = int(np.random.default_rng().integers(2 ** 31 - 1))
+    if parameterization not in PARAMETERIZATIONS:
+        raise ValueError(f"parameterization must be one of {PARAMETERIZATIONS}, got "
+                         f"{parameterization!r} (the centred and non-centred forms were "
+                         "replaced by the marginal one, which samples every collection)")
     what = f"hierarchical model {first} - {second}"
-    data, scale, centered = _prepare(scores, first, second, prior, parameterization)
-    run = dict(parameterization=parameterization, adapt_delta=adapt_delta,
-               iter_warmup=iter_warmup, iter_sampling=iter_sampling)
+    data, scale = prepare(scores, first, second, prior)
+    var_names = ["delta0", "sigma0", "delta", "sigma"] + (["nu"] if data["population"] else [])
+    run = dict(adapt_delta=adapt_delta, iter_warmup=iter_warmup, iter_sampling=iter_sampling)
     attempts = []
     while True:
         started = time.perf_counter()
-        fit = sampling.sample("hierarchical", data, backend=backend, route=route, chains=chains,
-                              inits=initial_values(data, centered, chains, seed),
+        fit = sampling.sample(PROGRAM, data, backend=backend, route=route, chains=chains,
+                              inits=initial_values(data, chains, seed),
                               iter_warmup=run["iter_warmup"], iter_sampling=run["iter_sampling"],
                               seed=seed, adapt_delta=run["adapt_delta"],
                               max_treedepth=max_treedepth, show_progress=show_progress)
-        idata = _user_scale(fit, data, scale, scores.dataset_names, centered, seed,
-                            log_likelihood, prior)
-        diagnostics = diagnose(idata, var_names=["delta0", "sigma0", "nu", "delta", "sigma"],
-                               max_treedepth=max_treedepth)
+        idata = to_user_scale(fit, data, scale, scores.dataset_names, seed, log_likelihood,
+                              prior)
+        diagnostics = diagnose(idata, var_names=var_names, max_treedepth=max_treedepth)
         attempts.append(dict(
-            attempt=len(attempts) + 1, parameterization=describe_centering(centered),
+            attempt=len(attempts) + 1, parameterization="marginal",
             adapt_delta=run["adapt_delta"], iter_warmup=run["iter_warmup"],
             iter_sampling=run["iter_sampling"], ok=diagnostics.ok,
             verdict=diagnostics.verdict, problems=diagnostics.problems,
             seconds=time.perf_counter() - started))
         safer = None if diagnostics.ok or len(attempts) > retries else \
-            _safer_run(run, len(attempts), attempts[0]["parameterization"])
+            _safer_run(run, len(attempts))
         if safer is None:
             break
-        switched = safer["parameterization"] != run["parameterization"]
         run = safer
         warnings.warn(
-            f"{what}: retried with "
-            + (f"the {run['parameterization']} parameterization, " if switched else "")
-            + f"adapt_delta {run['adapt_delta']}, {run['iter_warmup']} + "
+            f"{what}: retried with adapt_delta {run['adapt_delta']}, {run['iter_warmup']} + "
             f"{run['iter_sampling']} iterations after: " + "; ".join(diagnostics.problems),
             RetryWarning, stacklevel=2)
-        if switched:
-            with warnings.catch_warnings():
-                # constant datasets were already reported by the first _prepare
-                warnings.simplefilter("ignore", ConstantDifferencesWarning)
-                data, scale, centered = _prepare(scores, first, second, prior,
-                                                 run["parameterization"])
     warn_if_problems(diagnostics, what + (f" (after {len(attempts)} attempts)"
                                           if len(attempts) > 1 else ""))
 
     post = idata.posterior
-    nu, delta0, sigma0 = (post[v].values.reshape(-1) for v in ("nu", "delta0", "sigma0"))
-    next_masses = rope.probabilities(stats.t(nu, loc=delta0, scale=sigma0))
+    delta0, sigma0 = (post[v].values.reshape(-1) for v in ("delta0", "sigma0"))
+    population = (stats.t(post["nu"].values.reshape(-1), loc=delta0, scale=sigma0)
+                  if data["population"] else stats.norm(loc=delta0, scale=sigma0))
+    next_masses = rope.probabilities(population)
 
     with warnings.catch_warnings():
         # constant datasets were already reported above
@@ -716,7 +438,7 @@ def hierarchical(scores: Scores, first: str, second: str, *, rope=0.01, prior="p
                      **{f"delta_{k}" if k in ("mean", "sd", "hdi_low", "hdi_high") else k: v
                         for k, v in shrunk.items()}})
     settings = dict(prior_name=prior_name, prior=prior,
-                    parameterization=describe_centering(centered), centered=centered,
+                    parameterization="marginal",
                     backend=fit.attrs.get("backend", backend), seed=seed, scale=scale,
                     **{key: fit.attrs.get(key) for key in ("engine_version", "route", "stan_version")},
                     chains=chains, iter_warmup=run["iter_warmup"],

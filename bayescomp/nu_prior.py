@@ -161,3 +161,31 @@ def draw_alpha_beta(nu, alpha=(0.5, 5.0), beta=(0.05, 0.15), rng=None):
                                  rng.uniform(size=len(x))) / x
     drawn_beta = np.clip(drawn_beta, *beta)
     return drawn_alpha.reshape(nu.shape), drawn_beta.reshape(nu.shape)
+
+
+# Priors of nu the authors' code also offers, in closed form on u = log(nu - 1): the
+# log density (constants dropped) and its derivative, with x = nu - 1 = exp(u).
+# Kruschke (2013): nu - 1 ~ Exponential(rate 1/29), mean 30. Juarez & Steel (2010):
+# nu ~ Gamma(2, rate 0.1), here restricted to nu > 1 like every prior of the program.
+_CLOSED_FORMS = {
+    "kruschke": (1 / 29, lambda u, x: (u - x / 29, 1 - x / 29)),
+    "juarez_steel": (0.1, lambda u, x: (u + np.log1p(x) - 0.1 * x, 1 + x / (1 + x) - 0.1 * x)),
+}
+NU_PRIORS = ("gamma", *_CLOSED_FORMS)
+
+
+def stan_data_for(nu: str, alpha=(0.5, 5.0), beta=(0.05, 0.15)) -> dict:
+    """The table of the prior of ``log(nu - 1)`` named ``nu`` (one of :data:`NU_PRIORS`):
+    "gamma" is the paper's (``nu - 1 ~ Gamma(alpha, beta)``, uniform alpha and beta)."""
+    if nu == "gamma":
+        return stan_data(alpha, beta)
+    if nu not in _CLOSED_FORMS:
+        raise ValueError(f"unknown prior of nu {nu!r}; choose from {NU_PRIORS}")
+    rate, form = _CLOSED_FORMS[nu]
+    # the same grid as the paper's prior, up to where the exponential tail is e^-600
+    size = int(np.ceil((np.log(600 / rate) - GRID_START) / GRID_STEP)) + 1
+    u = GRID_START + GRID_STEP * np.arange(size)
+    value, slope = form(u, np.exp(u))
+    return dict(nu_prior_start=GRID_START, nu_prior_step=GRID_STEP, nu_prior_size=size,
+                nu_prior_log_density=(value - value.max()).tolist(),
+                nu_prior_slope=slope.tolist())

@@ -15,12 +15,13 @@ import xarray as xr
 
 from . import sampling
 from .data import Scores
+from .hierarchical_program import prepare
 
 # the module, not the function bayescomp/__init__.py exports under the same name
 _hierarchical = importlib.import_module(".hierarchical", __package__)
 
 PROGRAM = "hierarchical_reference"
-# what the reference program reads from the data of bayescomp.hierarchical._prepare
+# what the reference program reads from the data of bayescomp.hierarchical_program.prepare
 _DATA_KEYS = ("n_datasets", "n_scores", "rho", "mean_diff", "ss", "delta0_bound",
               "sigma0_upper", "sigma_lower", "sigma_upper")
 
@@ -43,8 +44,11 @@ def reference_data(scores: Scores, first: str, second: str, prior) -> tuple[dict
         bounds of alpha and beta) and the scale to multiply the sampled differences by.
     """
     prior = _resolve_prior(prior)
-    prepared = _hierarchical._prepare(scores, first, second, prior, "centered")
-    data, scale = prepared[0], float(prepared[1])
+    if (prior.population, prior.nu) != ("student", "gamma"):
+        raise ValueError("the reference program is the paper's model: a Student-t population "
+                         "with nu - 1 ~ Gamma(alpha, beta); got population "
+                         f"{prior.population!r}, nu {prior.nu!r}")
+    data, scale = prepare(scores, first, second, prior)
     data = {key: data[key] for key in _DATA_KEYS}
     data.update(alpha_lower=float(prior.alpha[0]), alpha_upper=float(prior.alpha[1]),
                 beta_lower=float(prior.beta[0]), beta_upper=float(prior.beta[1]))

@@ -19,13 +19,11 @@ Hierarchical program (:func:`sbc_hierarchical`)
     rho_i) / n_i)`` and ``S_i ~ sigma_i^2 (1 - rho_i) chi2_{n_i - 1}``, independent (the
     mean lies along the eigenvector 1 of the compound-symmetric covariance, S on its
     orthogonal complement). Ranked: ``delta0``, ``sigma0``, ``nu``, ``delta_1`` and
-    ``sigma_1`` (integrated out by the sampler where safe and drawn afterwards from its
-    conditional, which the rank of sigma_1 checks; the floor 0.1 is near the spread of
-    some datasets, so both forms and the truncation terms are exercised). The
-    parameterization of delta_i (centred or not) is chosen from the simulated data by the
-    rule of :func:`bayescomp.hierarchical.hierarchical` ("auto", ``choose_centering``); that
-    changes how NUTS moves, not the model, so the ranks stay uniform. The data dict is built
-    here, so a new data variable of the program needs a line in this module.
+    ``sigma_1``. The program integrates every delta_i out and delta_1 is drawn afterwards from
+    its normal conditional (:func:`bayescomp.hierarchical_program.draw_delta`), which the
+    rank of delta_1 checks; the floor 0.1 of sigma_i is near the spread of some datasets.
+    The data dict is built here, so a new data variable of the program needs a line in
+    this module.
 
 Correlated program (:func:`sbc_correlated`)
     Its prior ``p(mu, sigma) ~ 1/sigma`` is improper, so there is no prior to draw from.
@@ -66,9 +64,7 @@ from scipy import stats
 
 from . import nu_prior, sampling
 from .correlated import CorrelatedPosterior
-from .hierarchical import (choose_centering, delta0_logit_guess, delta_from_parameters,
-                           sigma_from_parameters)
-from .likelihood import sigma_sampled
+from .hierarchical_program import draw_delta, initial_values
 from .simulate import compound_symmetric
 
 __all__ = ["FixedPrior", "SBCResult", "sbc_hierarchical", "sbc_correlated",
@@ -161,7 +157,7 @@ class SBCResult:
         L, the thinned draws each rank is taken among.
     fits : pandas.DataFrame
         Per replication: ``seed``, ``divergences``, ``min_ess`` (smallest bulk ESS of the
-        ranked parameters over all draws), ``centered`` (hierarchical), ``seconds``.
+        ranked parameters over all draws), ``seconds``.
     truth : pandas.DataFrame
         The true values that were ranked.
     settings : dict
@@ -247,32 +243,28 @@ def _hierarchical_replication(sequence, prior: FixedPrior, fit_prior: FixedPrior
     means = rng.normal(truth["delta"], np.sqrt(variance * (1 + (n - 1) * rho_vec) / n))
     ss = variance * (1 - rho_vec) * rng.chisquare(n - 1)
     fit_rho_vec = np.full(n_datasets, rho if fit_rho is None else fit_rho)
-    # the "auto" rule of hierarchical(): it changes how NUTS moves, not the model
     stan_prior = fit_prior.stan_data(n_datasets)
-    centered = choose_centering(means, ss, n, fit_rho_vec, np.asarray(stan_prior["sigma_lower"]))
     data = dict(n_datasets=n_datasets, n_scores=n.tolist(), rho=fit_rho_vec.tolist(),
-                mean_diff=means.tolist(), ss=ss.tolist(), centered=centered.astype(int).tolist(),
-                sigma_sampled=sigma_sampled(n, ss, fit_rho_vec, stan_prior["sigma_lower"])
-                .astype(int).tolist(), **stan_prior,
-                **delta0_logit_guess(means, ss, n, fit_rho_vec, np.asarray(stan_prior["sigma_lower"]),
-                                     stan_prior["delta0_bound"], centered))
+                mean_diff=means.tolist(), ss=ss.tolist(), population=1, **stan_prior)
     seed = _stan_seed(sequence)
     start = time.perf_counter()
-    idata = sampling.sample("hierarchical", data, seed=seed, **sample_options)
+    idata = sampling.sample("hierarchical", data, seed=seed,
+                            inits=initial_values(data, sample_options.get("chains", 4), seed),
+                            **sample_options)
     seconds = time.perf_counter() - start
     post = idata.posterior
-    delta = delta_from_parameters(post, centered)
-    sigma = sigma_from_parameters(post, delta, data, rng)
+    nu = 1 + np.exp(post["log_nu_minus_one"].values[..., 0])
+    sigma = post["sigma"].values
+    delta = draw_delta(post["delta0"].values, post["sigma0"].values, sigma, nu,
+                       post["lambda_z"].values, data, rng)
     draws = {"delta0": post["delta0"].values, "sigma0": post["sigma0"].values,
-             "nu": post["nu"].values, "delta_1": delta.values[:, :, 0],
-             "sigma_1": sigma.values[:, :, 0]}
+             "nu": nu, "delta_1": delta[:, :, 0], "sigma_1": sigma[:, :, 0]}
     true = {"delta0": truth["delta0"], "sigma0": truth["sigma0"], "nu": truth["nu"],
             "delta_1": truth["delta"][0], "sigma_1": truth["sigma"][0]}
     ranks = {k: int(np.sum(_thin(v, n_draws) < true[k])) for k, v in draws.items()}
     ess = min(float(az.ess(np.asarray(v))) for v in draws.values())
     fit = dict(seed=seed, divergences=int(idata.sample_stats["diverging"].sum()),
-               min_ess=ess, centered=int(centered.sum()), sigma_1_sampled=data["sigma_sampled"][0],
-               seconds=seconds)
+               min_ess=ess, seconds=seconds)
     return ranks, true, fit
 
 

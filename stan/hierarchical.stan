@@ -1,51 +1,57 @@
 // Hierarchical model of Corani, Benavoli, Demsar, Mangili & Zaffalon (2017, Machine Learning
-// 106) for the differences of two algorithms on many datasets, written on each dataset's
-// sufficient statistics (n, rho, mean, sum of squared deviations) instead of the raw
-// n x n covariance of the original code: same posterior, O(datasets) per gradient.
-// The caller rescales the differences to unit order and passes the prior bounds.
+// 106) for the differences of two algorithms on many datasets, with delta0 and every
+// delta_i integrated out.
+// stan/hierarchical_reference.stan is the same model written plainly; tests compare the two.
 //
-// sigma_i is integrated out analytically wherever that is numerically safe (the caller
-// says where, in sigma_sampled). With sigma_i ~ U(L, U) and A = S / (1 - rho)
-// + n (m - delta)^2 / (1 + (n - 1) rho), the likelihood integrates to a constant times
-//   A^(-a) [Q(a, A / 2U^2) - Q(a, A / 2L^2)],   a = (n - 1) / 2,
-// Q the regularized upper incomplete gamma function. A^(-a) is, up to a constant, a Student-t
-// density of the mean with n - 2 degrees of freedom, location delta and scale
-// sqrt(S (1 + (n - 1) rho) / (n (1 - rho) (n - 2))). The bracket is the share of that
-// integral inside (L, U); it differs from 1 by less than 1e-17 unless delta is far from the
-// mean or the floor L is near the data's own spread, so it is only evaluated then. The sampler
-// then moves in 3 + n_datasets dimensions instead of 5 + 2 n_datasets (alpha and beta are
-// integrated out of the prior of nu too), with no funnel between delta_i and sigma_i; the
-// caller draws sigma_i, alpha and beta from their exact conditionals afterwards.
+// Each dataset enters through its sufficient statistics: the mean m_i of its n_i differences
+// is N(delta_i, sigma_i^2 v_i), v_i = rho_i + (1 - rho_i) / n_i, and the sum of squared
+// deviations is sigma_i^2 (1 - rho_i) chi^2_(n_i - 1), independently. The Student-t
+// population delta_i ~ t(nu, delta0, sigma0) is written as the scale mixture
+// delta_i ~ N(delta0, sigma0^2 / lambda_i), lambda_i ~ Gamma(nu / 2, nu / 2), so delta_i
+// integrates out in closed form: m_i ~ N(delta0, sigma_i^2 v_i + sigma0^2 / lambda_i).
+// Given those variances, delta0 (uniform on (-B, B)) has a truncated normal posterior and
+// integrates out too; it is drawn in generated quantities. The caller draws delta_i
+// afterwards from its normal conditional, and alpha and beta given nu (their prior of nu
+// arrives integrated, as a table: bayescomp.nu_prior).
+//
+// Why: with delta_i a parameter, a collection where sigma0's posterior reaches from 0 to
+// past some datasets' standard errors (near-identical algorithms; identical or constant
+// scores) puts those delta_i in a funnel whether they are centred or not; the sampler
+// diverged or stalled on 14 of 37 benchmark collections. With delta0 a parameter, its
+// spread shrinks with sigma0 until datasets with identical scores pin it (a funnel seen on
+// 6 datasets, 2 identical: 142 divergences at small sigma0). Here nothing scales with sigma0.
+// log(lambda_i) is standardised by its prior mean and standard deviation given nu, so the
+// sampler sees z-scores whatever nu is (the raw log(lambda_i) would form a funnel with nu).
+// With population = 0 (the "gaussian" prior) lambda_i = 1 and there is no nu.
 functions {
-#include compound_symmetry.stanfunctions
+  // mean and standard deviation of log(lambda), lambda ~ Gamma(a, a), and the constant
+  // a log(a) - a - lgamma(a) of its log density. Stirling's series where a is large: the
+  // direct forms cancel terms of size a log(a) (at nu = 1e25, reached in a warm-up, into
+  // noise of 1e10 that swamped nu's prior).
+  vector log_gamma_moments(real a) {
+    if (a > 10) {
+      real inv = 1 / a;
+      real inv2 = square(inv);
+      return [-inv * (0.5 + inv * (1.0 / 12 - inv2 * (1.0 / 120 - inv2 / 252))),
+              sqrt(trigamma(a)),
+              0.5 * log(a) - 0.5 * log(2 * pi())
+                - inv * (1.0 / 12 - inv2 * (1.0 / 360 - inv2 / 1260))]';
+    }
+    return [digamma(a) - log(a), sqrt(trigamma(a)), a * log(a) - a - lgamma(a)]';
+  }
 
-  // log Q(a, x), Q the regularized upper incomplete gamma function. Far in the upper tail
-  // (delta_i far from its dataset's mean, as at a random initial value) Q underflows; there
-  // Legendre's continued fraction is evaluated with log(Q) taken analytically.
-  real log_gamma_q(real a, real x) {
-    real q = gamma_q(a, x);
-    if (q > 1e-250) {
-      return log(q);
-    }
-    real tiny = 1e-300;
-    real b = x + 1 - a;
-    real c = 1 / tiny;
-    real d = 1 / b;
-    real h = d;
-    int i = 1;
-    real step = 0;
-    while (i < 500 && abs(step - 1) > 1e-15) {
-      real an = -i * (i - a);
-      b += 2;
-      d = an * d + b;
-      d = 1 / (abs(d) < tiny ? tiny : d);
-      c = b + an / c;
-      c = abs(c) < tiny ? tiny : c;
-      step = d * c;
-      h *= step;
-      i += 1;
-    }
-    return -x + a * log(x) - lgamma(a) + log(h);
+  // Given each mean's variance (as weights w_i = 1 / variance), delta0 ~ U(-bound, bound)
+  // has the posterior N(centre, 1 / sum(w)) truncated to the bound: [centre, sd, log of the
+  // integral of prod_i N(m_i | delta0, 1 / w_i) over delta0 in (-bound, bound), up to
+  // constants].
+  vector delta0_marginal(vector mean_diff, vector weight, real bound) {
+    real precision = sum(weight);
+    real centre = dot_product(weight, mean_diff) / precision;
+    real sd = inv_sqrt(precision);
+    real inside = log_diff_exp(normal_lcdf(bound | centre, sd), normal_lcdf(-bound | centre, sd));
+    return [centre, sd,
+            0.5 * (sum(log(weight)) - log(precision))
+            - 0.5 * dot_product(weight, square(mean_diff - centre)) + inside]';
   }
 
   // A function tabulated with its derivative on a uniform grid, by cubic Hermite interpolation;
@@ -75,16 +81,6 @@ functions {
     return (2 * t3 - 3 * t2 + 1) * value[low] + (t3 - 2 * t2 + t) * step * slope[low]
            + (3 * t2 - 2 * t3) * value[high] + (t3 - t2) * step * slope[high];
   }
-
-  // log of the share of the sigma-integral that lies inside (sigma_low, sigma_high)
-  real sigma_bounds_share(real shape, real quad, real sigma_low, real sigma_high,
-                          int lower_matters) {
-    real log_upper_tail = log_gamma_q(shape, quad / (2 * square(sigma_high)));
-    if (lower_matters) {
-      return log_diff_exp(log_upper_tail, log_gamma_q(shape, quad / (2 * square(sigma_low))));
-    }
-    return log_upper_tail;
-  }
 }
 data {
   int<lower=1> n_datasets;
@@ -93,173 +89,78 @@ data {
   vector[n_datasets] mean_diff;
   vector<lower=0>[n_datasets] ss;
   real<lower=0> delta0_bound;               // delta0 ~ U(-bound, bound)
-  // delta0 is sampled as delta0_z, its logit-scale value shifted and scaled by the caller's
-  // guess of where the posterior lies and how wide it is. On Stan's own logit scale delta0
-  // is some 40 times narrower than the other parameters, and the first adaptation window
-  // (unit metric) then spent a third of the warm-up's leapfrog steps.
-  real delta0_logit_center;
-  real<lower=0> delta0_logit_scale;
-  // With centred delta_i, delta0 given the delta_i lies near their mean: its logit also
-  // moves by slope x (mean(delta_param) - delta0_guess), so that delta0_z is its deviation
-  // from that mean, nearly independent of the delta_i. The map from (delta0_z, delta_param)
-  // to (delta0, delta_param) is triangular: its Jacobian is d delta0 / d delta0_z alone.
-  // This raised the ESS of delta0 per leapfrog step by 30%. Zero when non-centred.
-  real delta0_logit_slope;
-  real delta0_guess;
   real<lower=0> sigma0_upper;               // sigma0 ~ U(0, upper)
   vector<lower=0>[n_datasets] sigma_lower;  // > 0: keeps the posterior proper on constant data
   real<lower=max(sigma_lower)> sigma_upper; // sigma_i ~ U(lower_i, upper)
-  // nu - 1 ~ Gamma(alpha, beta), alpha and beta uniform: the prior of log(nu - 1) with alpha
-  // and beta integrated out, tabulated by the caller (bayescomp.nu_prior) as log density and
-  // derivative on a grid. The caller draws alpha and beta given nu afterwards.
+  int<lower=0, upper=1> population;         // 1: Student-t delta_i; 0: normal (no nu)
+  // the prior of log(nu - 1), tabulated by the caller (bayescomp.nu_prior) as log density
+  // and derivative on a grid
   real nu_prior_start;
   real<lower=0> nu_prior_step;
   int<lower=2> nu_prior_size;
   vector[nu_prior_size] nu_prior_log_density;
   vector[nu_prior_size] nu_prior_slope;
-  // Per dataset: centred delta_i mixes best where the data pin delta_i down relative to its
-  // prior scale sigma0; non-centred (delta_i = delta0 + sigma0 z_i) avoids the funnel of a
-  // small sigma0 where they do not. A collection mixes both: identical scores pin their
-  // dataset's delta_i far more tightly than noisy folds pin the others'.
-  array[n_datasets] int<lower=0, upper=1> centered;
-  // 1 where sigma_i stays a parameter: 2 scores, constant differences, or a floor near the
-  // data's spread, where the integrated form would lose its precision
-  array[n_datasets] int<lower=0, upper=1> sigma_sampled;
 }
 transformed data {
-  int n_centered = sum(centered);
-  array[n_centered] int centered_index;
-  array[n_datasets - n_centered] int noncentered_index;
-  {
-    int c = 1;
-    int u = 1;
-    for (i in 1:n_datasets) {
-      if (centered[i]) {
-        centered_index[c] = i;
-        c += 1;
-      } else {
-        noncentered_index[u] = i;
-        u += 1;
-      }
+  for (i in 1:n_datasets) {
+    if (rho[i] >= 1) {
+      reject("rho must be < 1, got ", rho[i], " on dataset ", i);
     }
   }
-  if (delta0_logit_slope != 0 && n_centered < n_datasets) {
-    reject("delta0_logit_slope must be 0 unless every dataset is centred");
-  }
-  int n_sampled = sum(sigma_sampled);
-  int n_integrated = n_datasets - n_sampled;
-  array[n_sampled] int sampled;
-  array[n_integrated] int integrated;
-  // Student-t form of the integrated likelihood, and the interval of delta_i outside which
-  // the share of the sigma-integral inside the bounds must be computed
-  vector[n_integrated] t_df;
-  vector[n_integrated] t_scale;
-  vector[n_integrated] shape;
-  vector[n_integrated] weight;
-  vector[n_integrated] ss_contrasts;
-  vector[n_integrated] exact_below;
-  vector[n_integrated] exact_above;
-  array[n_integrated] int lower_matters;
-  vector[n_integrated] mean_integrated;
-  {
-    int s = 1;
-    int t = 1;
-    for (i in 1:n_datasets) {
-      if (rho[i] >= 1) {
-        reject("rho must be < 1, got ", rho[i], " on dataset ", i);
-      }
-      if (sigma_sampled[i]) {
-        sampled[s] = i;
-        s += 1;
-      } else {
-        if (n_scores[i] < 3 || ss[i] <= 0) {
-          reject("sigma_i cannot be integrated out on dataset ", i, " (n = ", n_scores[i],
-                 ", ss = ", ss[i], ")");
-        }
-        integrated[t] = i;
-        t += 1;
-      }
-    }
-  }
-  for (j in 1:n_integrated) {
-    int i = integrated[j];
-    real tolerance = 1e-17;
-    mean_integrated[j] = mean_diff[i];
-    shape[j] = 0.5 * (n_scores[i] - 1);
-    weight[j] = n_scores[i] / (1 + (n_scores[i] - 1) * rho[i]);
-    ss_contrasts[j] = ss[i] / (1 - rho[i]);
-    t_df[j] = n_scores[i] - 2;
-    t_scale[j] = sqrt(ss_contrasts[j] / (weight[j] * t_df[j]));
-    // P(a, x) <= x^a / Gamma(a + 1): below this x the upper bound changes nothing
-    real x_safe = exp((log(tolerance) + lgamma(shape[j] + 1)) / shape[j]);
-    real room = 2 * square(sigma_upper) * x_safe - ss_contrasts[j];
-    real band = room > 0 ? sqrt(room / weight[j]) : 0;
-    exact_below[j] = mean_diff[i] - band;
-    exact_above[j] = mean_diff[i] + band;
-    // Q(a, x) falls with x and A >= ss_contrasts: the largest the floor's term can be
-    lower_matters[j] = gamma_q(shape[j], ss_contrasts[j] / (2 * square(sigma_lower[i])))
-                       > tolerance;
-  }
-  // one test on the extremes of delta stands in for the test per dataset while every delta_i
-  // lies inside every band, as it does after the first iterations: 10% of a leapfrog step
-  real delta_safe_low = max(exact_below);
-  real delta_safe_high = min(exact_above);
-  int any_lower_matters = max(append_array({0}, lower_matters));
+  vector[n_datasets] exponent = to_vector(n_scores) - 1;
+  vector[n_datasets] mean_share = rho + (1 - rho) ./ to_vector(n_scores);  // var(m_i) / sigma_i^2
+  vector[n_datasets] ss_contrasts = ss ./ (1 - rho);
+  int n_lambda = population ? n_datasets : 0;
 }
 parameters {
-  real delta0_z;
   real<lower=0, upper=sigma0_upper> sigma0;
-  vector[n_datasets] delta_param;
-  vector<lower=sigma_lower[sampled], upper=sigma_upper>[n_sampled] sigma_param;
-  real log_nu_minus_one;
-}
-transformed parameters {
-  real delta0_logit = delta0_logit_center + delta0_logit_scale * delta0_z;
-  if (delta0_logit_slope != 0) {
-    delta0_logit += delta0_logit_slope * (mean(delta_param) - delta0_guess);
-  }
-  real delta0 = delta0_bound * (2 * inv_logit(delta0_logit) - 1);
-  real<lower=1> nu = 1 + exp(log_nu_minus_one);
+  vector<lower=sigma_lower, upper=sigma_upper>[n_datasets] sigma;
+  array[population] real log_nu_minus_one;
+  vector[n_lambda] lambda_z;                // standardised log(lambda_i)
 }
 model {
-  // delta is rebuilt from delta_param by the caller: storing it would double the output
-  // that every draw ships from Stan to Python
-  vector[n_datasets] delta = delta_param;
-  if (n_centered < n_datasets) {
-    delta[noncentered_index] = delta0 + sigma0 * delta_param[noncentered_index];
+  vector[n_datasets] population_variance = rep_vector(square(sigma0), n_datasets);
+  if (population) {
+    real half_nu = 0.5 * (1 + exp(log_nu_minus_one[1]));
+    vector[3] moments = log_gamma_moments(half_nu);
+    vector[n_datasets] log_lambda = moments[1] + moments[2] * lambda_z;
+    target += tabulated(log_nu_minus_one[1], nu_prior_start, nu_prior_step,
+                        nu_prior_log_density, nu_prior_slope);
+    // log(lambda_i) ~ log-Gamma(nu / 2, nu / 2) with the Jacobian of lambda_z -> log(lambda_i);
+    // exp(L) - 1 - L loses about 1e-16 |L| to rounding, negligible even times nu / 2 = 1e20
+    target += n_datasets * (moments[3] + log(moments[2]))
+              - half_nu * sum(expm1(log_lambda) - log_lambda);
+    population_variance = population_variance .* exp(-log_lambda);
   }
-  // delta0 ~ U(-bound, bound): the log Jacobian of delta0_z -> delta0, constants dropped
-  target += log_inv_logit(delta0_logit) + log1m_inv_logit(delta0_logit);
-  target += tabulated(log_nu_minus_one, nu_prior_start, nu_prior_step, nu_prior_log_density,
-                     nu_prior_slope);
-  if (n_centered == n_datasets) {
-    delta_param ~ student_t(nu, delta0, sigma0);
-  } else if (n_centered == 0) {
-    delta_param ~ student_t(nu, 0, 1);
-  } else {
-    delta_param[centered_index] ~ student_t(nu, delta0, sigma0);
-    delta_param[noncentered_index] ~ student_t(nu, 0, 1);
-  }
-  // indexing copies: skipped in the usual case of every sigma_i integrated out
-  if (n_sampled == 0) {
-    mean_diff ~ student_t(t_df, delta, t_scale);
-  } else {
-    mean_integrated ~ student_t(t_df, delta[integrated], t_scale);
-    mean_diff[sampled] ~ cs_normal_suff(ss[sampled], n_scores[sampled], rho[sampled],
-                                        delta[sampled], sigma_param);
-  }
-  if (any_lower_matters || max(delta) > delta_safe_high || min(delta) < delta_safe_low) {
-    for (j in 1:n_integrated) {
-      int i = integrated[j];
-      if (lower_matters[j] || delta[i] < exact_below[j] || delta[i] > exact_above[j]) {
-        target += sigma_bounds_share(shape[j], ss_contrasts[j] + weight[j]
-                                     * square(mean_diff[i] - delta[i]),
-                                     sigma_lower[i], sigma_upper, lower_matters[j]);
-      }
-    }
-  }
+  vector[n_datasets] variance = square(sigma);
+  // sum of squared deviations: sigma_i^2 (1 - rho_i) chi^2(n_i - 1), constants dropped
+  target += -dot_product(exponent, log(sigma)) - 0.5 * sum(ss_contrasts ./ variance);
+  target += delta0_marginal(mean_diff, inv(variance .* mean_share + population_variance),
+                            delta0_bound)[3];
 }
 generated quantities {
+  array[population] real nu;
+  real delta0;
+  {
+    vector[n_datasets] population_variance = rep_vector(square(sigma0), n_datasets);
+    for (k in 1:population) {
+      nu[k] = 1 + exp(log_nu_minus_one[k]);
+      real half_nu = 0.5 * nu[k];
+      vector[3] moments = log_gamma_moments(half_nu);
+      population_variance = population_variance .* exp(-(moments[1] + moments[2] * lambda_z));
+    }
+    vector[3] posterior = delta0_marginal(mean_diff, inv(square(sigma) .* mean_share
+                                                         + population_variance), delta0_bound);
+    // the truncated normal by its inverse distribution function
+    real low = Phi((-delta0_bound - posterior[1]) / posterior[2]);
+    real high = Phi((delta0_bound - posterior[1]) / posterior[2]);
+    delta0 = posterior[1] + posterior[2] * inv_Phi(uniform_rng(low, high));
+  }
   // the mean difference on a new dataset drawn from the same population
-  real delta_next = student_t_rng(nu, delta0, sigma0);
+  real delta_next;
+  if (population) {
+    delta_next = student_t_rng(nu[1], delta0, sigma0);
+  } else {
+    delta_next = normal_rng(delta0, sigma0);
+  }
 }

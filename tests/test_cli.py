@@ -139,20 +139,20 @@ def test_sampler_options_reach_the_hierarchical_model(csv, capsys, monkeypatch):
     calls = spy_on_hierarchical(monkeypatch, "bayescomp.hierarchical")
     main(["compare", str(path), "--first", "a", "--second", "b", "--n-folds", "10",
           "--chains", "2", "--iter-warmup", "150", "--iter-sampling", "300",
-          "--adapt-delta", "0.9", "--max-treedepth", "8", "--parameterization", "noncentered",
+          "--adapt-delta", "0.9", "--max-treedepth", "8", "--parameterization", "marginal",
           "--prior", "baycomp", "--seed", "7", "--retries", "0"])
     (options, result), = calls
     assert options == dict(rope=bc.Rope(-0.01, 0.01), seed=7, backend="auto",
                            show_progress=False, chains=2,
                            iter_warmup=150, iter_sampling=300, adapt_delta=0.9,
-                           max_treedepth=8, parameterization="noncentered", prior="baycomp",
+                           max_treedepth=8, parameterization="marginal", prior="baycomp",
                            retries=0)
     assert dict(result.idata.posterior.sizes)["chain"] == 2
     assert dict(result.idata.posterior.sizes)["draw"] == 300
     s = result.settings
     assert (s["prior_name"], s["parameterization"], s["adapt_delta"], s["max_treedepth"],
-            s["seed"], s["retries"]) == ("baycomp", "noncentered", 0.9, 8, 7, 0)
-    assert "prior baycomp, noncentered delta_i" in capsys.readouterr().out
+            s["seed"], s["retries"]) == ("baycomp", "marginal", 0.9, 8, 7, 0)
+    assert "prior baycomp, delta_i marginal" in capsys.readouterr().out
 
 
 def test_sampler_options_are_checked(csv, capsys):
@@ -163,7 +163,10 @@ def test_sampler_options_are_checked(csv, capsys):
         with pytest.raises(SystemExit) as exit_info:
             main(base + bad)
         assert exit_info.value.code == 2, bad
-    # an unknown parameterization is the library's ValueError, raised before any sampling
+    # an unknown parameterization is the library's ValueError, raised before any sampling;
+    # so is one of the forms earlier versions had
+    assert main(base + ["--parameterization", "centered"]) == 2
+    assert "replaced by the marginal" in capsys.readouterr().err
     assert main(base + ["--parameterization", "sideways"]) == 2
     assert "parameterization" in capsys.readouterr().err
 

@@ -1,23 +1,15 @@
-"""The compound-symmetric likelihood, sigma_i integrated out, and its conditional draws.
+"""The hierarchical program's log density, and the truncated Gamma of nu_prior.
 
-Known answers: scipy's multivariate normal density of the raw differences, and numerical
-integration over sigma of that density (scipy.integrate.quad), against the numpy functions
-and against the log density of ``stan/hierarchical.stan`` itself. (The numpy density itself
-is checked against scipy in test_backends.py, beside the correlated program's algebra.)
+Known answers: scipy's multivariate normal density of the raw differences, integrated over
+delta_i by quadrature (the program integrates delta_i out in closed form), scipy's Gamma
+density of the mixing weights lambda_i and the paper's prior of nu by dblquad, against the
+log density of ``stan/hierarchical.stan`` itself; and scipy's truncated Gamma.
 """
 import numpy as np
 import pytest
-from scipy import integrate, stats
+from scipy import integrate, special, stats
 
 from bayescomp import nu_prior, sampling
-from bayescomp.likelihood import draw_sigma, sigma_sampled
-
-
-def differences_with(n, mean, ss, rng):
-    """n numbers with exactly this mean and sum of squared deviations."""
-    x = rng.normal(size=n)
-    x = (x - x.mean()) / np.sqrt(np.sum((x - x.mean()) ** 2)) * np.sqrt(ss)
-    return x + mean
 
 
 def mvn_logpdf(x, rho, delta, sigma):
@@ -25,47 +17,30 @@ def mvn_logpdf(x, rho, delta, sigma):
     return stats.multivariate_normal.logpdf(x, np.full(x.size, delta), cov)
 
 
-def integrated_loglik(x, rho, delta, low, high):
-    """log of the mean of the normal density over sigma ~ U(low, high), by quadrature."""
-    ss = np.sum((x - x.mean()) ** 2)
-    mode = np.clip(np.sqrt((ss / (1 - rho) + x.size * (x.mean() - delta) ** 2
-                            / (1 + (x.size - 1) * rho)) / x.size), low, high)
-    peak = mvn_logpdf(x, rho, delta, mode)
-    value, _ = integrate.quad(lambda s: np.exp(mvn_logpdf(x, rho, delta, s) - peak), low, high,
-                              points=[mode], limit=500, epsabs=0, epsrel=1e-11)
-    return peak + np.log(value / (high - low))
-
-
-def test_sigma_sampled_where_the_closed_form_would_lose_precision():
-    n = np.array([2, 3, 10, 10, 100])
-    ss = np.array([1.0, 1.0, 0.0, 9 * 0.9 * 0.01, 99 * 0.9 * 1.0])   # sd 0.1 on dataset 3
-    kept = sigma_sampled(n, ss, 0.1, np.array([0.01, 0.01, 0.01, 0.12, 0.01]))
-    # 2 scores, constant differences, and a floor above the spread stay parameters
-    np.testing.assert_array_equal(kept, [True, False, True, True, False])
-
-
-def test_sigma_draws_follow_the_conditional_density():
-    # p(sigma | delta, x) ∝ N(x | delta, sigma) on (low, high): compare the draws' CDF with
-    # the normalised density integrated numerically
-    rng = np.random.default_rng(4)
-    n, rho, delta, low, high = 12, 0.2, 0.01, 0.02, 0.06
-    x = differences_with(n, 0.0, 11 * 0.8 * 0.03 ** 2, rng)
-    ss = np.sum((x - x.mean()) ** 2)
-    draws = draw_sigma(np.full(40_000, delta), x.mean(), ss, n, rho, low, high, rng)
-    assert draws.min() >= low and draws.max() <= high
-    peak = mvn_logpdf(x, rho, delta, 0.03)
-    density = lambda s: np.exp(mvn_logpdf(x, rho, delta, s) - peak)  # noqa: E731
-    total = integrate.quad(density, low, high, epsrel=1e-10)[0]
-    for q in (0.025, 0.03, 0.035, 0.045):
-        expected = integrate.quad(density, low, q, epsrel=1e-10)[0] / total
-        assert np.mean(draws <= q) == pytest.approx(expected, abs=4 * np.sqrt(0.25 / draws.size))
+def marginal_loglik(xs, rho, sigma, tau, bound):
+    """log of the integral over delta0 in (-bound, bound) of prod_i MVN(x_i | delta0 1,
+    sigma_i^2 C_i + tau_i^2 11'): delta_i ~ N(delta0, tau_i^2) integrated out as a rank-one
+    term of the raw differences' covariance, delta0 by quadrature."""
+    def log_integrand(d):
+        return sum(stats.multivariate_normal.logpdf(
+            x, np.full(x.size, d), s ** 2 * ((1 - r) * np.eye(x.size) + r) + t ** 2)
+            for x, r, s, t in zip(xs, rho, sigma, tau))
+    grid = np.linspace(-bound, bound, 401)
+    values = np.array([log_integrand(d) for d in grid])
+    peak_at, peak = grid[np.argmax(values)], values.max()
+    value, _ = integrate.quad(lambda d: np.exp(log_integrand(d) - peak), -bound, bound,
+                              points=[peak_at], limit=500, epsabs=0, epsrel=1e-12)
+    return peak + np.log(value)
 
 
 @pytest.mark.stan
-def test_stan_log_density_equals_scipy(pystan_backend):
-    """log p(data, theta) of the program at two points theta, differenced (Stan drops
-    constants), against scipy: the normal density of the raw differences, integrated over
-    sigma_i by quadrature where the program integrates sigma_i out, and the Student-t prior."""
+@pytest.mark.parametrize("population", [1, 0])
+def test_stan_log_density_equals_scipy(pystan_backend, population):
+    """log p(data, theta) of the program at several points theta, differenced (Stan drops
+    constants), against scipy: the raw differences' normal density with delta_i integrated
+    out as a rank-one covariance term and delta0 by quadrature, lambda_i's Gamma(nu/2, nu/2) density on the standardised log scale
+    (nu/2 below and above 10, where the program switches to Stirling's series), the
+    paper's prior of nu, and the uniform priors through their logit transforms."""
     import stan
 
     rng = np.random.default_rng(11)
@@ -75,54 +50,46 @@ def test_stan_log_density_equals_scipy(pystan_backend):
     xs = [rng.normal(0.2 * i, s, k) for i, (k, s) in enumerate(zip(n, sds))]
     means = np.array([x.mean() for x in xs])
     ss = np.array([np.sum((x - x.mean()) ** 2) for x in xs])
-    # dataset 2's floor matters but it is integrated, dataset 5's is near its spread (it stays
-    # a parameter), and a low ceiling makes
-    # the upper truncation matter for delta far from the mean
-    lower = np.array([0.05, 0.05, 0.4, 0.05, 0.05, 0.35])
-    upper = 1.5
-    sampled = sigma_sampled(n, ss, rho, lower)
-    assert sampled.tolist() == [True, False, False, False, False, True]
+    lower, upper, bound = np.full(6, 0.05), 1.5, 3.0
     data = dict(n_datasets=len(n), n_scores=n.tolist(), rho=rho.tolist(),
-                mean_diff=means.tolist(), ss=ss.tolist(), delta0_bound=3.0, sigma0_upper=3.0,
-                sigma_lower=lower.tolist(), sigma_upper=upper,
-                **nu_prior.stan_data((0.5, 5.0), (0.05, 0.15)), centered=[1] * len(n),
-                delta0_logit_center=0.0, delta0_logit_scale=1.0, delta0_logit_slope=0.5,
-                delta0_guess=0.1,
-                sigma_sampled=sampled.astype(int).tolist())
+                mean_diff=means.tolist(), ss=ss.tolist(), delta0_bound=bound, sigma0_upper=3.0,
+                sigma_lower=lower.tolist(), sigma_upper=upper, population=population,
+                **nu_prior.stan_data((0.5, 5.0), (0.05, 0.15)))
     _, code = sampling.program_code("hierarchical")
     sampling.engine("pystan").compile("hierarchical", code, route="public")  # not in ./build
     model = stan.build(code, data=data, random_seed=1)
 
-    def point(delta, sigma_param, nu):
-        # delta0 = 3 (2 inv_logit(delta0_z + 0.5 (mean(delta) - 0.1)) - 1) = 0.3 at every point
-        delta0_z = np.log(0.55 / 0.45) - 0.5 * (np.mean(delta) - 0.1)
-        return dict(delta0_z=float(delta0_z), sigma0=0.8, delta_param=list(delta),
-                    sigma_param=list(sigma_param), log_nu_minus_one=float(np.log(nu - 1)))
+    def point(sigma0, sigma, nu, lambda_z):
+        values = dict(sigma0=sigma0, sigma=list(sigma))
+        if population:
+            values.update(log_nu_minus_one=[float(np.log(nu - 1))], lambda_z=list(lambda_z))
+        return values
 
     def log_prior_nu(nu):
-        # the prior of u = log(nu - 1): Gamma(nu - 1 | alpha, beta) (nu - 1) averaged over the
-        # uniform alpha and beta, by dblquad here, from a table in the program
         density = integrate.dblquad(lambda b, a: stats.gamma.pdf(nu - 1, a, scale=1 / b),
                                     0.5, 5.0, 0.05, 0.15, epsabs=0, epsrel=1e-11)[0]
         return np.log(density * (nu - 1))
 
-    def scipy_log_density(delta, sigma_param, nu):
-        total = np.sum(stats.t.logpdf(delta, nu, 0.3, 0.8)) + log_prior_nu(nu)
-        sigma = iter(sigma_param)
-        for i, x in enumerate(xs):
-            if sampled[i]:
-                total += mvn_logpdf(x, rho[i], delta[i], next(sigma))
-            else:
-                total += integrated_loglik(x, rho[i], delta[i], lower[i], upper)
-        return total
+    def scipy_log_density(sigma0, sigma, nu, lambda_z):
+        total = 0.0
+        tau = np.full(6, sigma0)
+        if population:
+            half = nu / 2
+            mean_log, sd_log = special.digamma(half) - np.log(half), np.sqrt(special.polygamma(1, half))
+            log_lambda = mean_log + sd_log * np.asarray(lambda_z)
+            weight = np.exp(log_lambda)
+            # density of log(lambda) = Gamma density x lambda, times d log(lambda) / dz
+            total += np.sum(stats.gamma.logpdf(weight, half, scale=1 / half) + log_lambda
+                            + np.log(sd_log)) + log_prior_nu(nu)
+            tau = sigma0 / np.sqrt(weight)
+        return total + marginal_loglik(xs, rho, sigma, tau, bound)
 
-    near = means + 0.05
-    far = means + np.array([0.3, 2.5, -1.8, 0.4, -0.2, 0.1])   # datasets 1, 2: truncation matters
-    # dataset 3 at 60 from its mean: Q(a, A / 2U^2) = exp(-3500) underflows a double
-    very_far = means + np.array([0.3, 2.5, -1.8, 60.0, -0.2, 0.1])
-    points = [(near, [0.6, 0.45], 21.0), (far, [0.9, 0.4], 21.0), (means - 0.1, [0.5, 0.5], 21.0),
-              (very_far, [0.9, 0.4], 21.0), (near, [0.6, 0.45], 1.4), (near, [0.6, 0.45], 3.7),
-              (near, [0.6, 0.45], 160.0)]
+    z = np.array([0.3, -1.2, 0.8, 2.0, -0.4, 0.1])
+    points = [(0.8, sds, 21.0, z), (0.2, sds * 1.3, 21.0, z), (0.05, sds, 21.0, -z),
+              (2.0, sds * 0.8, 21.0, z), (0.8, sds, 1.4, z), (0.8, sds, 3.7, 2 * z),
+              (0.8, sds, 160.0, z)]
+    if not population:
+        points = [p for p in points if p[2] == 21.0]
     stan_lp = [model.log_prob(model.unconstrain_pars(point(*p)), adjust_transform=False)
                for p in points]
     expected = [scipy_log_density(*p) for p in points]
@@ -130,6 +97,31 @@ def test_stan_log_density_equals_scipy(pystan_backend):
         # the prior of nu is interpolated (cubic Hermite, error ~1e-8)
         tolerance = 1e-8 if points[k][2] == 21.0 else 1e-6
         assert stan_lp[k] - stan_lp[0] == pytest.approx(expected[k] - expected[0], abs=tolerance)
+
+
+def test_delta_draws_follow_their_conditional():
+    """draw_delta against the product of the normal prior N(delta0, sigma0^2 / lambda) and
+    the mean's likelihood N(m | delta, sigma^2 v), integrated numerically."""
+    from bayescomp.hierarchical_program import draw_delta, log_lambda
+
+    data = dict(mean_diff=[0.4, -1.0], ss=[1.0, 2.0], n_scores=[10, 4], rho=[0.1, 0.25],
+                sigma_lower=[0.01, 0.01])
+    size = 200_000
+    delta0, sigma0 = np.full((1, size), 0.1), np.full((1, size), 0.5)
+    sigma = np.broadcast_to([0.6, 1.2], (1, size, 2))
+    nu, lambda_z = np.full((1, size), 4.0), np.broadcast_to([0.5, -1.0], (1, size, 2))
+    draws = draw_delta(delta0, sigma0, sigma, nu, lambda_z, data, np.random.default_rng(1))
+    weight = np.exp(log_lambda(np.array([4.0]), np.array([0.5, -1.0])))[0]
+    for i in range(2):
+        se = np.sqrt(sigma[0, 0, i] ** 2 * (data["rho"][i] + (1 - data["rho"][i]) / data["n_scores"][i]))
+        tau = 0.5 / np.sqrt(weight[i])
+        density = lambda d: (stats.norm.pdf(data["mean_diff"][i], d, se)  # noqa: E731
+                             * stats.norm.pdf(d, 0.1, tau))
+        total = integrate.quad(density, -10, 10)[0]
+        mean = integrate.quad(lambda d: d * density(d), -10, 10)[0] / total
+        sd = np.sqrt(integrate.quad(lambda d: (d - mean) ** 2 * density(d), -10, 10)[0] / total)
+        assert draws[..., i].mean() == pytest.approx(mean, abs=4 * sd / np.sqrt(size))
+        assert draws[..., i].std() == pytest.approx(sd, rel=0.01)
 
 
 @pytest.mark.parametrize("shape, low, high", [(3.0, 0.2, 1.0),     # below the median: P

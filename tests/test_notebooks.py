@@ -262,8 +262,7 @@ def test_04_protocols_to_verdicts(tmp_path, monkeypatch, stan_backend):
                                rtol=1e-12)
 
     # across datasets, Bayesian: the hierarchical model of the pair, same data, seed, settings
-    assert got["fit"] == {"parameterization": "centered", "iter_warmup": 3000,
-                          "iter_sampling": 3000}
+    assert got["fit"] == {"iter_warmup": 3000, "iter_sampling": 3000}
     hier = bc.hierarchical(scores, first, second, rope=rope, seed=got["seed"], **got["fit"])
     np.testing.assert_allclose(got["next"], hier.probabilities, rtol=0, atol=1e-9)
     assert got["hierarchical_ok"] and hier.diagnostics.ok and got["pairs_ok"]

@@ -9,13 +9,13 @@ import pytest
 
 import bayescomp as bc
 from bayescomp import plots
-from bayescomp.hierarchical import _other_parameterization, _safer_run
+from bayescomp.hierarchical import _safer_run
 
 hierarchical_module = importlib.import_module("bayescomp.hierarchical")
 
-# 2 chains x 20 draws: the ESS threshold is 100 per chain = 200, and even the doubled
+# 2 chains x 10 draws: the ESS threshold is 100 per chain = 200, and even the twice doubled
 # 2 x 40 draws cannot reach it (ArviZ caps ESS at n log10 n = 152 for n = 80)
-STARVED = dict(chains=2, iter_warmup=20, iter_sampling=20, baselines=False)
+STARVED = dict(chains=2, iter_warmup=10, iter_sampling=10, baselines=False)
 
 
 @pytest.fixture(scope="module")
@@ -33,18 +33,13 @@ def caught_by_kind(caught):
 # --- the retry ladder, without Stan -------------------------------------------------------
 
 def test_safer_settings_ladder():
-    first = dict(parameterization="auto", adapt_delta=0.95, iter_warmup=1000, iter_sampling=500)
-    second = _safer_run(first, 1, "noncentered")
-    assert second == dict(parameterization="auto", adapt_delta=0.99, iter_warmup=2000,
-                          iter_sampling=1000)
-    assert _safer_run(second, 2, "noncentered") == dict(second, parameterization="centered")
-    assert _safer_run(second, 2, "centered") == dict(second, parameterization="noncentered")
-    assert _safer_run(second, 3, "centered") is None           # only two retries are defined
+    first = dict(adapt_delta=0.95, iter_warmup=1000, iter_sampling=500)
+    second = _safer_run(first, 1)
+    assert second == dict(adapt_delta=0.99, iter_warmup=2000, iter_sampling=1000)
+    assert _safer_run(second, 2) == dict(adapt_delta=0.99, iter_warmup=4000, iter_sampling=2000)
+    assert _safer_run(second, 3) is None           # only two retries are defined
     # adapt_delta is never lowered
-    assert _safer_run(dict(first, adapt_delta=0.995), 1, "centered")["adapt_delta"] == 0.995
-    assert _other_parameterization("centered") == "noncentered"
-    assert _other_parameterization("mixed (3 of 10 centered)") == "noncentered"
-    assert _other_parameterization("something new") is None
+    assert _safer_run(dict(first, adapt_delta=0.995), 1)["adapt_delta"] == 0.995
 
 
 def test_bad_retries(scores):
@@ -85,7 +80,7 @@ def test_without_retries_a_failed_fit_is_unreliable_everywhere(scores):
     assert result.decision(0.5) == "unreliable (sampling problems)"
     (attempt,) = result.settings["attempts"]
     assert (attempt["attempt"], attempt["adapt_delta"], attempt["iter_warmup"],
-            attempt["iter_sampling"], attempt["ok"]) == (1, 0.95, 20, 20, False)
+            attempt["iter_sampling"], attempt["ok"]) == (1, 0.95, 10, 10, False)
     assert attempt["problems"] == result.diagnostics.problems
     summary = result.summary()
     assert summary.startswith("UNRELIABLE: the sampler failed its diagnostics;")
@@ -101,7 +96,7 @@ def test_without_retries_a_failed_fit_is_unreliable_everywhere(scores):
 
 
 @pytest.mark.stan
-def test_retries_raise_adapt_delta_double_iterations_then_switch_parameterization(scores):
+def test_retries_raise_adapt_delta_and_double_iterations_twice(scores):
     def fit():
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
@@ -110,18 +105,16 @@ def test_retries_raise_adapt_delta_double_iterations_then_switch_parameterizatio
 
     result, said = fit()
     first = result.settings["attempts"][0]["parameterization"]
-    other = _other_parameterization(first)
     assert [(a["attempt"], a["parameterization"], a["adapt_delta"], a["iter_warmup"],
              a["iter_sampling"], a["ok"]) for a in result.settings["attempts"]] == [
-        (1, first, 0.95, 20, 20, False), (2, first, 0.99, 40, 40, False),
-        (3, other, 0.99, 40, 40, False)]
+        (1, first, 0.95, 10, 10, False), (2, first, 0.99, 20, 20, False),
+        (3, first, 0.99, 40, 40, False)]
     assert len(said["retry"]) == 2
     assert said["retry"][0].startswith(
-        "hierarchical model a - b: retried with adapt_delta 0.99, 40 + 40 iterations after: ")
+        "hierarchical model a - b: retried with adapt_delta 0.99, 20 + 20 iterations after: ")
     assert "effective sample size" in said["retry"][0]
     assert said["retry"][1].startswith(
-        f"hierarchical model a - b: retried with the {other} parameterization, adapt_delta "
-        "0.99, 40 + 40 iterations after: ")
+        "hierarchical model a - b: retried with adapt_delta 0.99, 40 + 40 iterations after: ")
     assert said["sampling"] == [s for s in said["sampling"]
                                 if s.startswith("hierarchical model a - b (after 3 attempts): ")]
     assert len(said["sampling"]) == 1
@@ -129,10 +122,10 @@ def test_retries_raise_adapt_delta_double_iterations_then_switch_parameterizatio
     assert result.idata.posterior.sizes["draw"] == 40
     assert (result.settings["parameterization"], result.settings["adapt_delta"],
             result.settings["iter_warmup"], result.settings["iter_sampling"]) == \
-        (other, 0.99, 40, 40)
+        (first, 0.99, 40, 40)
     summary = result.summary()
     assert summary.startswith("UNRELIABLE: the sampler failed its diagnostics after 3 attempts")
-    assert f"  2. {first}, adapt_delta 0.99, 40 + 40 iterations: " in summary
+    assert f"  2. {first}, adapt_delta 0.99, 20 + 20 iterations: " in summary
     assert "let the package retry" not in summary
     # same call, same seed: the same draws
     again, _ = fit()
