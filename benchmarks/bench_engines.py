@@ -31,7 +31,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_hierarchical import paper_like  # noqa: E402
 
 from bayescomp import sampling  # noqa: E402
-from bayescomp.hierarchical import PRIORS, _prepare, initial_values  # noqa: E402
+from bayescomp.hierarchical import PRIORS  # noqa: E402
+from bayescomp.hierarchical_program import initial_values, prepare  # noqa: E402
 
 SETTINGS = dict(chains=4, iter_warmup=1000, iter_sampling=1000, adapt_delta=0.95)
 COMPILE_SCRIPT = """
@@ -70,10 +71,10 @@ def fresh_compile(backend, route):
         return float(seconds), int(size), []
 
 
-def one_fit(backend, route, data, centered, seed):
+def one_fit(backend, route, data, seed):
     start = time.perf_counter()
     idata = sampling.sample("hierarchical", data, backend=backend, route=route, seed=seed,
-                            inits=initial_values(data, centered, SETTINGS["chains"], seed),
+                            inits=initial_values(data, SETTINGS["chains"], seed),
                             **SETTINGS)
     seconds = time.perf_counter() - start
     ess = az.ess(idata.posterior[["delta0", "sigma0", "nu"]])
@@ -98,7 +99,7 @@ def main(argv=None):
 
     engines = candidates()
     scores = paper_like()
-    data, _, centered = _prepare(scores, "a", "b", PRIORS["paper"], "auto")
+    data, _ = prepare(scores, "a", "b", PRIORS["paper"])
     say(f"54 datasets x 100 scores, 4 chains x (1000 + 1000), adapt_delta 0.95; {os.cpu_count()} "
         f"cores, load {os.getloadavg()[0]:.1f} at the start; seeds 1..{args.seeds}, each engine "
         "twice per seed, interleaved")
@@ -109,12 +110,12 @@ def main(argv=None):
             say(f"| {backend}, {route} | {seconds:.1f} | {size / 1e6:.1f} | {' '.join(error)}")
     for backend, route in engines:   # compiled (if not cached) and warm before any timing
         sampling.engine(backend).compile(*sampling.program_code("hierarchical"), route=route)
-        one_fit(backend, route, data, centered, seed=99)
+        one_fit(backend, route, data, seed=99)
     runs = {engine: [] for engine in engines}
     for seed in range(1, args.seeds + 1):
         for repeat in range(2):
             for engine in (engines if repeat == 0 else engines[::-1]):
-                result = one_fit(*engine, data, centered, seed)
+                result = one_fit(*engine, data, seed)
                 runs[engine].append(result)
                 print(f"  {engine[0]:>9} {engine[1]:<7} seed {seed}: {result['seconds']:6.2f} s, "
                       f"ESS(delta0) {result['ess_delta0']:6.0f}, Stan's time {result['stan']:6.2f} s",
