@@ -26,7 +26,7 @@ from .data import Scores
 from .decisions import CostDecision, decide, expected_cost_decision
 from .exceptions import ConstantDifferencesWarning
 from .reports import Reportable
-from .rope import PointMass, Rope, region_labels
+from .rope import PointMass, Rope, check_rope, region_labels
 from .verdicts import THRESHOLD, equals, format_number, json_number, probability, rope_dict, \
     verdict, verdict_dict
 
@@ -282,12 +282,18 @@ def correlated_ttest(scores: Scores, first: str, second: str, *, dataset=None,
         dataset = scores.dataset_names[0]
     position = scores.dataset_names.index(scores.dataset(dataset).name)
     differences = scores.differences(first, second)[position]
+    check_rope(rope, scores, first, second, dataset=scores.dataset_names[position])
     return _test_one(differences, scores.rho[position], rope, first, second,
                      scores.dataset_names[position])
 
 
 def correlated_ttests(scores: Scores, first: str, second: str, *, rope=0.0) -> list[CorrelatedTTestResult]:
-    """The correlated t-test of ``first - second`` on every dataset, in the order of ``scores``."""
+    """The correlated t-test of ``first - second`` on every dataset, in the order of ``scores``.
+
+    Warns (:class:`~bayescomp.exceptions.InputWarning`) when the ROPE is probably in other
+    units than the scores (:func:`bayescomp.rope.check_rope`).
+    """
     rope = Rope.coerce(rope)
+    check_rope(rope, scores, first, second)
     return [_test_one(x, rho, rope, first, second, name) for x, rho, name in
             zip(scores.differences(first, second), scores.rho, scores.dataset_names)]

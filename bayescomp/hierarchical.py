@@ -36,9 +36,9 @@ from .correlated import correlated_ttests
 from .data import Scores
 from .decisions import decide
 from .diagnostics import Diagnostics, diagnose, warn_if_problems
-from .exceptions import ConstantDifferencesWarning, RetryWarning
+from .exceptions import ConstantDifferencesWarning, InputWarning, RetryWarning
 from .reports import Reportable
-from .rope import Rope, most_probable_shares, region_labels
+from .rope import Rope, check_rope, most_probable_shares, region_labels
 
 
 @dataclass(frozen=True)
@@ -386,6 +386,7 @@ def hierarchical(scores: Scores, first: str, second: str, *, rope=0.01, prior="p
                          f"{parameterization!r} (the centred and non-centred forms were "
                          "replaced by the marginal one, which samples every collection)")
     what = f"hierarchical model {first} - {second}"
+    check_rope(rope, scores, first, second)
     data, scale = prepare(scores, first, second, prior)
     var_names = ["delta0", "sigma0", "delta", "sigma"] + (["nu"] if data["population"] else [])
     run = dict(adapt_delta=adapt_delta, iter_warmup=iter_warmup, iter_sampling=iter_sampling)
@@ -425,8 +426,9 @@ def hierarchical(scores: Scores, first: str, second: str, *, rope=0.01, prior="p
     next_masses = rope.probabilities(population)
 
     with warnings.catch_warnings():
-        # constant datasets were already reported above
+        # constant datasets and the ROPE were already reported above
         warnings.simplefilter("ignore", ConstantDifferencesWarning)
+        warnings.simplefilter("ignore", InputWarning)
         ttests = correlated_ttests(scores, first, second, rope=rope)
     rows = []
     for i, (name, test) in enumerate(zip(scores.dataset_names, ttests)):

@@ -429,5 +429,5 @@ def test_cli_warnings_are_one_line_each_once_naming_file_and_dataset(tmp_path, c
         "scores give n - 1 degrees of freedom); the variance is barely estimated; use more "
         "runs or folds (e.g. 10 x 10-fold cross-validation)",
         "warning: the ROPE [-0.01, 0.01] is tiny next to the scores of a and b on dataset(s) "
-        "'d1' (median |score| 81.05): if the scores are percentages, a ROPE of one point is "
+        "'d1' (mean |score| 81.38): if the scores are percentages, a ROPE of one point is "
         "1, not 0.01"]

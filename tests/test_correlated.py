@@ -2,6 +2,8 @@
 import os
 from pathlib import Path
 
+import warnings
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -134,3 +136,19 @@ def test_bad_rope(rope):
     scores, _ = make_scores()
     with pytest.raises(ValueError, match="ROPE"):
         bc.correlated_ttest(scores, "a", "b", rope=rope)
+
+
+def test_a_rope_in_other_units_warns_python_users_too():
+    """Percent scores with a fraction ROPE: the library itself warns, naming the dataset; a
+    ROPE in the scores' units is silent."""
+    rng = np.random.default_rng(5)
+    percent = bc.from_arrays({"a": [rng.uniform(70, 80, 20), rng.uniform(60, 70, 20)],
+                              "b": [rng.uniform(70, 80, 20), rng.uniform(60, 70, 20)]},
+                             n_folds=10, datasets=["iris", "wine"])
+    with pytest.warns(bc.exceptions.InputWarning, match="tiny next to the scores.*'wine'"):
+        bc.correlated_ttest(percent, "a", "b", dataset="wine", rope=0.01)
+    with pytest.warns(bc.exceptions.InputWarning, match="on all 2 datasets"):
+        bc.correlated_ttests(percent, "a", "b", rope=0.01)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        bc.correlated_ttests(percent, "a", "b", rope=1.0)
