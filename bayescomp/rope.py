@@ -64,9 +64,9 @@ class Rope:
     def shares(self, draws) -> np.ndarray:
         """Share of posterior draws in each region, an array (left, rope, right)."""
         draws = np.asarray(draws, dtype=float)
-        left = np.mean(draws < self.low)
-        right = np.mean(draws > self.high)
-        return np.array([left, 1.0 - left - right, right])
+        # from counts: 1 - left - right in floating point can be -1e-16, not a probability
+        left, right = int(np.sum(draws < self.low)), int(np.sum(draws > self.high))
+        return np.array([left, draws.size - left - right, right]) / draws.size
 
     def __str__(self) -> str:
         return f"[{self.low:g}, {self.high:g}]"

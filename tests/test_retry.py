@@ -32,14 +32,24 @@ def caught_by_kind(caught):
 
 # --- the retry ladder, without Stan -------------------------------------------------------
 
+def _diagnostics(divergences):
+    return bc.Diagnostics(1.02, 150.0, 150.0, divergences, 0, 0.8, 2, 100, 10,
+                          ("a problem made up by the test",))
+
+
 def test_safer_settings_ladder():
     first = dict(adapt_delta=0.95, iter_warmup=1000, iter_sampling=500)
-    second = _safer_run(first, 1)
-    assert second == dict(adapt_delta=0.99, iter_warmup=2000, iter_sampling=1000)
-    assert _safer_run(second, 2) == dict(adapt_delta=0.99, iter_warmup=4000, iter_sampling=2000)
-    assert _safer_run(second, 3) is None           # only two retries are defined
+    # slow mixing without divergences: more draws, the same step size
+    second = _safer_run(first, 1, _diagnostics(0))
+    assert second == dict(adapt_delta=0.95, iter_warmup=2000, iter_sampling=1000)
+    # divergences: a smaller step too
+    assert _safer_run(first, 1, _diagnostics(3)) == dict(adapt_delta=0.99, iter_warmup=2000,
+                                                         iter_sampling=1000)
+    assert _safer_run(second, 2, _diagnostics(1)) == dict(adapt_delta=0.99, iter_warmup=4000,
+                                                          iter_sampling=2000)
+    assert _safer_run(second, 3, _diagnostics(1)) is None   # only two retries are defined
     # adapt_delta is never lowered
-    assert _safer_run(dict(first, adapt_delta=0.995), 1)["adapt_delta"] == 0.995
+    assert _safer_run(dict(first, adapt_delta=0.995), 1, _diagnostics(2))["adapt_delta"] == 0.995
 
 
 def test_bad_retries(scores):
@@ -104,17 +114,25 @@ def test_retries_raise_adapt_delta_and_double_iterations_twice(scores):
         return result, caught_by_kind(caught)
 
     result, said = fit()
-    first = result.settings["attempts"][0]["parameterization"]
+    attempts = result.settings["attempts"]
+    first = attempts[0]["parameterization"]
+    # adapt_delta rises after an attempt that diverged, and stays there
+    deltas = [0.95]
+    for attempt in attempts[:-1]:
+        diverged = any("divergent" in p for p in attempt["problems"])
+        deltas.append(0.99 if diverged or deltas[-1] == 0.99 else deltas[-1])
     assert [(a["attempt"], a["parameterization"], a["adapt_delta"], a["iter_warmup"],
-             a["iter_sampling"], a["ok"]) for a in result.settings["attempts"]] == [
-        (1, first, 0.95, 10, 10, False), (2, first, 0.99, 20, 20, False),
-        (3, first, 0.99, 40, 40, False)]
+             a["iter_sampling"], a["ok"]) for a in attempts] == [
+        (1, first, deltas[0], 10, 10, False), (2, first, deltas[1], 20, 20, False),
+        (3, first, deltas[2], 40, 40, False)]
     assert len(said["retry"]) == 2
     assert said["retry"][0].startswith(
-        "hierarchical model a - b: retried with adapt_delta 0.99, 20 + 20 iterations after: ")
+        f"hierarchical model a - b: retried with adapt_delta {deltas[1]}, 20 + 20 iterations "
+        "after: ")
     assert "effective sample size" in said["retry"][0]
     assert said["retry"][1].startswith(
-        "hierarchical model a - b: retried with adapt_delta 0.99, 40 + 40 iterations after: ")
+        f"hierarchical model a - b: retried with adapt_delta {deltas[2]}, 40 + 40 iterations "
+        "after: ")
     assert said["sampling"] == [s for s in said["sampling"]
                                 if s.startswith("hierarchical model a - b (after 3 attempts): ")]
     assert len(said["sampling"]) == 1
@@ -122,10 +140,10 @@ def test_retries_raise_adapt_delta_and_double_iterations_twice(scores):
     assert result.idata.posterior.sizes["draw"] == 40
     assert (result.settings["parameterization"], result.settings["adapt_delta"],
             result.settings["iter_warmup"], result.settings["iter_sampling"]) == \
-        (first, 0.99, 40, 40)
+        (first, deltas[2], 40, 40)
     summary = result.summary()
     assert summary.startswith("UNRELIABLE: the sampler failed its diagnostics after 3 attempts")
-    assert f"  2. {first}, adapt_delta 0.99, 20 + 20 iterations: " in summary
+    assert f"  2. {first}, adapt_delta {deltas[1]}, 20 + 20 iterations: " in summary
     assert "let the package retry" not in summary
     # same call, same seed: the same draws
     again, _ = fit()
@@ -141,8 +159,10 @@ def test_a_retry_that_passes_is_announced_but_not_flagged(scores, monkeypatch):
 
     def diagnose(idata, **options):
         calls.append(idata.posterior.sizes["draw"])
-        made_up = ("1 divergent transition(s): made up by the test",) if len(calls) == 1 else ()
-        return dataclasses.replace(real(idata, **options), problems=made_up)
+        first = len(calls) == 1
+        made_up = ("1 divergent transition(s): made up by the test",) if first else ()
+        return dataclasses.replace(real(idata, **options), problems=made_up,
+                                   divergences=1 if first else 0)
 
     monkeypatch.setattr(hierarchical_module, "diagnose", diagnose)
     with warnings.catch_warnings(record=True) as caught:

@@ -16,7 +16,8 @@ from bayescomp.sensitivity_analysis import SensitivityResult, sensitivity
 
 matplotlib.use("Agg")
 hierarchical_module = importlib.import_module("bayescomp.hierarchical")  # not the function
-SHORT = dict(chains=2, iter_warmup=500, iter_sampling=500, retries=0)
+# 4 chains: R-hat <= 1.01 from 2 short chains fails by chance on some of the five priors
+SHORT = dict(chains=4, iter_warmup=500, iter_sampling=500)
 ROPES = (0.0, 0.002, 0.005, 0.01, 0.02, 10.0)
 
 
@@ -61,14 +62,17 @@ def test_every_prior_every_rope(result):
 def test_numbers_are_the_direct_computation_from_the_draws(result):
     for prior, fit in result.fits.items():
         post = fit.idata.posterior
-        delta0, sigma0, nu = (post[v].values.reshape(-1) for v in ("delta0", "sigma0", "nu"))
+        delta0, sigma0 = (post[v].values.reshape(-1) for v in ("delta0", "sigma0"))
+        # the next dataset: Student-t, or normal for the "gaussian" population (no nu)
+        population = (stats.t(post["nu"].values.reshape(-1), loc=delta0, scale=sigma0)
+                      if "nu" in post else stats.norm(loc=delta0, scale=sigma0))
         for width in ROPES:
             rows = result.table[(result.table.prior == prior) & (result.table.rope == width)]
             d0 = rows[rows.quantity == "delta0"].iloc[0]
             assert d0.p_rope == pytest.approx(np.mean(np.abs(delta0) <= width), abs=1e-12)
             assert d0.p_right == pytest.approx(np.mean(delta0 > width), abs=1e-12)
             nxt = rows[rows.quantity == "next"].iloc[0]
-            t = stats.t(nu, loc=delta0, scale=sigma0)
+            t = population
             assert nxt.p_rope == pytest.approx(np.mean(t.cdf(width) - t.cdf(-width)), abs=1e-9)
             assert nxt.p_left == pytest.approx(np.mean(t.cdf(-width)), abs=1e-9)
         # the fit itself was made at the first ROPE: its numbers are the table's
