@@ -24,8 +24,8 @@ import traceback
 from pathlib import Path
 
 from .cli_console import Console, PairProgress, one_line
-from .cli_io import CliError, Outputs, check_input, check_output_dir, check_output_file, \
-    os_error_line
+from .cli_io import (CliError, Outputs, add_input_arguments, check_input, check_output_dir,
+                     check_output_file, os_error_line)
 
 EXIT_OK, EXIT_SAMPLING, EXIT_INPUT, EXIT_INTERNAL, EXIT_INTERRUPTED = 0, 1, 2, 3, 130
 EXIT_UNRELIABLE = EXIT_SAMPLING
@@ -400,13 +400,7 @@ def build_parser() -> argparse.ArgumentParser:
                            "(default 2; 0 disables)")
 
     def reading(sub):
-        sub.add_argument("file", help="CSV of scores. long: columns dataset, algorithm, run, "
-                         "fold, score; wide: dataset, run, fold and one column per algorithm")
-        sub.add_argument("--format", choices=["long", "wide"], default="long",
-                         help="layout of the CSV (default long)")
-        sub.add_argument("--column", action="append", metavar="KEY=NAME",
-                         help="name of a column in the file, e.g. --column dataset=DB "
-                         "(KEY: dataset, algorithm, run, fold, score); repeatable")
+        add_input_arguments(sub)
         sub.add_argument("--n-folds", type=int,
                          help="folds per run; rho = 1/n_folds (default: counted in the file)")
         sub.add_argument("--rho", type=float, help="correlation between splits (instead of "

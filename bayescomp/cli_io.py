@@ -225,3 +225,15 @@ class Outputs:
             except OSError:   # not empty: someone else wrote there meanwhile
                 pass
         self._created.clear()
+
+
+def add_input_arguments(parser) -> None:
+    """The arguments naming a CSV of scores and its layout, shared by the commands that
+    read one (``compare``, ``all-pairs``, ``rank``)."""
+    parser.add_argument("file", help="CSV of scores. long: columns dataset, algorithm, run, "
+                        "fold, score; wide: dataset, run, fold and one column per algorithm")
+    parser.add_argument("--format", choices=["long", "wide"], default="long",
+                        help="layout of the CSV (default long)")
+    parser.add_argument("--column", action="append", metavar="KEY=NAME",
+                        help="name of a column in the file, e.g. --column dataset=DB "
+                        "(KEY: dataset, algorithm, run, fold, score); repeatable")

@@ -10,6 +10,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from .cli_io import add_input_arguments
+
 EXIT_OK, EXIT_UNRELIABLE = 0, 1
 
 
@@ -29,13 +31,7 @@ def add_parser(subparsers):
         description="Each dataset ranks the algorithms by mean score; a Plackett-Luce model "
         "with a Dirichlet prior on the worths gives P(best), the probability of each rank and "
         "the expected ranks.")
-    rank.add_argument("file", help="CSV of scores. long: columns dataset, algorithm, run, "
-                      "fold, score; wide: dataset, run, fold and one column per algorithm")
-    rank.add_argument("--format", choices=["long", "wide"], default="long",
-                      help="layout of the CSV (default long)")
-    rank.add_argument("--column", action="append", metavar="KEY=NAME",
-                      help="name of a column in the file, e.g. --column dataset=DB "
-                      "(KEY: dataset, algorithm, run, fold, score); repeatable")
+    add_input_arguments(rank)
     rank.add_argument("--lower-is-better", action="store_true",
                       help="scores are losses (error rates): the smallest mean ranks first")
     rank.add_argument("--ties", choices=["average", "random"], default="average",

@@ -13,6 +13,7 @@ import arviz as az
 import numpy as np
 
 from .exceptions import SamplingWarning
+from .verdicts import UNRELIABLE
 
 RHAT_MAX = 1.01
 ESS_PER_CHAIN_MIN = 100
@@ -102,3 +103,15 @@ def warn_if_problems(diagnostics: Diagnostics, what: str = "the Stan fit", stack
     if not diagnostics.ok:
         warnings.warn(f"{what}: " + "; ".join(diagnostics.problems), SamplingWarning,
                       stacklevel=stacklevel)
+
+
+class SamplerChecked:
+    """Mixin of the results of a Stan fit (with a ``diagnostics`` field): a fit that failed
+    its diagnostics is not :attr:`reliable`, and its decisions read :attr:`UNRELIABLE`."""
+
+    UNRELIABLE = UNRELIABLE
+
+    @property
+    def reliable(self) -> bool:
+        """Whether the final fit passed its sampler diagnostics; if not, no decision is made."""
+        return self.diagnostics.ok

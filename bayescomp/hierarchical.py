@@ -35,7 +35,7 @@ from .baselines import baselines as run_baselines
 from .correlated import correlated_ttests
 from .data import Scores
 from .decisions import decide
-from .diagnostics import Diagnostics, diagnose, warn_if_problems
+from .diagnostics import Diagnostics, SamplerChecked, diagnose, warn_if_problems
 from .exceptions import ConstantDifferencesWarning, InputWarning, RetryWarning
 from .reports import Reportable
 from .rope import Rope, check_rope, most_probable_shares, region_labels
@@ -104,7 +104,7 @@ PRIORS = {
 
 
 @dataclass(frozen=True)
-class HierarchicalResult(Reportable):
+class HierarchicalResult(SamplerChecked, Reportable):
     """Posterior of the hierarchical model for ``first - second``.
 
     Attributes
@@ -147,12 +147,6 @@ class HierarchicalResult(Reportable):
     def most_probable(self) -> np.ndarray:
         return most_probable_shares(self.next_masses)
 
-    UNRELIABLE = "unreliable (sampling problems)"
-
-    @property
-    def reliable(self) -> bool:
-        """Whether the final fit passed its sampler diagnostics; if not, no decision is made."""
-        return self.diagnostics.ok
 
     @property
     def attempts(self) -> tuple:

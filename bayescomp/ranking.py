@@ -28,7 +28,7 @@ import pandas as pd
 
 from . import backends
 from .data import Scores
-from .diagnostics import Diagnostics, diagnose, warn_if_problems
+from .diagnostics import Diagnostics, SamplerChecked, diagnose, warn_if_problems
 from .reports import Reportable
 
 TIES = ("average", "random")
@@ -115,7 +115,7 @@ def ranks_of_draws(worths: np.ndarray) -> np.ndarray:
 
 
 @dataclass(frozen=True)
-class RankingResult(Reportable):
+class RankingResult(SamplerChecked, Reportable):
     """Posterior of the Plackett-Luce model of the algorithms' rankings.
 
     Attributes
@@ -149,12 +149,6 @@ class RankingResult(Reportable):
     diagnostics: Diagnostics = field(repr=False)
     settings: dict = field(repr=False)
 
-    UNRELIABLE = "unreliable (sampling problems)"
-
-    @property
-    def reliable(self) -> bool:
-        """Whether the fit passed its sampler diagnostics; if not, no verdict is given."""
-        return self.diagnostics.ok
 
     @property
     def best(self) -> str:

@@ -13,9 +13,11 @@ constant ahead on every split, 3 to 1,000 datasets, 10 x 10, 10-fold, 5 x 2 and 
 designs), every pair of the package's own example (``bayescomp.datasets``) and, where
 ``../shared/data/kcv_example_auc.csv`` exists, every pair of scmamp's collection.
 
-Columns: ``datasets``; ``parameterization`` chosen ("auto"); ``attempts`` (fits run, 1
-unless a retry was needed); ``divergences``, ``max_rhat``, ``min_ess_bulk``,
-``min_ess_tail`` (over delta0, sigma0, nu and every delta_i and sigma_i), ``min_bfmi``,
+Columns: ``datasets``; ``parameterization`` (always "marginal" since delta0 and the delta_i
+are integrated out; kept to compare with earlier tables); ``attempts`` (fits run, 1 unless
+a retry was needed); ``divergences``, ``max_rhat``, ``min_ess_bulk``,
+``min_ess_tail`` (over delta0, sigma0, nu and every delta_i and sigma_i, the delta_i as
+drawn from their conditionals), ``min_bfmi``,
 ``treedepth`` (draws at the maximum tree depth) of the final fit; ``clean`` (all of: no
 divergence, R-hat <= 1.01, both ESS >= 400, E-BFMI >= 0.3, no draw at the maximum tree
 depth); ``seconds`` of the whole call (all attempts, no baselines) and ``vs_easy``, that

@@ -9,12 +9,9 @@ from bayescomp.cli import main
 
 
 @pytest.fixture
-def csv(tmp_path):
+def csv(tmp_path, write_long_csv):
     sim = bc.simulate.collection(4, 20, delta0=0.02, sigma0=0.01, sigma=0.03, rho=0.1, seed=4)
-    frame = sim.scores.to_frame()
-    frame["run"], frame["fold"] = frame.split // 10, frame.split % 10
-    path = tmp_path / "scores.csv"
-    frame.drop(columns=["rho", "split"]).to_csv(path, index=False)
+    path = write_long_csv(sim.scores, tmp_path / "scores.csv")
     return path, sim.scores
 
 
@@ -90,16 +87,13 @@ def test_demo_without_stan_prints_t_test_and_baselines(capsys):
 
 
 @pytest.mark.stan
-def test_all_pairs_writes_the_table_and_heatmap(tmp_path, capsys):
+def test_all_pairs_writes_the_table_and_heatmap(tmp_path, capsys, write_long_csv):
     rng = np.random.default_rng(8)
     base = [rng.uniform(0.7, 0.9, 20) for _ in range(3)]
     scores = bc.from_arrays({"x": base, "y": [b - 0.02 + rng.normal(0, 0.02, 20) for b in base],
                              "z": [b + rng.normal(0, 0.02, 20) for b in base]},
                             n_folds=10, datasets=["p", "q", "r"])
-    frame = scores.to_frame()
-    frame["run"], frame["fold"] = frame.split // 10, frame.split % 10
-    path = tmp_path / "three.csv"
-    frame.drop(columns=["rho", "split"]).to_csv(path, index=False)
+    path = write_long_csv(scores, tmp_path / "three.csv")
     out = tmp_path / "pairs"
     code = main(["all-pairs", str(path), "--seed", "2", "--out", str(out)])
     direct = bc.compare_all(scores, rope=0.01, seed=2)
@@ -195,7 +189,7 @@ def test_unreliable_fit_exits_1_with_the_banner(csv, capsys, tmp_path):
 
 @pytest.mark.stan
 def test_all_pairs_retries_then_exits_1_naming_the_unreliable_pairs(tmp_path, capsys,
-                                                                   monkeypatch):
+                                                                   monkeypatch, write_long_csv):
     sim = bc.simulate.collection(3, 20, delta0=0.02, sigma0=0.01, sigma=0.03, rho=0.1,
                                  seed=6).scores
     rng = np.random.default_rng(0)
@@ -203,10 +197,7 @@ def test_all_pairs_retries_then_exits_1_naming_the_unreliable_pairs(tmp_path, ca
                              "b": [d.values[1] for d in sim.datasets],
                              "c": [d.values[1] + rng.normal(0, 0.02, d.n_scores)
                                    for d in sim.datasets]}, n_folds=10)
-    frame = scores.to_frame()
-    frame["run"], frame["fold"] = frame.split // 10, frame.split % 10
-    path = tmp_path / "three.csv"
-    frame.drop(columns=["rho", "split"]).to_csv(path, index=False)
+    path = write_long_csv(scores, tmp_path / "three.csv")
     calls = spy_on_hierarchical(monkeypatch, "bayescomp.hierarchical")  # compare imports it lazily
     out = tmp_path / "pairs"
     code = main(["all-pairs", str(path), "--seed", "2", *STARVED, "--retries", "1",

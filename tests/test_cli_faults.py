@@ -11,7 +11,6 @@ import tempfile
 import time
 from pathlib import Path
 
-import numpy as np
 import pytest
 
 import bayescomp as bc
@@ -30,12 +29,9 @@ def shared_dir():
 
 
 @pytest.fixture
-def scores_csv(shared_dir):
+def scores_csv(shared_dir, write_long_csv):
     sim = bc.simulate.collection(4, 20, delta0=0.02, sigma0=0.01, sigma=0.03, rho=0.1, seed=4)
-    frame = sim.scores.to_frame()
-    frame["run"], frame["fold"] = frame.split // 10, frame.split % 10
-    path = shared_dir / "scores.csv"
-    frame.drop(columns=["rho", "split"]).to_csv(path, index=False)
+    path = write_long_csv(sim.scores, shared_dir / "scores.csv")
     path.chmod(0o644)
     return path
 

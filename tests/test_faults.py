@@ -184,12 +184,9 @@ def test_a_killed_compile_then_two_concurrent_runs_share_one_build(template, cac
 
 
 @pytest.fixture
-def scores_csv(tmp_path):
+def scores_csv(tmp_path, write_long_csv):
     sim = bc.simulate.collection(3, 10, delta0=0.02, sigma0=0.01, sigma=0.03, rho=0.1, seed=4)
-    frame = sim.scores.to_frame()
-    frame["run"], frame["fold"] = frame.split // 10, frame.split % 10
-    path = tmp_path / "scores.csv"
-    frame.drop(columns=["rho", "split"]).to_csv(path, index=False)
+    path = write_long_csv(sim.scores, tmp_path / "scores.csv")
     return path
 
 
