@@ -16,34 +16,37 @@ warnings.filterwarnings("ignore", message=r"\s*ArviZ is undergoing", category=Fu
 
 # Imported at once: the light modules (numpy, pandas, scipy.stats underneath) that a
 # correlated t-test or the baselines need.
-from .baselines import (BaselinesResult, baselines, bayesian_sign_test, bayesian_signed_rank_test,
+from .baselines.across_datasets import (BaselinesResult, baselines, bayesian_sign_test, bayesian_signed_rank_test,
                         paired_ttest, sign_test, wilcoxon_test)
-from .correlated import CorrelatedTTestResult, correlated_ttest, correlated_ttests
-from .data import (DatasetScores, Scores, concat, from_arrays, from_long, from_wide, read_csv,
+from .models.correlated import CorrelatedTTestResult, correlated_ttest, correlated_ttests
+from .data.scores import (DatasetScores, Scores, concat, from_arrays, from_long, from_wide, read_csv,
                    rho_from_split)
 from .decisions import CostDecision, decide, expected_cost_decision
 from .exceptions import (BayescompWarning, ConstantDifferencesWarning, RetryWarning,
                          SamplingWarning)
 from .rope import Rope
-from .sklearn_io import from_cross_validate, from_cv_results, rho_from_cv
+from .data.sklearn_io import from_cross_validate, from_cv_results, rho_from_cv
 
 # Imported on first use (module __getattr__, PEP 562): these bring arviz, xarray, joblib,
 # matplotlib or scikit-learn, seconds of start-up that `bayescomp --help` or a correlated
 # t-test should not pay. Name -> module that defines it.
 _LAZY = {
-    **{name: ".compare" for name in ("AllPairsResult", "adjust_p_values", "compare_all")},
-    **{name: ".diagnostics" for name in ("Diagnostics", "diagnose")},
-    **{name: ".hierarchical" for name in ("PRIORS", "HierarchicalPrior", "HierarchicalResult",
+    **{name: ".models.compare" for name in ("AllPairsResult", "adjust_p_values", "compare_all")},
+    **{name: ".models.diagnostics" for name in ("Diagnostics", "diagnose")},
+    **{name: ".models.hierarchical" for name in ("PRIORS", "HierarchicalPrior", "HierarchicalResult",
                                           "hierarchical")},
-    **{name: ".ranking" for name in ("RankingResult", "rank_algorithms")},
-    **{name: ".sensitivity_analysis" for name in ("SensitivityResult", "sensitivity")},
+    **{name: ".models.ranking" for name in ("RankingResult", "rank_algorithms")},
+    **{name: ".models.sensitivity_analysis" for name in ("SensitivityResult", "sensitivity")},
 }
-_LAZY_MODULES = ("classical", "datasets", "friedman", "plots", "protocols", "simulate")
+# Modules kept as attributes of the package under their earlier flat names: name -> module.
+_LAZY_MODULES = {"classical": ".baselines.classical", "datasets": ".data.datasets",
+                 "friedman": ".baselines.friedman", "plots": ".presentation.plots",
+                 "protocols": ".data.protocols", "simulate": ".validation.simulate"}
 
 
 def __getattr__(name):
     if name in _LAZY_MODULES:
-        value = importlib.import_module(f".{name}", __name__)
+        value = importlib.import_module(_LAZY_MODULES[name], __name__)
     elif name in _LAZY:
         value = getattr(importlib.import_module(_LAZY[name], __name__), name)
     else:

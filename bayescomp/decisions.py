@@ -6,7 +6,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from .rope import REGIONS
+from bayescomp.rope import REGIONS
 
 
 def _as_probabilities(probabilities) -> np.ndarray:

@@ -145,7 +145,7 @@ def check_rope(rope, scores, first: str, second: str, dataset: str | None = None
     """
     import warnings
 
-    from .exceptions import InputWarning
+    from bayescomp.exceptions import InputWarning
 
     rope = Rope.coerce(rope)
     if rope.high - rope.low <= 0:

@@ -10,7 +10,7 @@ One row per collection and pair: simulated collections that mimic real benchmark
 (:func:`bayescomp.simulate.benchmark_collection`: accuracies discretised by test folds of
 30 to 150 cases, pairs identical on 0%, 25%, 50% or 100% of the datasets, one algorithm a
 constant ahead on every split, 3 to 1,000 datasets, 10 x 10, 10-fold, 5 x 2 and ragged
-designs), every pair of the package's own example (``bayescomp.datasets``) and, where
+designs), every pair of the package's own example (``bayescomp.data.datasets``) and, where
 ``../shared/data/kcv_example_auc.csv`` exists, every pair of scmamp's collection.
 
 Columns: ``datasets``; ``parameterization`` (always "marginal" since delta0 and the delta_i
@@ -41,7 +41,7 @@ import numpy as np
 import pandas as pd
 
 import bayescomp as bc
-from bayescomp.simulate import benchmark_collection
+from bayescomp.validation.simulate import benchmark_collection
 
 RESULTS = Path(__file__).resolve().parent / "results"
 SHARED = Path(__file__).resolve().parents[2] / "shared" / "data" / "kcv_example_auc.csv"
@@ -108,7 +108,7 @@ def _row(label, scores, first, second, reference: bool, seed: int) -> dict:
                           and min(d.min_ess_bulk, d.min_ess_tail) >= 400 and d.min_bfmi >= 0.3),
                seconds=seconds)
     if reference and len(scores) <= 54:
-        from bayescomp.reference import sample_reference
+        from bayescomp.models.reference import sample_reference
 
         started = time.perf_counter()
         idata = sample_reference(scores, first, second, seed=seed, adapt_delta=0.99)

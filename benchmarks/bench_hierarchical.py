@@ -28,8 +28,8 @@ import arviz as az
 import numpy as np
 
 from bayescomp import sampling, simulate
-from bayescomp.hierarchical import PRIORS
-from bayescomp.hierarchical_program import draw_delta, initial_values, prepare
+from bayescomp.models.hierarchical import PRIORS
+from bayescomp.models.hierarchical_program import draw_delta, initial_values, prepare
 
 SETTINGS = dict(chains=4, iter_warmup=1000, iter_sampling=1000)
 

@@ -33,7 +33,7 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bayescomp.baselines import bayesian_signed_rank_test  # noqa: E402
+from bayescomp.baselines.across_datasets import bayesian_signed_rank_test  # noqa: E402
 from bayescomp.rope import Rope, most_probable_shares  # noqa: E402
 
 try:

@@ -30,7 +30,7 @@ import pandas as pd
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
-from bayescomp import sbc  # noqa: E402
+from bayescomp.validation import sbc  # noqa: E402
 
 OUTPUT = Path(__file__).resolve().parent / "output"
 

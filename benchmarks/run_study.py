@@ -30,7 +30,7 @@ import pandas as pd
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
-from bayescomp import study  # noqa: E402
+from bayescomp.validation import study  # noqa: E402
 
 OUTPUT = Path(__file__).resolve().parent / "output"
 POWER_DELTA0 = (0.0, 0.0025, 0.005, 0.0075, 0.01, 0.0125, 0.015, 0.02, 0.025, 0.03)

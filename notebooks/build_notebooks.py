@@ -61,8 +61,8 @@ from sklearn.model_selection import GridSearchCV, RepeatedStratifiedKFold
 from sklearn.svm import SVC
 
 import bayescomp as bc
-import bayescomp.plots as bplots
-from bayescomp.compare import compare_all
+import bayescomp.presentation.plots as bplots
+from bayescomp.models.compare import compare_all
 
 pd.set_option("display.float_format", "{:.4g}".format)
 pd.set_option("display.width", 120)
@@ -371,7 +371,7 @@ import pandas as pd
 import matplotlib.pyplot as plt
 
 import bayescomp as bc
-import bayescomp.plots as bplots
+import bayescomp.presentation.plots as bplots
 
 pd.set_option("display.float_format", "{:.4g}".format)
 pd.set_option("display.width", 140)
@@ -679,7 +679,7 @@ import matplotlib.pyplot as plt
 from scipy import stats
 
 import bayescomp as bc
-import bayescomp.plots as bplots
+import bayescomp.presentation.plots as bplots
 
 pd.set_option("display.float_format", "{:.4g}".format)
 pd.set_option("display.width", 160)
@@ -980,10 +980,10 @@ from sklearn.preprocessing import StandardScaler
 from sklearn.tree import DecisionTreeClassifier
 
 import bayescomp as bc
-import bayescomp.plots as bplots
+import bayescomp.presentation.plots as bplots
 from bayescomp import classical, protocols
-from bayescomp.compare import compare_all
-from bayescomp.friedman import friedman_test, plot_critical_difference
+from bayescomp.models.compare import compare_all
+from bayescomp.baselines.friedman import friedman_test, plot_critical_difference
 
 pd.set_option("display.float_format", "{:.4g}".format)
 pd.set_option("display.width", 160)

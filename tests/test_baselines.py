@@ -6,11 +6,11 @@ import pandas as pd
 import pytest
 from scipy import stats
 
-from bayescomp.baselines import (
+from bayescomp.baselines.across_datasets import (
     BaselinesResult, BayesianTestResult, FrequentistTestResult, baselines,
     bayesian_sign_test, bayesian_signed_rank_test, paired_ttest, sign_test, wilcoxon_test,
 )
-from bayescomp.data import from_arrays
+from bayescomp.data.scores import from_arrays
 from bayescomp.rope import Rope, most_probable_shares
 
 try:

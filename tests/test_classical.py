@@ -11,13 +11,13 @@ import pandas as pd
 import pytest
 from scipy import stats
 
-from bayescomp.classical import (
+from bayescomp.baselines.classical import (
     ClassicalTestResult, cochran_q_test, combined_ftest_5x2cv, correctness, kfold_paired_ttest,
     looney_f_test, mcnemar_from_correct, mcnemar_table, mcnemar_test, paired_ttest_5x2cv,
     resampled_paired_ttest, two_proportion_test,
 )
-from bayescomp.data import from_arrays
-from bayescomp.friedman import (
+from bayescomp.data.scores import from_arrays
+from bayescomp.baselines.friedman import (
     FriedmanResult, critical_difference, friedman_test, holm, nemenyi_q,
     plot_critical_difference,
 )

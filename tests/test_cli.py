@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 
 import bayescomp as bc
-from bayescomp.cli import main
+from bayescomp.presentation.cli.main import main
 
 
 @pytest.fixture
@@ -134,7 +134,7 @@ def spy_on_hierarchical(monkeypatch, module_name):
 @pytest.mark.stan
 def test_sampler_options_reach_the_hierarchical_model(csv, capsys, monkeypatch):
     path, _ = csv
-    calls = spy_on_hierarchical(monkeypatch, "bayescomp.hierarchical")
+    calls = spy_on_hierarchical(monkeypatch, "bayescomp.models.hierarchical")
     main(["compare", str(path), "--first", "a", "--second", "b", "--n-folds", "10",
           "--chains", "2", "--iter-warmup", "150", "--iter-sampling", "300",
           "--adapt-delta", "0.9", "--max-treedepth", "8", "--parameterization", "marginal",
@@ -198,7 +198,7 @@ def test_all_pairs_retries_then_exits_1_naming_the_unreliable_pairs(tmp_path, ca
                              "c": [d.values[1] + rng.normal(0, 0.02, d.n_scores)
                                    for d in sim.datasets]}, n_folds=10)
     path = write_long_csv(scores, tmp_path / "three.csv")
-    calls = spy_on_hierarchical(monkeypatch, "bayescomp.hierarchical")  # compare imports it lazily
+    calls = spy_on_hierarchical(monkeypatch, "bayescomp.models.hierarchical")  # compare imports it lazily
     out = tmp_path / "pairs"
     code = main(["all-pairs", str(path), "--seed", "2", *STARVED, "--retries", "1",
                  "--out", str(out)])
@@ -251,7 +251,7 @@ def numbers_in(text):
 
 def leaves(document):
     """Every number in a JSON document, numbers inside strings (names, messages) too."""
-    from bayescomp.cli_export import flatten
+    from bayescomp.presentation.cli.export import flatten
 
     values = []
     for path, value in flatten(document):

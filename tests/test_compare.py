@@ -8,7 +8,7 @@ import pandas as pd
 import pytest
 
 import bayescomp as bc
-from bayescomp.compare import AllPairsResult, adjust_p_values, compare_all
+from bayescomp.models.compare import AllPairsResult, adjust_p_values, compare_all
 
 PAIRS = [("x", "y"), ("x", "z"), ("y", "z")]
 

@@ -1,4 +1,4 @@
-"""The built-in example scores (bayescomp.datasets) and their tie to the generating script."""
+"""The built-in example scores (bayescomp.data.datasets) and their tie to the generating script."""
 from __future__ import annotations
 
 from importlib import resources
@@ -7,9 +7,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from bayescomp.data import Scores
-from bayescomp.datasets import load_classifiers
-from bayescomp.datasets import make_classifiers as gen
+from bayescomp.data.scores import Scores
+from bayescomp.data.datasets import load_classifiers
+from bayescomp.data.datasets import make_classifiers as gen
 
 ALGORITHMS = ("naive_bayes", "logistic", "tree", "forest")
 N_DATASETS = 17
@@ -27,7 +27,7 @@ def scores() -> Scores:
 
 
 def test_csv_is_a_package_resource():
-    source = resources.files("bayescomp.datasets").joinpath("classifiers.csv")
+    source = resources.files("bayescomp.data.datasets").joinpath("classifiers.csv")
     assert source.is_file()
     assert len(source.read_bytes()) < 1_000_000
 
@@ -78,7 +78,7 @@ def test_folds_are_paired(frame):
 
 def test_loading_does_not_need_scikit_learn(run_without_sklearn):
     run_without_sklearn(
-        "from bayescomp.datasets import load_classifiers\n"
+        "from bayescomp.data.datasets import load_classifiers\n"
         "s = load_classifiers(); f = load_classifiers(as_frame=True)\n"
         "assert len(s) == 17 and len(f) == 6800\n"
         "assert not any(m == 'sklearn' or m.startswith('sklearn.') for m in sys.modules "

@@ -9,7 +9,7 @@ import pytest
 from scipy import stats
 
 import bayescomp as bc
-from bayescomp.simulate import collection as simulate_collection
+from bayescomp.validation.simulate import collection as simulate_collection
 
 pytestmark = pytest.mark.stan
 
@@ -186,7 +186,7 @@ def test_sigma0_median_matches_quadrature():
     scipy's quadrature of the same marginal density."""
     from scipy import integrate, optimize
 
-    from bayescomp.hierarchical_program import sigma0_median
+    from bayescomp.models.hierarchical_program import sigma0_median
 
     means = np.array([0.1, -0.4, 0.3, 0.9, 0.0, -0.2, 0.5])
     se = np.array([0.2, 0.3, 0.1, 0.4, 0.05, 0.2, 0.3])
@@ -208,7 +208,7 @@ def test_sigma0_median_matches_quadrature():
 def test_standard_errors_and_their_floor():
     """The standard error of a dataset's mean: sigma sqrt(rho + (1 - rho) / n) with sigma
     estimated from ss, never below the resolution floor."""
-    from bayescomp.hierarchical_program import standard_errors
+    from bayescomp.models.hierarchical_program import standard_errors
 
     ss, n, rho = _sufficient_statistics([0.05, 1.0])
     assert np.allclose(standard_errors(ss, n, rho, 0.0), [0.05, 1.0])
@@ -239,7 +239,7 @@ def test_other_priors_of_the_population(prior):
 def test_closed_form_priors_of_nu_are_scipys(name, density):
     """The tables the program interpolates: log p(u), u = log(nu - 1), equals scipy's density
     of nu times d nu / du = nu - 1, up to a constant; the slope is its derivative."""
-    from bayescomp import nu_prior
+    from bayescomp.models import nu_prior
 
     table = nu_prior.stan_data_for(name)
     u = table["nu_prior_start"] + table["nu_prior_step"] * np.arange(table["nu_prior_size"])

@@ -9,7 +9,8 @@ import numpy as np
 import pytest
 from scipy import integrate, special, stats
 
-from bayescomp import nu_prior, sampling
+from bayescomp.models import nu_prior
+from bayescomp import sampling
 
 
 def mvn_logpdf(x, rho, delta, sigma):
@@ -102,7 +103,7 @@ def test_stan_log_density_equals_scipy(pystan_backend, population):
 def test_delta_draws_follow_their_conditional():
     """draw_delta against the product of the normal prior N(delta0, sigma0^2 / lambda) and
     the mean's likelihood N(m | delta, sigma^2 v), integrated numerically."""
-    from bayescomp.hierarchical_program import draw_delta, log_lambda
+    from bayescomp.models.hierarchical_program import draw_delta, log_lambda
 
     data = dict(mean_diff=[0.4, -1.0], ss=[1.0, 2.0], n_scores=[10, 4], rho=[0.1, 0.25],
                 sigma_lower=[0.01, 0.01])
@@ -128,7 +129,7 @@ def test_delta_draws_follow_their_conditional():
                                               (3.0, 9.0, 40.0),    # far in the upper tail: Q
                                               (50.0, 30.0, 60.0)])  # across the median
 def test_truncated_gamma_draws_follow_scipys_truncated_distribution(shape, low, high):
-    from bayescomp.likelihood import truncated_gamma
+    from bayescomp.models.likelihood import truncated_gamma
 
     rng = np.random.default_rng(9)
     draws = truncated_gamma(np.full(20_000, shape), low, high, rng.uniform(size=20_000))

@@ -200,7 +200,7 @@ def test_04_protocols_to_verdicts(tmp_path, monkeypatch, stan_backend):
     from sklearn.model_selection import RepeatedStratifiedKFold, train_test_split
 
     from bayescomp import classical, protocols
-    from bayescomp.friedman import friedman_test
+    from bayescomp.baselines.friedman import friedman_test
 
     got, nb = run_notebook("04_protocols_to_verdicts.ipynb", tmp_path, monkeypatch)
     assert "SamplingWarning" not in _stderr(nb)  # the prose says the chains mixed

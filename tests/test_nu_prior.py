@@ -3,7 +3,7 @@ import numpy as np
 import pytest
 from scipy import integrate, stats
 
-from bayescomp import nu_prior
+from bayescomp.models import nu_prior
 
 PRIORS = [((0.5, 5.0), (0.05, 0.15)), ((1.0, 2.0), (0.01, 0.1))]   # the paper's, baycomp's
 WIDE = ((0.1, 50.0), (0.001, 2.0))   # a custom prior: P(alpha + 1, x) underflows in the table

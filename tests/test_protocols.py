@@ -8,7 +8,7 @@ import pandas as pd
 import pytest
 from scipy import stats
 
-pytest.importorskip("sklearn", reason="bayescomp.protocols runs scikit-learn estimators")
+pytest.importorskip("sklearn", reason="bayescomp.data.protocols runs scikit-learn estimators")
 
 from sklearn.base import BaseEstimator, ClassifierMixin, clone  # noqa: E402
 from sklearn.datasets import make_classification, make_regression  # noqa: E402
@@ -20,8 +20,8 @@ from sklearn.naive_bayes import GaussianNB  # noqa: E402
 from sklearn.tree import DecisionTreeClassifier  # noqa: E402
 
 from bayescomp import classical  # noqa: E402
-from bayescomp.data import Scores  # noqa: E402
-from bayescomp.protocols import (as_5x2, cross_validate_scores, five_by_two,  # noqa: E402
+from bayescomp.data.scores import Scores  # noqa: E402
+from bayescomp.data.protocols import (as_5x2, cross_validate_scores, five_by_two,  # noqa: E402
                                  holistic_cross_validate_scores, holistic_folds,
                                  holistic_rotations, holistic_splits,
                                  nested_cross_validate_scores)

@@ -19,8 +19,8 @@ import pytest
 from scipy import optimize
 
 import bayescomp as bc
-from bayescomp import ranking
-from bayescomp.ranking import (mean_scores, observed_ranks, rank_algorithms, tie_groups,
+from bayescomp.models import ranking
+from bayescomp.models.ranking import (mean_scores, observed_ranks, rank_algorithms, tie_groups,
                                tie_orders)
 
 SHORT = dict(chains=2, iter_warmup=500, iter_sampling=1000)
@@ -256,7 +256,7 @@ def test_figure_shows_every_algorithm(tied_fit):
 
 @pytest.mark.stan
 def test_command_line_rank(stan_backend, tmp_path, monkeypatch, capsys):
-    from bayescomp import cli
+    from bayescomp.presentation.cli import cli
 
     monkeypatch.chdir(tmp_path)
     csv = tmp_path / "scores.csv"

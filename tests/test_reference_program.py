@@ -17,9 +17,9 @@ from scipy import stats
 
 import bayescomp as bc
 from bayescomp import sampling
-from bayescomp.diagnostics import diagnose
-from bayescomp.reference import reference_data, sample_reference
-from bayescomp.simulate import collection as simulate_collection
+from bayescomp.models.diagnostics import diagnose
+from bayescomp.models.reference import reference_data, sample_reference
+from bayescomp.validation.simulate import collection as simulate_collection
 
 pytestmark = [pytest.mark.stan, pytest.mark.slow]
 

@@ -4,7 +4,7 @@ import pandas as pd
 import pytest
 
 import bayescomp as bc
-from bayescomp.reports import latex_escape, latex_table, markdown_table
+from bayescomp.presentation.reports import latex_escape, latex_table, markdown_table
 
 
 @pytest.fixture(scope="module")

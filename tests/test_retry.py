@@ -9,9 +9,9 @@ import pytest
 
 import bayescomp as bc
 from bayescomp import plots
-from bayescomp.hierarchical import _safer_run
+from bayescomp.models.hierarchical import _safer_run
 
-hierarchical_module = importlib.import_module("bayescomp.hierarchical")
+hierarchical_module = importlib.import_module("bayescomp.models.hierarchical")
 
 # 2 chains x 10 draws: the ESS threshold is 100 per chain = 200, and even the twice doubled
 # 2 x 40 draws cannot reach it (ArviZ caps ESS at n log10 n = 152 for n = 80)

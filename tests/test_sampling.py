@@ -22,7 +22,7 @@ from scipy import stats
 
 from bayescomp import sampling
 from bayescomp.sampling import Draws, EngineWarning, inference_data
-from bayescomp.likelihood import compound_symmetric_logpdf
+from bayescomp.models.likelihood import compound_symmetric_logpdf
 
 Z = 4.0  # standard errors allowed: a false alarm per check is ~6e-5 for a normal estimate
 

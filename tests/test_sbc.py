@@ -10,7 +10,7 @@ matplotlib.use("Agg")
 import numpy as np
 import pytest
 
-from bayescomp import sbc
+from bayescomp.validation import sbc
 
 LEVEL = 0.001
 FAST = dict(n_draws=49, chains=2, iter_warmup=300, iter_sampling=300, n_jobs=2)

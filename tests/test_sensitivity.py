@@ -12,10 +12,10 @@ from scipy import stats
 
 import bayescomp as bc
 import importlib
-from bayescomp.sensitivity_analysis import SensitivityResult, sensitivity
+from bayescomp.models.sensitivity_analysis import SensitivityResult, sensitivity
 
 matplotlib.use("Agg")
-hierarchical_module = importlib.import_module("bayescomp.hierarchical")  # not the function
+hierarchical_module = importlib.import_module("bayescomp.models.hierarchical")  # not the function
 # 4 chains: R-hat <= 1.01 from 2 short chains fails by chance on some of the five priors
 SHORT = dict(chains=4, iter_warmup=500, iter_sampling=500)
 ROPES = (0.0, 0.002, 0.005, 0.01, 0.02, 10.0)
@@ -117,7 +117,7 @@ def test_priors_added_later_are_included(scores, stan_backend, monkeypatch):
 
 
 def test_exported_names_are_the_function_and_class():
-    import bayescomp.sensitivity_analysis as module
+    import bayescomp.models.sensitivity_analysis as module
 
     assert bc.sensitivity is module.sensitivity and callable(bc.sensitivity)
     assert bc.SensitivityResult is SensitivityResult

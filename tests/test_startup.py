@@ -30,10 +30,10 @@ def test_import_loads_neither_plotting_nor_arviz_nor_joblib():
 
 def test_lazy_names_resolve_to_the_defining_modules():
     out = run("import bayescomp as bc\n"
-              "from bayescomp.hierarchical import hierarchical\n"
-              "from bayescomp.compare import compare_all\n"
+              "from bayescomp.models.hierarchical import hierarchical\n"
+              "from bayescomp.models.compare import compare_all\n"
               "assert bc.hierarchical is hierarchical and bc.compare_all is compare_all\n"
-              "assert bc.plots.plot_all_pairs.__module__ == 'bayescomp.plots.pairs'\n"
+              "assert bc.plots.plot_all_pairs.__module__ == 'bayescomp.presentation.plots.pairs'\n"
               "assert set(bc.__all__) <= set(dir(bc))\n"
               "missing = [n for n in bc.__all__ if getattr(bc, n, None) is None]\n"
               "print(missing)").stdout

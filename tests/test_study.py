@@ -12,8 +12,9 @@ import pandas as pd
 import pytest
 from scipy import stats
 
-from bayescomp import simulate, study
-from bayescomp.simulate import _stratified_folds
+from bayescomp import simulate
+from bayescomp.validation import study
+from bayescomp.validation.simulate import _stratified_folds
 
 REDUCED = dict(n_scores=20, seed=20170518, n_jobs=2,
                fit_options=dict(chains=2, iter_warmup=200, iter_sampling=200))

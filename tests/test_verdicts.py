@@ -6,7 +6,7 @@ import pytest
 
 import bayescomp as bc
 from bayescomp.rope import Rope
-from bayescomp.verdicts import equals, format_number, verdict, verdict_dict
+from bayescomp.presentation.verdicts import equals, format_number, verdict, verdict_dict
 
 
 @pytest.mark.parametrize("value, kind, text", [

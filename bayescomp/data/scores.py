@@ -1,0 +1,415 @@
+"""Paired fold scores: the one data model every test in the package reads.
+
+A :class:`Scores` holds, per dataset, the scores of every algorithm on the same
+runs x folds (paired: column j of every algorithm comes from the same train/test split)
+and the dataset's correlation ``rho`` between the differences of two splits, which the
+correlated t-test and the hierarchical model need. For k-fold cross-validation
+``rho = 1/k``; in general ``rho = n_test / (n_train + n_test)`` (Nadeau & Bengio 2003).
+
+Scores may be fractions or percentages: a ROPE is read in the units of the scores.
+Datasets may have different numbers of scores and different ``rho`` (ragged collections).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Mapping, Sequence
+
+import warnings
+import zlib
+
+import numpy as np
+import pandas as pd
+
+#: fewer scores per algorithm than this on a dataset draw an InputWarning
+FEW_SCORES = 5
+
+
+@dataclass(frozen=True, eq=False)
+class DatasetScores:
+    """Scores of every algorithm on one dataset: ``values[a, j]`` is algorithm a on split j."""
+
+    name: str
+    rho: float
+    values: np.ndarray
+
+    @property
+    def n_scores(self) -> int:
+        return self.values.shape[1]
+
+
+@dataclass(frozen=True, eq=False)
+class Scores:
+    """Paired per-split scores of several algorithms on one or more datasets.
+
+    Build one with :func:`from_arrays`, :func:`from_long`, :func:`from_wide`,
+    :func:`read_csv`, :func:`from_cv_results` or :func:`from_cross_validate`.
+    """
+
+    algorithms: tuple[str, ...]
+    datasets: tuple[DatasetScores, ...]
+
+    def __post_init__(self):
+        if len(set(self.algorithms)) != len(self.algorithms):
+            raise ValueError(f"algorithm names are not unique: {list(self.algorithms)}")
+        names = [d.name for d in self.datasets]
+        if len(set(names)) != len(names):
+            raise ValueError(f"dataset names are not unique: {names}")
+        if not self.datasets:
+            raise ValueError("no datasets given")
+        for dataset in self.datasets:
+            _validate(dataset, self.algorithms)
+
+    def __len__(self) -> int:
+        return len(self.datasets)
+
+    def __repr__(self) -> str:
+        sizes = sorted({d.n_scores for d in self.datasets})
+        return (f"Scores({len(self.algorithms)} algorithms {list(self.algorithms)}, "
+                f"{len(self)} datasets, scores per dataset {sizes})")
+
+    @property
+    def dataset_names(self) -> tuple[str, ...]:
+        return tuple(d.name for d in self.datasets)
+
+    @property
+    def rho(self) -> np.ndarray:
+        return np.array([d.rho for d in self.datasets])
+
+    @property
+    def n_scores(self) -> np.ndarray:
+        return np.array([d.n_scores for d in self.datasets])
+
+    def algorithm_index(self, algorithm: str) -> int:
+        """Position of ``algorithm``; a ValueError listing the known names if it is unknown."""
+        try:
+            return self.algorithms.index(algorithm)
+        except ValueError:
+            raise ValueError(
+                f"unknown algorithm {algorithm!r}; the scores hold {list(self.algorithms)}"
+            ) from None
+
+    def dataset(self, name) -> DatasetScores:
+        for dataset in self.datasets:
+            if dataset.name == str(name):
+                return dataset
+        raise ValueError(f"unknown dataset {name!r}; the scores hold {list(self.dataset_names)}")
+
+    def differences(self, first: str, second: str) -> list[np.ndarray]:
+        """Per dataset, the paired differences ``first - second`` of every split."""
+        if first == second:
+            raise ValueError(f"first and second are the same algorithm {first!r}")
+        i, j = self.algorithm_index(first), self.algorithm_index(second)
+        return [d.values[i] - d.values[j] for d in self.datasets]
+
+    def mean_differences(self, first: str, second: str) -> np.ndarray:
+        """Per dataset, the mean of ``first - second`` over its splits."""
+        return np.array([np.mean(x) for x in self.differences(first, second)])
+
+    def subset(self, datasets=None, algorithms=None) -> "Scores":
+        """The same scores restricted to some datasets and/or algorithms (in the order given)."""
+        algorithms = tuple(self.algorithms if algorithms is None else algorithms)
+        rows = [self.algorithm_index(a) for a in algorithms]
+        chosen = self.datasets if datasets is None else [self.dataset(n) for n in datasets]
+        return Scores(algorithms, tuple(
+            DatasetScores(d.name, d.rho, d.values[rows]) for d in chosen))
+
+    def to_frame(self) -> pd.DataFrame:
+        """A long frame: dataset, algorithm, split, score, rho."""
+        parts = []
+        for d in self.datasets:
+            for a, algorithm in enumerate(self.algorithms):
+                parts.append(pd.DataFrame({
+                    "dataset": d.name, "algorithm": algorithm,
+                    "split": np.arange(d.n_scores), "score": d.values[a], "rho": d.rho}))
+        return pd.concat(parts, ignore_index=True)
+
+    def summary(self) -> str:
+        lines = [repr(self)]
+        means = pd.DataFrame(
+            [d.values.mean(axis=1) for d in self.datasets],
+            index=pd.Index(self.dataset_names, name="dataset"), columns=list(self.algorithms))
+        means["n"] = self.n_scores
+        means["rho"] = self.rho
+        lines.append(means.to_string(float_format=lambda v: f"{v:.4g}"))
+        return "\n".join(lines)
+
+
+def _validate(dataset: DatasetScores, algorithms: Sequence[str]) -> None:
+    values = dataset.values
+    where = f"dataset {dataset.name!r}"
+    if values.ndim != 2 or values.shape[0] != len(algorithms):
+        raise ValueError(f"{where}: expected scores of {len(algorithms)} algorithms, "
+                         f"got an array of shape {values.shape}")
+    for a, algorithm in enumerate(algorithms):
+        bad = ~np.isfinite(values[a])
+        if bad.any():
+            kinds = "NaN" if np.isnan(values[a][bad]).all() else "NaN or infinite"
+            raise ValueError(f"{where}, algorithm {algorithm!r}: {bad.sum()} {kinds} score(s) "
+                             f"at split(s) {np.flatnonzero(bad)[:10].tolist()}")
+    if values.shape[1] < 2:
+        raise ValueError(f"{where}: {values.shape[1]} score(s) per algorithm; at least 2 "
+                         "splits are needed to estimate a variance")
+    if not (np.isfinite(dataset.rho) and 0 <= dataset.rho < 1):
+        raise ValueError(f"{where}: rho = {dataset.rho} is outside [0, 1); for k-fold "
+                         "cross-validation rho = 1/k")
+
+
+def warn_few_scores(scores: Scores, stacklevel: int = 3) -> None:
+    """One :class:`~bayescomp.exceptions.InputWarning` naming the datasets with fewer than
+    :data:`FEW_SCORES` scores per algorithm: legal, but a variance from so few splits is
+    barely estimated, and the posterior is wide."""
+    from bayescomp.exceptions import InputWarning
+
+    few = [(d.name, d.n_scores) for d in scores.datasets if d.n_scores < FEW_SCORES]
+    if not few:
+        return
+    listed = ", ".join(f"{name!r} ({n} scores)" for name, n in few[:5])
+    more = f" and {len(few) - 5} more" if len(few) > 5 else ""
+    warnings.warn(f"dataset{'s' if len(few) > 1 else ''} {listed}{more}: fewer than "
+                  f"{FEW_SCORES} scores per algorithm (n scores give n - 1 degrees of freedom); "
+                  "the variance is barely estimated; use more runs or folds (e.g. 10 x 10-fold "
+                  "cross-validation)", InputWarning, stacklevel=stacklevel)
+
+
+def rho_from_split(n_train: int, n_test: int) -> float:
+    """Correlation of the Nadeau-Bengio correction: ``n_test / (n_train + n_test)``."""
+    if n_train <= 0 or n_test <= 0:
+        raise ValueError(f"split sizes must be positive, got n_train={n_train}, n_test={n_test}")
+    return n_test / (n_train + n_test)
+
+
+def _per_dataset(value, names: Sequence[str], what: str) -> list:
+    """Expand a scalar, a mapping by dataset name, or a sequence into one value per dataset."""
+    if value is None or np.isscalar(value):
+        return [value] * len(names)
+    if isinstance(value, Mapping):
+        missing = [n for n in names if n not in value and str(n) not in value]
+        if missing:
+            raise ValueError(f"{what} is not given for dataset(s) {missing}")
+        return [value[n] if n in value else value[str(n)] for n in names]
+    value = list(value)
+    if len(value) != len(names):
+        raise ValueError(f"{what} has {len(value)} values for {len(names)} datasets")
+    return value
+
+
+def _resolve_rho(names, rho, n_folds, inferred_folds=None) -> list[float]:
+    """rho per dataset from an explicit rho, a number of folds, or folds seen in the data."""
+    if rho is not None and n_folds is not None:
+        raise ValueError("give either rho or n_folds, not both")
+    if rho is not None:
+        return [float(r) for r in _per_dataset(rho, names, "rho")]
+    if n_folds is not None:
+        folds = _per_dataset(n_folds, names, "n_folds")
+    elif inferred_folds is not None:
+        folds = inferred_folds
+    else:
+        raise ValueError("the correlation is unknown: give rho (e.g. 0.1) or n_folds "
+                         "(rho = 1/n_folds for k-fold cross-validation)")
+    for name, k in zip(names, folds):
+        if k is None or int(k) < 2:
+            raise ValueError(f"dataset {name!r}: n_folds = {k}; k-fold needs k >= 2")
+    return [1.0 / int(k) for k in folds]
+
+
+def from_arrays(scores: Mapping[str, object], *, rho=None, n_folds=None,
+                datasets: Sequence[str] | None = None) -> Scores:
+    """Scores from numpy fold matrices, one per algorithm.
+
+    Parameters
+    ----------
+    scores : mapping of algorithm name to array-like
+        Each value is a 2-D array (datasets x scores), a list of 1-D arrays (ragged:
+        datasets with different numbers of scores) or a 1-D array (a single dataset).
+        Row i of every algorithm must hold the same splits of dataset i in the same order.
+    rho : float, sequence or mapping, optional
+        Correlation per dataset (one number for all, or one per dataset).
+    n_folds : int, sequence or mapping, optional
+        Number of folds of k-fold cross-validation; sets ``rho = 1/n_folds``.
+    datasets : sequence of str, optional
+        Dataset names; default "0", "1", ...
+
+    Returns
+    -------
+    Scores
+    """
+    if not scores:
+        raise ValueError("no algorithms given")
+    rows = {}
+    for algorithm, value in scores.items():
+        try:
+            value = np.asarray(value, dtype=float)
+        except ValueError:  # ragged: one 1-D array per dataset
+            pass
+        else:
+            value = value[np.newaxis] if value.ndim == 1 else value
+        rows[str(algorithm)] = [np.asarray(row, dtype=float).ravel() for row in value]
+    counts = {a: len(r) for a, r in rows.items()}
+    if len(set(counts.values())) != 1:
+        raise ValueError(f"algorithms have scores on different numbers of datasets: {counts}")
+    n_datasets = next(iter(counts.values()))
+    names = [str(n) for n in (datasets if datasets is not None else range(n_datasets))]
+    if len(names) != n_datasets:
+        raise ValueError(f"{len(names)} dataset names for {n_datasets} datasets")
+    rhos = _resolve_rho(names, rho, n_folds)
+    built = []
+    for i, name in enumerate(names):
+        sizes = {a: r[i].size for a, r in rows.items()}
+        if len(set(sizes.values())) != 1:
+            raise ValueError(f"dataset {name!r}: algorithms have different numbers of "
+                             f"scores {sizes}; scores must be paired split by split")
+        built.append(DatasetScores(name, rhos[i], np.vstack([r[i] for r in rows.values()])))
+    result = Scores(tuple(rows), tuple(built))
+    warn_few_scores(result)
+    return result
+
+
+def from_long(frame: pd.DataFrame, *, dataset="dataset", algorithm="algorithm", run="run",
+              fold="fold", score="score", rho=None, n_folds=None, _wide=False) -> Scores:
+    """Scores from a long frame with one row per (dataset, algorithm, run, fold).
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+    dataset, algorithm, run, fold, score : str
+        Column names. ``run`` may be None for a single run of cross-validation; ``dataset``
+        may be None for a single dataset.
+    rho, n_folds : optional
+        As in :func:`from_arrays`. When neither is given, ``rho = 1/k`` with k the number
+        of distinct folds seen in each dataset.
+
+    Returns
+    -------
+    Scores
+    """
+    frame = frame.copy()
+    if dataset is None:
+        dataset = "dataset"
+        frame[dataset] = "dataset"
+    if run is None:
+        run = "run"
+        frame[run] = 0
+    needed = [dataset, algorithm, run, fold, score]
+    missing = [c for c in needed if c not in frame.columns]
+    if missing:
+        raise ValueError(f"column(s) {missing} not found; the frame has {list(frame.columns)}")
+    frame[dataset] = frame[dataset].astype(str)
+    frame[algorithm] = frame[algorithm].astype(str)
+    values = pd.to_numeric(frame[score], errors="coerce")
+    bad = ~np.isfinite(values.to_numpy(dtype=float))
+    if bad.any():
+        first_bad = frame[bad].iloc[0]
+        column = first_bad[algorithm] if _wide else score
+        raise ValueError(
+            f"dataset {first_bad[dataset]!r}, algorithm {first_bad[algorithm]!r}: "
+            f"{bad.sum()} NaN, infinite or non-numeric score(s), first at run "
+            f"{first_bad[run]}, fold {first_bad[fold]} ({frame.index.name or 'row'} "
+            f"{first_bad.name}, column {column!r}: {frame.loc[first_bad.name, score]!r})")
+    frame[score] = values
+    key = [dataset, algorithm, run, fold]
+    duplicated = frame.duplicated(key, keep=False)
+    if duplicated.any():
+        first = frame[duplicated].iloc[0]
+        same = frame[duplicated & (frame[key] == first[key]).all(axis=1)].index.tolist()
+        raise ValueError(
+            f"dataset {first[dataset]!r}, algorithm {first[algorithm]!r}: run {first[run]}, "
+            f"fold {first[fold]} appears {len(same)} times ({frame.index.name or 'row'}s {same})")
+    algorithms = tuple(pd.unique(frame[algorithm]))
+    names = list(pd.unique(frame[dataset]))
+    folds_seen = [frame.loc[frame[dataset] == n, fold].nunique() for n in names]
+    rhos = _resolve_rho(names, rho, n_folds, inferred_folds=folds_seen)
+    built = []
+    for name, rho_i in zip(names, rhos):
+        wide = (frame[frame[dataset] == name]
+                .pivot(index=[run, fold], columns=algorithm, values=score)
+                .reindex(columns=list(algorithms)).sort_index())
+        holes = wide.isna()
+        if holes.any().any():
+            alg = holes.any().idxmax()
+            (r, f) = holes.index[holes[alg].to_numpy()][0]
+            present = [a for a in algorithms if not holes.loc[(r, f), a]]
+            raise ValueError(f"dataset {name!r}, algorithm {alg!r}: no score for run {r}, "
+                             f"fold {f}, which {present} have; scores must be paired")
+        built.append(DatasetScores(name, rho_i, wide.to_numpy(dtype=float).T))
+    result = Scores(algorithms, tuple(built))
+    warn_few_scores(result, stacklevel=4 if _wide else 3)
+    return result
+
+
+def from_wide(frame: pd.DataFrame, *, algorithms: Sequence[str] | None = None, dataset="dataset",
+              run="run", fold="fold", rho=None, n_folds=None) -> Scores:
+    """Scores from a wide frame: one row per (dataset, run, fold), one column per algorithm.
+
+    ``algorithms`` defaults to every column other than ``dataset``, ``run`` and ``fold``.
+    Other parameters are as in :func:`from_long`.
+    """
+    frame = frame.copy()
+    if dataset is None:
+        dataset = "dataset"
+        frame[dataset] = "dataset"
+    if run is None:
+        run = "run"
+        frame[run] = 0
+    ids = [dataset, run, fold]
+    missing = [c for c in ids if c not in frame.columns]
+    if missing:
+        raise ValueError(f"column(s) {missing} not found; the frame has {list(frame.columns)}")
+    if algorithms is None:
+        algorithms = [c for c in frame.columns if c not in ids]
+    unknown = [a for a in algorithms if a not in frame.columns]
+    if unknown:
+        raise ValueError(f"unknown algorithm column(s) {unknown}; the frame has {list(frame.columns)}")
+    # keep the frame's index so that errors point at the original rows (lines of a CSV)
+    long = frame.melt(id_vars=ids, value_vars=list(algorithms), var_name="algorithm",
+                      value_name="score", ignore_index=False)
+    return from_long(long, dataset=dataset, algorithm="algorithm", run=run, fold=fold,
+                     score="score", rho=rho, n_folds=n_folds, _wide=True)
+
+
+def read_csv(path, *, format: str = "long", **columns) -> Scores:
+    """Scores from a CSV file in the long or wide layout (see :func:`from_long`, :func:`from_wide`).
+
+    Keyword arguments name the columns and give ``rho`` or ``n_folds``.
+    """
+    if format not in ("long", "wide"):
+        raise ValueError(f"format must be 'long' or 'wide', got {format!r}")
+    try:
+        frame = pd.read_csv(path)
+    except IsADirectoryError:
+        raise ValueError(f"{path} is a directory, not a CSV file") from None
+    except pd.errors.EmptyDataError:
+        raise ValueError(f"{path} is empty: expected a CSV file with a header line "
+                         "(e.g. dataset,algorithm,run,fold,score)") from None
+    except UnicodeDecodeError as error:
+        raise ValueError(f"{path}: not a text CSV file (undecodable byte at offset "
+                         f"{error.start})") from None
+    except pd.errors.ParserError as error:   # pandas says "... in line N ..."
+        raise ValueError(f"{path}: not a well-formed CSV file: "
+                         f"{' '.join(str(error).split())}") from None
+    except (OSError, EOFError, zlib.error) as error:
+        if isinstance(error, (FileNotFoundError, PermissionError)):
+            raise
+        # pandas decompresses by the file's extension (.gz, .zip, ...): a damaged archive
+        raise ValueError(f"{path}: cannot be read as a CSV file ({error})") from None
+    # number rows as the file's lines (line 1 is the header), for error messages
+    frame.index = pd.RangeIndex(2, len(frame) + 2, name="line")
+    reader = from_long if format == "long" else from_wide
+    try:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            scores = reader(frame, **columns)
+    except ValueError as error:
+        raise ValueError(f"{path}: {error}") from None
+    for warning in caught:   # name the file in the reader's warnings
+        warnings.warn(f"{path}: {warning.message}", warning.category, stacklevel=2)
+    return scores
+
+
+def concat(collections: Sequence[Scores]) -> Scores:
+    """One collection from several with the same algorithms (e.g. one per dataset)."""
+    algorithms = collections[0].algorithms
+    for c in collections[1:]:
+        if set(c.algorithms) != set(algorithms):
+            raise ValueError(f"cannot combine scores of {list(algorithms)} with {list(c.algorithms)}")
+    return Scores(algorithms, tuple(
+        d for c in collections for d in c.subset(algorithms=algorithms).datasets))

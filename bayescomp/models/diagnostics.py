@@ -1,0 +1,117 @@
+"""Convergence diagnostics of a Stan fit, with a verdict and advice the user sees.
+
+Thresholds follow Vehtari et al. (2021, "Rank-normalization, folding, and localization"):
+R-hat at most 1.01 and bulk and tail ESS of at least 100 per chain; E-BFMI below 0.3
+signals poor exploration of the energy distribution (Betancourt 2016).
+"""
+from __future__ import annotations
+
+import warnings
+from dataclasses import dataclass
+
+import arviz as az
+import numpy as np
+
+from bayescomp.exceptions import SamplingWarning
+from bayescomp.presentation.verdicts import UNRELIABLE
+
+RHAT_MAX = 1.01
+ESS_PER_CHAIN_MIN = 100
+BFMI_MIN = 0.3
+
+
+@dataclass(frozen=True)
+class Diagnostics:
+    """Sampler health of one fit; ``problems`` lists what went wrong with what to do."""
+
+    max_rhat: float
+    min_ess_bulk: float
+    min_ess_tail: float
+    divergences: int
+    treedepth_saturated: int
+    min_bfmi: float
+    n_chains: int
+    n_draws: int
+    max_treedepth: int
+    problems: tuple[str, ...]
+
+    @property
+    def ok(self) -> bool:
+        return not self.problems
+
+    @property
+    def verdict(self) -> str:
+        return "ok" if self.ok else f"{len(self.problems)} problem(s)"
+
+    def summary(self) -> str:
+        lines = [
+            f"Sampler diagnostics ({self.n_chains} chains x {self.n_draws} draws): {self.verdict}",
+            f"  max R-hat {self.max_rhat:.4f}, min ESS bulk {self.min_ess_bulk:.0f}, "
+            f"min ESS tail {self.min_ess_tail:.0f}",
+            f"  divergences {self.divergences}, draws at max tree depth {self.treedepth_saturated}, "
+            f"min E-BFMI {self.min_bfmi:.2f}",
+        ]
+        lines += [f"  - {problem}" for problem in self.problems]
+        return "\n".join(lines)
+
+
+def diagnose(idata, var_names=None, max_treedepth: int = 10) -> Diagnostics:
+    """Diagnostics of the posterior variables ``var_names`` (default all) of an InferenceData."""
+    posterior = idata.posterior if var_names is None else idata.posterior[var_names]
+    n_chains, n_draws = posterior.sizes["chain"], posterior.sizes["draw"]
+    rhat = az.rhat(posterior)
+    ess_bulk = az.ess(posterior, method="bulk")
+    ess_tail = az.ess(posterior, method="tail")
+
+    def extreme(dataset, reducer):
+        values = np.concatenate([np.ravel(v.values) for v in dataset.data_vars.values()])
+        values = values[np.isfinite(values)]
+        return float(reducer(values)) if values.size else float("nan")
+
+    stats = idata.sample_stats
+    divergences = int(stats["diverging"].sum())
+    saturated = int((stats["tree_depth"] >= max_treedepth).sum())
+    min_bfmi = float(np.min(az.bfmi(idata))) if "energy" in stats else float("nan")
+    max_rhat = extreme(rhat, np.max) if n_chains > 1 else float("nan")
+    min_bulk, min_tail = extreme(ess_bulk, np.min), extreme(ess_tail, np.min)
+
+    problems = []
+    if divergences:
+        problems.append(
+            f"{divergences} divergent transition(s): the posterior may be biased; raise "
+            "adapt_delta (e.g. 0.99) and run longer")
+    if max_rhat > RHAT_MAX:
+        problems.append(f"R-hat {max_rhat:.3f} > {RHAT_MAX}: the chains disagree; run longer "
+                        "(raise iter_warmup and iter_sampling) and check the trace plots")
+    ess_min = ESS_PER_CHAIN_MIN * n_chains
+    if min(min_bulk, min_tail) < ess_min:
+        problems.append(
+            f"effective sample size {min(min_bulk, min_tail):.0f} < {ess_min} "
+            f"({ESS_PER_CHAIN_MIN} per chain): draw more (raise iter_sampling)")
+    if saturated:
+        problems.append(f"{saturated} draw(s) hit the maximum tree depth {max_treedepth}: "
+                        "raise max_treedepth")
+    if min_bfmi < BFMI_MIN:
+        problems.append(f"E-BFMI {min_bfmi:.2f} < {BFMI_MIN}: the sampler explores the energy "
+                        "poorly; run longer and check the trace plots of sigma0 and nu")
+    return Diagnostics(max_rhat, min_bulk, min_tail, divergences, saturated, min_bfmi,
+                       n_chains, n_draws, max_treedepth, tuple(problems))
+
+
+def warn_if_problems(diagnostics: Diagnostics, what: str = "the Stan fit", stacklevel: int = 3):
+    """Issue one :class:`SamplingWarning` listing every problem, so nothing is swallowed."""
+    if not diagnostics.ok:
+        warnings.warn(f"{what}: " + "; ".join(diagnostics.problems), SamplingWarning,
+                      stacklevel=stacklevel)
+
+
+class SamplerChecked:
+    """Mixin of the results of a Stan fit (with a ``diagnostics`` field): a fit that failed
+    its diagnostics is not :attr:`reliable`, and its decisions read :attr:`UNRELIABLE`."""
+
+    UNRELIABLE = UNRELIABLE
+
+    @property
+    def reliable(self) -> bool:
+        """Whether the final fit passed its sampler diagnostics; if not, no decision is made."""
+        return self.diagnostics.ok

@@ -1,0 +1,452 @@
+"""The hierarchical model of Corani, Benavoli, Demsar, Mangili & Zaffalon (2017).
+
+The differences ``first - second`` on the n_i splits of dataset i are normal with mean
+``delta_i`` and compound-symmetric covariance ``sigma_i^2 ((1 - rho_i) I + rho_i 11')``;
+``delta_i ~ Student-t(nu, delta0, sigma0)``; ``delta0`` and ``sigma0`` are uniform,
+``sigma_i`` uniform, and ``nu - 1 ~ Gamma(alpha, beta)`` with uniform ``alpha`` and ``beta``.
+Stan's NUTS samples it (``stan/hierarchical.stan``) on the datasets' sufficient statistics,
+with every ``delta_i`` integrated out through the Student-t's normal scale mixture; the
+``delta_i`` are then drawn from their exact conditionals, and ``alpha`` and ``beta`` given
+``nu`` (:mod:`bayescomp.hierarchical_program`, :mod:`bayescomp.nu_prior`). Other priors of
+``nu`` and a normal population are :data:`PRIORS` too.
+
+Constant differences on a dataset (zero variance) would make the posterior improper, as
+``sigma_i -> 0`` is then unbounded. Every ``sigma_i`` therefore has a floor: the standard
+deviation ``q / sqrt(12)`` of a rounding error of one step ``q`` of the scores' resolution,
+where ``q`` is the smallest gap (above 1e-9 relative, i.e. floating-point noise) between two
+distinct scores of the dataset (of the whole collection if the dataset has none). Below it
+the data cannot tell variances apart. The floor is deterministic and, on datasets whose
+differences vary, far below ``sigma_i``.
+"""
+from __future__ import annotations
+
+import time
+import warnings
+from dataclasses import dataclass, field
+
+import arviz as az
+import numpy as np
+import pandas as pd
+from scipy import stats
+
+from bayescomp.models import nu_prior
+from bayescomp import sampling
+from bayescomp.models.hierarchical_program import PROGRAM, initial_values, prepare, to_user_scale
+from bayescomp.baselines.across_datasets import baselines as run_baselines
+from bayescomp.models.correlated import correlated_ttests
+from bayescomp.data.scores import Scores
+from bayescomp.decisions import decide
+from bayescomp.models.diagnostics import Diagnostics, SamplerChecked, diagnose, warn_if_problems
+from bayescomp.exceptions import ConstantDifferencesWarning, InputWarning, RetryWarning
+from bayescomp.presentation.reports import Reportable
+from bayescomp.rope import Rope, check_rope, most_probable_shares, region_labels
+
+
+@dataclass(frozen=True)
+class HierarchicalPrior:
+    """Hyper-priors of the hierarchical model.
+
+    Parameters
+    ----------
+    alpha, beta : (float, float)
+        Bounds of the uniform priors on the shape and rate of ``nu - 1 ~ Gamma(alpha, beta)``
+        (with ``nu="gamma"``).
+    sigma_factor : float
+        Default upper bounds: ``sigma_i < sigma_factor x`` the mean within-dataset standard
+        deviation of the differences, ``sigma0 < sigma_factor x`` the standard deviation of
+        the dataset means (as in the paper and its reference code, factor 1000).
+    delta0_bound, sigma0_upper, sigma_upper : float, optional
+        Explicit bounds in the units of the scores: ``delta0 ~ U(-delta0_bound, delta0_bound)``
+        (default the largest absolute difference), ``sigma0 ~ U(0, sigma0_upper)``,
+        ``sigma_i ~ U(floor_i, sigma_upper)``.
+    population : "student" or "normal"
+        The distribution of delta_i: Student-t (the paper's) or normal (no nu).
+    nu : "gamma", "kruschke" or "juarez_steel"
+        Prior of the Student-t's degrees of freedom, the choices of the authors' code: the
+        paper's ``nu - 1 ~ Gamma(alpha, beta)`` with uniform alpha and beta; Kruschke's
+        (2013) ``nu - 1 ~ Exponential(1 / 29)``; Juarez & Steel's (2010) ``nu ~ Gamma(2, 0.1)``
+        (restricted to nu > 1).
+    """
+
+    alpha: tuple[float, float] = (0.5, 5.0)
+    beta: tuple[float, float] = (0.05, 0.15)
+    sigma_factor: float = 1000.0
+    delta0_bound: float | None = None
+    sigma0_upper: float | None = None
+    sigma_upper: float | None = None
+    population: str = "student"
+    nu: str = "gamma"
+
+    def __post_init__(self):
+        if self.population not in ("student", "normal"):
+            raise ValueError(f"prior population must be 'student' or 'normal', got {self.population!r}")
+        if self.nu not in nu_prior.NU_PRIORS:
+            raise ValueError(f"prior nu must be one of {nu_prior.NU_PRIORS}, got {self.nu!r}")
+        for name in ("alpha", "beta"):
+            low, high = getattr(self, name)
+            if not 0 < low < high:
+                raise ValueError(f"prior bounds of {name} must satisfy 0 < low < high, got {(low, high)}")
+        for name in ("sigma_factor", "delta0_bound", "sigma0_upper", "sigma_upper"):
+            value = getattr(self, name)
+            if value is not None and not value > 0:
+                raise ValueError(f"prior {name} must be positive, got {value}")
+
+
+PRIORS = {
+    # Corani et al. (2017)
+    "paper": HierarchicalPrior(),
+    # baycomp's HierarchicalTest defaults
+    "baycomp": HierarchicalPrior(alpha=(1.0, 2.0), beta=(0.01, 0.1)),
+    # the other models of delta_i in the authors' code
+    "kruschke": HierarchicalPrior(nu="kruschke"),
+    "juarez_steel": HierarchicalPrior(nu="juarez_steel"),
+    "gaussian": HierarchicalPrior(population="normal"),
+}
+
+
+@dataclass(frozen=True)
+class HierarchicalResult(SamplerChecked, Reportable):
+    """Posterior of the hierarchical model for ``first - second``.
+
+    Attributes
+    ----------
+    probabilities : ndarray
+        For the next dataset: the posterior mean of the Student-t mass left of, inside and
+        right of the ROPE.
+    most_probable : ndarray
+        Share of posterior draws in which left, rope or right has the largest mass
+        (the numbers baycomp and the paper print).
+    delta0 : pandas.Series
+        Mean, sd, 95% HDI and P(left / rope / right) of the population mean difference.
+    datasets : pandas.DataFrame
+        Per dataset (index): ``n``, ``rho``, raw ``mean`` difference with its correlated
+        t-test (``p_left_ttest``, ``p_rope_ttest``, ``p_right_ttest``, 95% ``ttest_hdi_low``,
+        ``ttest_hdi_high``) and the shrunken delta_i (``delta_mean``, ``delta_sd``,
+        ``delta_hdi_low``, ``delta_hdi_high``, ``p_left``, ``p_rope``, ``p_right``).
+    """
+
+    first: str
+    second: str
+    rope: Rope
+    idata: az.InferenceData = field(repr=False)
+    next_masses: np.ndarray = field(repr=False)
+    delta0: pd.Series = field(repr=False)
+    datasets: pd.DataFrame = field(repr=False)
+    baselines: object = field(repr=False)
+    diagnostics: Diagnostics = field(repr=False)
+    settings: dict = field(repr=False)
+
+    @property
+    def labels(self) -> tuple[str, str, str]:
+        return region_labels(self.first, self.second)
+
+    @property
+    def probabilities(self) -> np.ndarray:
+        return self.next_masses.mean(axis=0)
+
+    @property
+    def most_probable(self) -> np.ndarray:
+        return most_probable_shares(self.next_masses)
+
+
+    @property
+    def attempts(self) -> tuple:
+        """Every fit made, in order: its settings, diagnostics verdict, problems and seconds."""
+        return tuple(self.settings.get("attempts", ()))
+
+    def decision(self, threshold: float = 0.95) -> str:
+        """Decision for the next dataset from :attr:`probabilities`; ``"unreliable (sampling
+        problems)"`` when the fit is not :attr:`reliable`."""
+        if not self.reliable:
+            return self.UNRELIABLE
+        return decide(self.probabilities, threshold, labels=self.labels)
+
+    def _advice(self) -> str:
+        s = self.settings
+        steps = ["run longer (iter_warmup, iter_sampling; CLI --iter-warmup, --iter-sampling)",
+                 f"raise adapt_delta above {s['adapt_delta']} (--adapt-delta)"]
+        if s.get("retries", 0) == 0:
+            steps.append("or let the package retry (retries=2, --retries 2)")
+        return "; ".join(steps) + "; then check the trace plots (plots.plot_diagnostics)"
+
+    def _unreliable_lines(self) -> list[str]:
+        n = len(self.attempts)
+        after = f" after {n} attempts" if n > 1 else ""
+        return [f"UNRELIABLE: the sampler failed its diagnostics{after}; the numbers below are "
+                "not a decision.",
+                *[f"  - {problem}" for problem in self.diagnostics.problems],
+                f"  What to do: {self._advice()}."]
+
+    def _attempt_lines(self) -> list[str]:
+        lines = []
+        for a in self.attempts:
+            verdict = "ok" if a["ok"] else "; ".join(p.split(":")[0] for p in a["problems"])
+            lines.append(f"  {a['attempt']}. {a['parameterization']}, adapt_delta "
+                         f"{a['adapt_delta']}, {a['iter_warmup']} + {a['iter_sampling']} "
+                         f"iterations: {verdict} ({a['seconds']:.1f} s)")
+        return lines
+
+    def to_frame(self) -> pd.DataFrame:
+        """One row per dataset (see :attr:`datasets`)."""
+        return self.datasets.copy()
+
+    def verdicts(self, threshold: float = 0.95) -> list[str]:
+        """The verdicts on the population (delta0) and on the next dataset, one sentence each
+        (:func:`bayescomp.verdicts.verdict`); none when the fit is not :attr:`reliable`."""
+        from bayescomp.presentation.verdicts import verdict
+        d0 = self.delta0[["p_left", "p_rope", "p_right"]].to_numpy(dtype=float)
+        return [verdict(masses, self.first, self.second, threshold=threshold, scope=scope,
+                        rope=self.rope, reliable=self.reliable)
+                for masses, scope in ((d0, "On the population of datasets (delta0)"),
+                                      (self.probabilities, "On the next dataset"))]
+
+    def to_dict(self, threshold: float = 0.95) -> dict:
+        """Every number :meth:`summary` shows, JSON-ready (NaN as None), regions keyed by the
+        algorithms' names (``"<second> better"``, ``"equivalent"``, ``"<first> better"``)."""
+        from bayescomp.presentation.serialize import hierarchical_dict
+        return hierarchical_dict(self, threshold)
+
+    def _table(self) -> pd.DataFrame:
+        """The per-dataset table of the summary and the report, columns named by algorithm."""
+        from bayescomp.presentation.verdicts import format_number as n
+        left, equal, right = self.labels
+        t = self.datasets
+        return pd.DataFrame({
+            "n": t.n, "mean": t["mean"], f"P({right}), t-test": t.p_right_ttest,
+            "delta_i": t.delta_mean,
+            "95% HDI": [f"[{n(a)}, {n(b)}]" for a, b in zip(t.delta_hdi_low, t.delta_hdi_high)],
+            f"P({left})": t.p_left, f"P({equal})": t.p_rope, f"P({right})": t.p_right})
+
+    def summary(self) -> str:
+        from bayescomp.presentation.reports import text_table
+        from bayescomp.presentation.verdicts import format_number as n, probability as pr
+        left, equal, right = self.labels
+        d0 = self.delta0
+        p, share = self.probabilities, self.most_probable
+        s = self.settings
+        lines = [] if self.reliable else self._unreliable_lines()
+        lines += [
+            f"Hierarchical model: {self.first} - {self.second} on {len(self.datasets)} datasets, "
+            f"ROPE {self.rope}",
+            *self.verdicts(),
+            f"  prior {s['prior_name']}, delta_i {s['parameterization']}, backend {s['backend']}, "
+            f"seed {s['seed']}",
+            f"  engine {s.get('engine_version')}, route {s.get('route')}, Stan {s.get('stan_version')}",
+            f"delta0 (mean difference of the population): mean {n(d0['mean'])}, sd {n(d0['sd'])}, "
+            f"95% HDI [{n(d0['hdi_low'])}, {n(d0['hdi_high'])}]",
+            f"  P({left}) = {pr(d0['p_left'])}   P({equal}) = {pr(d0['p_rope'])}   "
+            f"P({right}) = {pr(d0['p_right'])}",
+            "Next dataset (posterior mean of the probabilities):",
+            f"  P({left}) = {pr(p[0])}   P({equal}) = {pr(p[1])}   P({right}) = {pr(p[2])}"
+            f"   decision at 0.95: {self.decision()}",
+            f"  share of draws where each is most probable: {pr(share[0])} / {pr(share[1])} / "
+            f"{pr(share[2])}",
+            "Per dataset (mean and t-test: raw; delta_i: shrunken):",
+            text_table(self._table()),
+        ]
+        if self.baselines is not None:
+            lines += ["Baselines on the dataset means:", self.baselines.summary()]
+        if len(self.attempts) > 1:
+            lines += ["Attempts (a fit that failed its diagnostics was run again with safer "
+                      "settings, same seed):", *self._attempt_lines()]
+        lines.append(self.diagnostics.summary())
+        if not self.reliable:
+            lines.append(f"UNRELIABLE: no decision ({len(self.diagnostics.problems)} sampling "
+                         "problem(s), listed at the top)")
+        return "\n".join(lines)
+
+    def __str__(self) -> str:
+        return self.summary()
+
+    def _report(self):
+        from bayescomp.presentation.verdicts import format_number as n, probability as pr
+        left, equal, right = self.labels
+        d0, p, share = self.delta0, self.probabilities, self.most_probable
+        g = self.diagnostics
+        table = self._table()
+        facts = [
+            f"ROPE {self.rope}; differences are {self.first} - {self.second}; "
+            f"prior {self.settings['prior_name']}",
+            f"delta0: mean {n(d0['mean'])}, 95% HDI [{n(d0['hdi_low'])}, {n(d0['hdi_high'])}]; "
+            f"P({left}) {pr(d0['p_left'])}, P({equal}) {pr(d0['p_rope'])}, "
+            f"P({right}) {pr(d0['p_right'])}",
+            f"next dataset: P({left}) {pr(p[0])}, P({equal}) {pr(p[1])}, P({right}) {pr(p[2])} "
+            f"(most probable in {pr(share[0])} / {pr(share[1])} / {pr(share[2])} of draws)",
+            f"sampler: {g.verdict} (max R-hat {n(g.max_rhat)}, "
+            f"min ESS {n(min(g.min_ess_bulk, g.min_ess_tail))}, {g.divergences} divergences)",
+        ]
+        if len(self.attempts) > 1:
+            facts.append("attempts: " + " / ".join(line.strip() for line in self._attempt_lines()))
+        title = (f"Hierarchical model: {self.first} vs {self.second} on "
+                 f"{len(self.datasets)} datasets")
+        if not self.reliable:
+            banner = self._unreliable_lines()
+            facts.insert(0, banner[0] + " Problems: " + "; ".join(self.diagnostics.problems)
+                         + ". What to do: " + self._advice() + ".")
+            title += " (UNRELIABLE: sampling problems)"
+        return title, facts, table
+
+
+def _region_summary(draws, rope: Rope, hdi_prob: float = 0.95) -> dict:
+    low, high = az.hdi(np.asarray(draws).reshape(-1), hdi_prob=hdi_prob)
+    left, inside, right = rope.shares(draws)
+    return dict(mean=float(np.mean(draws)), sd=float(np.std(draws, ddof=1)), hdi_low=low,
+                hdi_high=high, p_left=left, p_rope=inside, p_right=right)
+
+
+PARAMETERIZATIONS = ("auto", "marginal")
+
+
+def _safer_run(run: dict, retry: int, diagnostics: Diagnostics) -> dict | None:
+    """Settings of retry number ``retry`` (from 1), or None when there is no safer one.
+
+    Each of the two retries doubles iter_warmup and iter_sampling (R-hat and ESS need more
+    draws; a longer warm-up adapts the step size better); adapt_delta rises to at least
+    0.99 only after divergences, since a smaller step costs every iteration. A population
+    split in two clusters (the package's naive_bayes - logistic: four datasets 9 to 12
+    points apart from the rest) mixes slowly without diverging.
+    """
+    if retry not in (1, 2):
+        return None
+    adapt_delta = max(0.99, run["adapt_delta"]) if diagnostics.divergences else run["adapt_delta"]
+    return dict(run, adapt_delta=adapt_delta, iter_warmup=2 * run["iter_warmup"],
+                iter_sampling=2 * run["iter_sampling"])
+
+
+def hierarchical(scores: Scores, first: str, second: str, *, rope=0.01, prior="paper",
+                 parameterization: str = "auto", backend: str = "auto", route: str = "auto",
+                 chains: int = 4,
+                 iter_warmup: int = 1000, iter_sampling: int = 1000, seed=None,
+                 adapt_delta: float = 0.95, max_treedepth: int = 10, baselines: bool = True,
+                 log_likelihood: bool = False, show_progress: bool = False,
+                 retries: int = 2) -> HierarchicalResult:
+    """Compare two algorithms across datasets with the hierarchical model.
+
+    Parameters
+    ----------
+    scores : Scores
+        Paired scores on several datasets (numbers of scores and rho may differ).
+    first, second : str
+        Algorithms; differences are ``first - second``.
+    rope : float or (float, float)
+        Region of practical equivalence in the units of the scores.
+    prior : str or HierarchicalPrior
+        A name in :data:`PRIORS` ("paper", "baycomp", "kruschke", "juarez_steel",
+        "gaussian") or a prior.
+    parameterization : "auto" or "marginal"
+        How the program is sampled: with every delta_i integrated out ("marginal", the only
+        one; "auto" names it too). The centred and non-centred forms of earlier versions
+        each failed on some real collections (funnels between sigma0 and the delta_i of
+        near-identical algorithms) and were removed.
+    backend : "auto", "cmdstanpy" or "pystan"
+    route : str
+        How the engine reaches Stan (:func:`bayescomp.sampling.sample`); "auto" is its fastest.
+    chains, iter_warmup, iter_sampling, seed, adapt_delta, max_treedepth
+        NUTS settings. A seed (drawn and recorded when None) makes the fit reproducible.
+        ``adapt_delta`` defaults to 0.95 rather than Stan's 0.8: with few datasets the
+        posterior of (nu, sigma0) is heavy-tailed, and a gradient here is cheap.
+    baselines : bool
+        Also run the frequentist and Bayesian signed-rank and sign tests on the dataset means.
+    log_likelihood : bool
+        Add the pointwise log-likelihood of every dataset's differences given the draws
+        of delta_i and sigma_i (a ``log_likelihood`` group, e.g. for ``arviz.loo``).
+    retries : int
+        How many times a fit that fails its diagnostics is run again with safer settings,
+        with the same seed (0 disables): iter_warmup and iter_sampling doubled, and doubled
+        again at the second retry; adapt_delta raised to at least 0.99 after divergences.
+        Sampling stops at the first fit that passes. Each retry
+        is announced by a :class:`RetryWarning`; ``settings["attempts"]`` records every fit.
+        At most 2 retries are defined.
+
+    Returns
+    -------
+    HierarchicalResult
+        Problems of the final fit are raised as a :class:`SamplingWarning` with advice; such
+        a result is not :attr:`~HierarchicalResult.reliable` and makes no decision.
+    """
+    rope = Rope.coerce(rope)
+    if len(scores) < 2:
+        raise ValueError(f"the hierarchical model needs at least 2 datasets, got {len(scores)}; "
+                         "for one dataset use correlated_ttest")
+    if isinstance(prior, str):
+        if prior not in PRIORS:
+            raise ValueError(f"unknown prior {prior!r}; choose from {sorted(PRIORS)} "
+                             "or pass a HierarchicalPrior")
+        prior_name, prior = prior, PRIORS[prior]
+    else:
+        prior_name = "custom"
+    if isinstance(retries, bool) or not isinstance(retries, (int, np.integer)) or retries < 0:
+        raise ValueError(f"retries must be a non-negative integer, got {retries!r}")
+    if seed is None:
+        seed = int(np.random.default_rng().integers(2 ** 31 - 1))
+    if parameterization not in PARAMETERIZATIONS:
+        raise ValueError(f"parameterization must be one of {PARAMETERIZATIONS}, got "
+                         f"{parameterization!r} (the centred and non-centred forms were "
+                         "replaced by the marginal one, which samples every collection)")
+    what = f"hierarchical model {first} - {second}"
+    check_rope(rope, scores, first, second)
+    data, scale = prepare(scores, first, second, prior)
+    var_names = ["delta0", "sigma0", "delta", "sigma"] + (["nu"] if data["population"] else [])
+    run = dict(adapt_delta=adapt_delta, iter_warmup=iter_warmup, iter_sampling=iter_sampling)
+    attempts = []
+    while True:
+        started = time.perf_counter()
+        fit = sampling.sample(PROGRAM, data, backend=backend, route=route, chains=chains,
+                              inits=initial_values(data, chains, seed),
+                              iter_warmup=run["iter_warmup"], iter_sampling=run["iter_sampling"],
+                              seed=seed, adapt_delta=run["adapt_delta"],
+                              max_treedepth=max_treedepth, show_progress=show_progress)
+        idata = to_user_scale(fit, data, scale, scores.dataset_names, seed, log_likelihood,
+                              prior)
+        diagnostics = diagnose(idata, var_names=var_names, max_treedepth=max_treedepth)
+        attempts.append(dict(
+            attempt=len(attempts) + 1, parameterization="marginal",
+            adapt_delta=run["adapt_delta"], iter_warmup=run["iter_warmup"],
+            iter_sampling=run["iter_sampling"], ok=diagnostics.ok,
+            verdict=diagnostics.verdict, problems=diagnostics.problems,
+            seconds=time.perf_counter() - started))
+        safer = None if diagnostics.ok or len(attempts) > retries else \
+            _safer_run(run, len(attempts), diagnostics)
+        if safer is None:
+            break
+        run = safer
+        warnings.warn(
+            f"{what}: retried with adapt_delta {run['adapt_delta']}, {run['iter_warmup']} + "
+            f"{run['iter_sampling']} iterations after: " + "; ".join(diagnostics.problems),
+            RetryWarning, stacklevel=2)
+    warn_if_problems(diagnostics, what + (f" (after {len(attempts)} attempts)"
+                                          if len(attempts) > 1 else ""))
+
+    post = idata.posterior
+    delta0, sigma0 = (post[v].values.reshape(-1) for v in ("delta0", "sigma0"))
+    population = (stats.t(post["nu"].values.reshape(-1), loc=delta0, scale=sigma0)
+                  if data["population"] else stats.norm(loc=delta0, scale=sigma0))
+    next_masses = rope.probabilities(population)
+
+    with warnings.catch_warnings():
+        # constant datasets and the ROPE were already reported above
+        warnings.simplefilter("ignore", ConstantDifferencesWarning)
+        warnings.simplefilter("ignore", InputWarning)
+        ttests = correlated_ttests(scores, first, second, rope=rope)
+    rows = []
+    for i, (name, test) in enumerate(zip(scores.dataset_names, ttests)):
+        shrunk = _region_summary(post["delta"].values[:, :, i], rope)
+        rows.append({"dataset": name, "n": test.posterior.n, "rho": test.posterior.rho,
+                     "mean": test.posterior.mean, "p_left_ttest": test.probabilities[0],
+                     "p_rope_ttest": test.probabilities[1], "p_right_ttest": test.probabilities[2],
+                     **dict(zip(("ttest_hdi_low", "ttest_hdi_high"), test.interval())),
+                     **{f"delta_{k}" if k in ("mean", "sd", "hdi_low", "hdi_high") else k: v
+                        for k, v in shrunk.items()}})
+    settings = dict(prior_name=prior_name, prior=prior,
+                    parameterization="marginal",
+                    backend=fit.attrs.get("backend", backend), seed=seed, scale=scale,
+                    **{key: fit.attrs.get(key) for key in ("engine_version", "route", "stan_version")},
+                    chains=chains, iter_warmup=run["iter_warmup"],
+                    iter_sampling=run["iter_sampling"], adapt_delta=run["adapt_delta"],
+                    max_treedepth=max_treedepth, retries=retries, attempts=tuple(attempts))
+    return HierarchicalResult(
+        first, second, rope, idata, next_masses,
+        pd.Series(_region_summary(delta0, rope), name="delta0"),
+        pd.DataFrame(rows).set_index("dataset"),
+        run_baselines(scores, first, second, rope=rope, seed=seed) if baselines else None,
+        diagnostics, settings)

@@ -1,0 +1,212 @@
+"""The adapter between the scores and ``stan/hierarchical.stan``: data, start, post-draws.
+
+The program samples sigma0, every sigma_i, log(nu - 1) and the standardised Student-t
+mixing weights, with delta0 and every delta_i integrated out (see the program's header;
+it draws delta0 itself).
+This module prepares its data on a unit scale, chooses initial values in the posterior's
+bulk, and turns the draws into the model's parameters on the units of the scores: delta_i
+from its normal conditional, alpha and beta given nu (:mod:`bayescomp.nu_prior`).
+"""
+from __future__ import annotations
+
+import warnings
+
+import arviz as az
+import numpy as np
+import xarray as xr
+from scipy import special
+
+from bayescomp.models import nu_prior
+from bayescomp.data.scores import Scores
+from bayescomp.exceptions import ConstantDifferencesWarning
+from bayescomp.models.likelihood import compound_symmetric_logpdf
+
+PROGRAM = "hierarchical"
+
+
+def resolution(values: np.ndarray) -> float:
+    """Smallest gap between distinct scores, ignoring floating-point noise (0.7 + 0.02 vs 0.72)."""
+    gaps = np.diff(np.unique(values))
+    gaps = gaps[gaps > 1e-9 * max(1.0, float(np.max(np.abs(values))))]
+    return float(gaps.min()) if gaps.size else np.nan
+
+
+def standard_errors(ss, n, rho, floor) -> np.ndarray:
+    """Standard error of each dataset's mean difference, its fold variance held at least at
+    the resolution floor (identical scores still carry the rounding of one step)."""
+    variance = np.maximum(ss / np.maximum(n - 1, 1) / (1 - rho), floor ** 2)
+    return np.sqrt(variance * (1 + (n - 1) * rho) / n)
+
+
+def sigma0_median(means, noise, upper: float) -> float:
+    """Posterior median of sigma0 in the normal-population version of the model.
+
+    Means ``m_i ~ N(delta0, se_i^2 + sigma0^2)`` with delta0 flat and sigma0 uniform on
+    (0, upper): delta0 integrates out in closed form, and sigma0's density is evaluated on a
+    logarithmic grid. Cheap (datasets x 400 numbers) and close enough to start the sampler.
+    """
+    low = 1e-3 * noise.min()
+    grid = np.geomspace(low, max(upper, 10 * low), 400)
+    variance = noise[None, :] ** 2 + grid[:, None] ** 2
+    weight = 1 / variance
+    centre = (weight * means).sum(axis=1) / weight.sum(axis=1)
+    log_density = (np.log(grid)  # the uniform prior, on the log grid
+                   - 0.5 * np.log(variance).sum(axis=1) - 0.5 * np.log(weight.sum(axis=1))
+                   - 0.5 * (weight * (means - centre[:, None]) ** 2).sum(axis=1))
+    cumulative = np.cumsum(np.exp(log_density - log_density.max()))
+    return float(grid[np.searchsorted(cumulative, cumulative[-1] / 2)])
+
+
+def prepare(scores: Scores, first: str, second: str, prior) -> tuple[dict, float]:
+    """Stan data on a unit scale (the differences over their mean within-dataset standard
+    deviation) and that scale.
+
+    ``prior`` is a :class:`bayescomp.hierarchical.HierarchicalPrior`. Warns with a
+    :class:`ConstantDifferencesWarning` naming the datasets whose differences are constant.
+    """
+    differences = scores.differences(first, second)
+    rows = [scores.algorithm_index(first), scores.algorithm_index(second)]
+    n = scores.n_scores
+    means = np.array([x.mean() for x in differences])
+    ss = np.array([np.sum((x - x.mean()) ** 2) for x in differences])
+    magnitude = np.array([max(1.0, float(np.abs(d.values[rows]).max())) for d in scores.datasets])
+    # a - b with a = b + 0.02 differs from 0.02 by rounding: that spread is no information
+    ss = np.where(np.sqrt(ss / n) <= 1e-9 * magnitude, 0.0, ss)
+    steps = np.array([resolution(d.values[rows]) for d in scores.datasets])
+    if np.isnan(steps).all():
+        raise ValueError(f"every score of {first} and {second} is the same number on every "
+                         "dataset: there is nothing to compare")
+    steps = np.where(np.isnan(steps), np.nanmin(steps), steps)
+    floor = steps / np.sqrt(12)
+    constant = [name for name, s in zip(scores.dataset_names, ss) if s == 0]
+    if constant:
+        warnings.warn(
+            f"{first} - {second} is constant on dataset(s) {constant}; their sigma_i is "
+            "bounded below by the scores' resolution / sqrt(12) (see bayescomp.hierarchical)",
+            ConstantDifferencesWarning, stacklevel=3)
+
+    rho = scores.rho
+    # the floor stands in for the spread of constant datasets: the scale and the default
+    # bounds then never collapse to rounding noise
+    scale = float(np.maximum(np.sqrt(ss / n), floor).mean())
+    among = means.std() if len(means) > 1 and means.std() > 0 else scale
+    noise = standard_errors(ss, n, rho, floor)
+    # delta0's uniform prior spans the largest difference (the paper's bound), and at least
+    # five standard errors beyond every dataset's mean: on constant differences the largest
+    # difference is the mean itself, and the posterior of delta0 would pile up at the bound
+    delta0_bound = prior.delta0_bound or max(
+        max(np.abs(x).max() for x in differences), float(np.max(np.abs(means) + 5 * noise)))
+    sigma0_upper = prior.sigma0_upper or prior.sigma_factor * among
+    sigma_upper = prior.sigma_upper or prior.sigma_factor * scale
+    if sigma_upper <= floor.max():
+        raise ValueError(f"prior sigma_upper {sigma_upper} is below the resolution floor "
+                         f"{floor.max()} of sigma_i")
+    data = dict(
+        n_datasets=len(scores), n_scores=[int(k) for k in n], rho=rho.tolist(),
+        mean_diff=(means / scale).tolist(), ss=(ss / scale ** 2).tolist(),
+        delta0_bound=float(delta0_bound / scale), sigma0_upper=float(sigma0_upper / scale),
+        sigma_lower=(floor / scale).tolist(), sigma_upper=float(sigma_upper / scale),
+        population=int(prior.population == "student"),
+        **nu_prior.stan_data_for(prior.nu, prior.alpha, prior.beta))
+    return data, scale
+
+
+def _unit(data: dict) -> dict:
+    return {k: np.asarray(data[k], dtype=float)
+            for k in ("mean_diff", "ss", "n_scores", "rho", "sigma_lower")}
+
+
+def initial_values(data: dict, chains: int, seed: int) -> list[dict]:
+    """Initial values per chain, in the posterior's bulk and spread around it.
+
+    Stan's default (uniform on (-2, 2) unconstrained) starts sigma0 at 10% to 90% of its
+    prior bound, a thousand times the spread of the data, and the first warm-up iterations
+    can overshoot from there into a corner they never leave (seen: sigma0 = 4e-12,
+    nu = 1.04, R-hat 1.55). Here sigma0 starts at its normal-population estimate
+    (:func:`sigma0_median`) times exp(U(-1, 1)), each sigma_i at its dataset's spread,
+    nu - 1 between 1.6 and 33, and the chains still start apart for R-hat.
+    """
+    rng = np.random.default_rng([seed, 1015])
+    unit = _unit(data)
+    floor = unit["sigma_lower"]
+    se = standard_errors(unit["ss"], unit["n_scores"], unit["rho"], floor)
+    sigma0 = sigma0_median(unit["mean_diff"], se, data["sigma0_upper"])
+    fold_sd = np.sqrt(unit["ss"] / np.maximum(unit["n_scores"] - 1, 1) / (1 - unit["rho"]))
+    size = floor.size
+    inits = []
+    for _ in range(chains):
+        start = np.maximum(fold_sd, 1.05 * floor) * np.exp(rng.uniform(0, 0.2, size))
+        chain = dict(
+            sigma0=float(min(sigma0 * np.exp(rng.uniform(-1, 1)), 0.5 * data["sigma0_upper"])),
+            sigma=np.minimum(start, 0.5 * data["sigma_upper"]).tolist())
+        if data["population"]:
+            chain.update(log_nu_minus_one=[float(rng.uniform(0.5, 3.5))],
+                         lambda_z=rng.uniform(-1, 1, size).tolist())
+        inits.append(chain)
+    return inits
+
+
+def log_lambda(nu, lambda_z) -> np.ndarray:
+    """log(lambda_i) from the sampled standardised values, as the program defines them."""
+    half = np.asarray(nu, dtype=float)[..., None] / 2
+    return special.digamma(half) - np.log(half) + np.sqrt(special.polygamma(1, half)) * lambda_z
+
+
+def draw_delta(delta0, sigma0, sigma, nu, lambda_z, data: dict, rng) -> np.ndarray:
+    """Draws of every delta_i from its normal conditional given the sampled parameters.
+
+    Given sigma_i and lambda_i, delta_i ~ N(delta0, sigma0^2 / lambda_i) a priori and the
+    mean m_i ~ N(delta_i, sigma_i^2 v_i): the conditional is normal with precision
+    1 / (sigma_i^2 v_i) + lambda_i / sigma0^2. Everything on the unit scale of ``data``;
+    ``delta0``, ``sigma0``, ``nu`` are (chain, draw), ``sigma``, ``lambda_z`` (chain, draw,
+    dataset); ``nu`` and ``lambda_z`` None for a normal population.
+    """
+    unit = _unit(data)
+    noise_precision = 1 / (sigma ** 2 * (unit["rho"] + (1 - unit["rho"]) / unit["n_scores"]))
+    weight = np.ones_like(sigma) if nu is None else np.exp(log_lambda(nu, lambda_z))
+    prior_precision = weight / sigma0[..., None] ** 2
+    precision = noise_precision + prior_precision
+    centre = (noise_precision * unit["mean_diff"] + prior_precision * delta0[..., None]) / precision
+    return centre + rng.standard_normal(centre.shape) / np.sqrt(precision)
+
+
+def to_user_scale(idata, data: dict, scale: float, datasets, seed: int, log_likelihood: bool,
+                  prior) -> az.InferenceData:
+    """The posterior on the units of the scores, with datasets named, delta_i drawn given
+    the sampled parameters, and alpha and beta given nu (the paper's prior of nu)."""
+    posterior = idata.posterior
+
+    def per_dataset(values):
+        return xr.DataArray(values, dims=("chain", "draw", "dataset"),
+                            coords=dict(chain=posterior.chain, draw=posterior.draw,
+                                        dataset=list(datasets)))
+
+    # its own stream: the seed also seeds Stan, and these draws must not mirror Stan's
+    rng = np.random.default_rng([seed, 2017])
+    delta0, sigma0 = posterior["delta0"].values, posterior["sigma0"].values
+    sigma = posterior["sigma"].values
+    variables = {"delta0": posterior["delta0"] * scale, "sigma0": posterior["sigma0"] * scale}
+    nu = lambda_z = None
+    if data["population"]:
+        # nu from the sampled log(nu - 1): CmdStan's CSV keeps 6 digits, which round a nu
+        # within 5e-6 of 1 to exactly 1, and log(nu - 1) would then be -inf
+        log_nu = posterior["log_nu_minus_one"]
+        log_nu = log_nu.isel({d: 0 for d in log_nu.dims if d not in ("chain", "draw")})
+        nu_draws = 1 + np.exp(log_nu)
+        nu, lambda_z = nu_draws.values, posterior["lambda_z"].values
+        variables["nu"] = nu_draws
+        if prior.nu == "gamma":
+            alpha, beta = nu_prior.draw_alpha_beta(nu, prior.alpha, prior.beta, rng)
+            variables.update(alpha=nu_draws.copy(data=alpha), beta=nu_draws.copy(data=beta))
+    delta = draw_delta(delta0, sigma0, sigma, nu, lambda_z, data, rng)
+    variables.update(delta=per_dataset(delta * scale), sigma=per_dataset(sigma * scale),
+                     delta_next=posterior["delta_next"] * scale)
+    user = xr.Dataset(variables, attrs=posterior.attrs)
+    groups = dict(posterior=user, sample_stats=idata.sample_stats)
+    if log_likelihood:
+        unit = _unit(data)
+        log_lik = compound_symmetric_logpdf(unit["mean_diff"] * scale, unit["ss"] * scale ** 2,
+                                            unit["n_scores"], unit["rho"], delta * scale,
+                                            sigma * scale)
+        groups["log_likelihood"] = xr.Dataset({"differences": per_dataset(log_lik)})
+    return az.InferenceData(**groups)

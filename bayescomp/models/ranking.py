@@ -1,0 +1,363 @@
+"""Bayesian ranking of many algorithms: the Plackett-Luce model of Calvo et al. (2018, 2019).
+
+Each dataset ranks the algorithms by their mean score over its splits (best first). The
+rankings are modelled as Plackett-Luce draws with worths ``w`` on the simplex and a
+Dirichlet prior, as in scmamp's ``bPlackettLuceModel``: an algorithm with worth ``w_k`` is
+ranked first on a new dataset with probability ``w_k``, and the order of the worths is the
+order of the algorithms. Stan samples the worths (``stan/plackett_luce.stan``); everything
+else is computed from the draws.
+
+Ties. Algorithms whose mean scores on a dataset are equal (within 1e-9 relative, i.e.
+floating-point noise) are tied there. ``ties="average"`` (default) treats the tied ranking as
+what it is, a coarsened observation: its likelihood is the mean Plackett-Luce probability of
+the strict orders consistent with it (every order of each tied group), which is, up to a
+constant, the probability of seeing that tied ranking. When a dataset has more than
+``max_tie_orders`` such orders, a random sample of that many of them (drawn with the seed)
+stands in for all of them. ``ties="random"`` breaks each tie by one random order drawn with
+the seed, as scmamp does (``rank(..., ties.method="random")``).
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from itertools import permutations, product
+
+import arviz as az
+import numpy as np
+import pandas as pd
+
+from bayescomp import backends
+from bayescomp.data.scores import Scores
+from bayescomp.models.diagnostics import Diagnostics, SamplerChecked, diagnose, warn_if_problems
+from bayescomp.presentation.reports import Reportable
+
+TIES = ("average", "random")
+
+
+def mean_scores(scores: Scores) -> pd.DataFrame:
+    """Datasets x algorithms: each algorithm's mean score over the dataset's splits."""
+    return pd.DataFrame([d.values.mean(axis=1) for d in scores.datasets],
+                        index=pd.Index(scores.dataset_names, name="dataset"),
+                        columns=pd.Index(scores.algorithms, name="algorithm"))
+
+
+def tie_groups(means, higher_is_better: bool = True, rtol: float = 1e-9) -> list[np.ndarray]:
+    """Indices of the algorithms grouped by equal mean score, best group first.
+
+    Means closer than ``rtol`` times the largest absolute mean (at least 1) are equal: they
+    differ by floating-point rounding only (a mean of the same scores summed in another order).
+    """
+    means = np.asarray(means, dtype=float)
+    key = -means if higher_is_better else means
+    order = np.argsort(key, kind="stable")
+    tolerance = rtol * max(1.0, float(np.abs(means).max()))
+    groups, current = [], [order[0]]
+    for previous, index in zip(order[:-1], order[1:]):
+        if key[index] - key[previous] <= tolerance:
+            current.append(index)
+        else:
+            groups.append(np.array(current))
+            current = [index]
+    groups.append(np.array(current))
+    return groups
+
+
+def tie_orders(groups, ties: str = "average", max_orders: int = 720,
+               rng: np.random.Generator | None = None) -> np.ndarray:
+    """Strict orders (rows, best first) consistent with a ranking given as tie groups.
+
+    Parameters
+    ----------
+    groups : list of array of int
+        Tie groups, best first (see :func:`tie_groups`).
+    ties : "average" or "random"
+        "average": every order of every tied group (the product of the groups' orders), or
+        ``max_orders`` of them drawn at random when there are more. "random": one random order.
+    max_orders : int
+        Most orders listed for one dataset.
+    rng : numpy.random.Generator
+        For the random orders.
+
+    Returns
+    -------
+    numpy.ndarray of int, shape (orders, algorithms)
+    """
+    if ties not in TIES:
+        raise ValueError(f"ties must be one of {TIES}, got {ties!r}")
+    rng = np.random.default_rng() if rng is None else rng
+    count = math.prod(math.factorial(len(g)) for g in groups)
+
+    def random_order():
+        return np.concatenate([rng.permutation(g) for g in groups])
+
+    if ties == "random":
+        return random_order()[None, :]
+    if count <= max_orders:
+        return np.array([np.concatenate(parts)
+                         for parts in product(*(list(permutations(g)) for g in groups))])
+    return np.array([random_order() for _ in range(max_orders)])
+
+
+def observed_ranks(means: pd.DataFrame, higher_is_better: bool = True) -> pd.DataFrame:
+    """Rank of every algorithm on every dataset (1 best), ties sharing their average rank."""
+    ranks = np.empty(means.shape)
+    for row, values in enumerate(means.to_numpy()):
+        place = 1
+        for group in tie_groups(values, higher_is_better):
+            ranks[row, group] = place + (len(group) - 1) / 2
+            place += len(group)
+    return pd.DataFrame(ranks, index=means.index, columns=means.columns)
+
+
+def ranks_of_draws(worths: np.ndarray) -> np.ndarray:
+    """Per draw (row), the rank of every algorithm by worth, 1 for the largest."""
+    return np.argsort(np.argsort(-worths, axis=1), axis=1) + 1
+
+
+@dataclass(frozen=True)
+class RankingResult(SamplerChecked, Reportable):
+    """Posterior of the Plackett-Luce model of the algorithms' rankings.
+
+    Attributes
+    ----------
+    algorithms : tuple of str
+    worths : pandas.DataFrame
+        Posterior draws (rows) of the worths (columns, summing to 1 per draw).
+    p_best : pandas.Series
+        Posterior probability that each algorithm has the largest worth.
+    rank_probabilities : pandas.DataFrame
+        Algorithms x ranks 1..k: posterior probability that the algorithm's worth is the
+        r-th largest. Rows and columns sum to 1.
+    expected_rank : pandas.DataFrame
+        Per algorithm, the posterior mean rank of its worth (``mean``) and the central
+        credible interval ``low``, ``high`` (ranks are integers, so are its bounds).
+    worth : pandas.DataFrame
+        Per algorithm the worth's ``mean`` (the probability of being ranked first on a new
+        dataset, scmamp's ``expected.win.prob``), ``sd`` and HDI ``hdi_low``, ``hdi_high``.
+    observed_ranks : pandas.DataFrame
+        Datasets x algorithms: the data, ranks by mean score (ties share their average rank).
+    """
+
+    algorithms: tuple
+    worths: pd.DataFrame = field(repr=False)
+    p_best: pd.Series = field(repr=False)
+    rank_probabilities: pd.DataFrame = field(repr=False)
+    expected_rank: pd.DataFrame = field(repr=False)
+    worth: pd.DataFrame = field(repr=False)
+    observed_ranks: pd.DataFrame = field(repr=False)
+    idata: az.InferenceData = field(repr=False)
+    diagnostics: Diagnostics = field(repr=False)
+    settings: dict = field(repr=False)
+
+
+    @property
+    def best(self) -> str:
+        """The algorithm most probably best (largest p_best)."""
+        return str(self.p_best.idxmax())
+
+    def verdict(self, threshold: float = 0.95) -> str:
+        """One sentence naming the best algorithm, or the most probably best when none
+        reaches ``threshold``."""
+        if not 0.5 < threshold <= 1:
+            raise ValueError(f"threshold must be in (0.5, 1], got {threshold}")
+        p = self.p_best.sort_values(ascending=False)
+        best, runner = p.index[0], p.index[1]
+        rank = self.expected_rank.loc[best]
+        interval = (f"expected rank {rank['mean']:.2f}, {self.settings['interval']:.0%} "
+                    f"interval [{rank['low']:.0f}, {rank['high']:.0f}]")
+        if not self.reliable:
+            return (f"No verdict, the fit is {self.UNRELIABLE}: {best} looked most probably "
+                    f"best (P = {p.iloc[0]:.3f}).")
+        if p.iloc[0] >= threshold:
+            return (f"{best} is the best of the {len(p)} algorithms: its Plackett-Luce worth "
+                    f"is the largest with posterior probability {p.iloc[0]:.3f} ({interval}).")
+        return (f"No algorithm is best with probability {threshold}: {best} is the most "
+                f"probably best (P = {p.iloc[0]:.3f}, {interval}), then {runner} "
+                f"(P = {p.iloc[1]:.3f}).")
+
+    def to_frame(self) -> pd.DataFrame:
+        """One row per algorithm, best first: worth, P(best), expected rank and interval,
+        mean observed rank."""
+        frame = pd.concat([
+            self.worth.add_prefix("worth_"), self.p_best.rename("p_best"),
+            self.expected_rank.add_prefix("rank_"),
+            self.observed_ranks.mean().rename("mean_observed_rank")], axis=1)
+        frame.index.name = "algorithm"
+        return frame.sort_values(["rank_mean", "p_best"], ascending=[True, False])
+
+    def to_dict(self) -> dict:
+        """Plain Python (JSON-able) numbers: verdict, per-algorithm table, rank
+        probabilities, diagnostics and settings."""
+        return {
+            "verdict": self.verdict(), "best": self.best, "reliable": self.reliable,
+            "algorithms": {name: {k: float(v) for k, v in row.items()}
+                           for name, row in self.to_frame().iterrows()},
+            "rank_probabilities": {name: [float(v) for v in row]
+                                   for name, row in self.rank_probabilities.iterrows()},
+            "diagnostics": {"ok": self.diagnostics.ok, "problems": list(self.diagnostics.problems),
+                            "max_rhat": self.diagnostics.max_rhat,
+                            "min_ess_bulk": self.diagnostics.min_ess_bulk},
+            "settings": {k: v for k, v in self.settings.items()
+                         if isinstance(v, (str, int, float, bool, type(None)))},
+        }
+
+    def summary(self) -> str:
+        s = self.settings
+        lines = [
+            f"Plackett-Luce ranking of {len(self.algorithms)} algorithms on {s['datasets']} "
+            f"datasets (ties: {s['ties']}, {s['tied_datasets']} dataset(s) with ties; "
+            f"Dirichlet prior {s['prior_text']}; backend {s['backend']}, seed {s['seed']})",
+            self.verdict(),
+            "Per algorithm (worth_mean: probability of ranking first on a new dataset):",
+            self.to_frame().to_string(float_format=lambda v: f"{v:.4g}"),
+            "Probability of each rank (rows: algorithms, columns: ranks):",
+            self.rank_probabilities.to_string(float_format=lambda v: f"{v:.3f}"),
+            self.diagnostics.summary(),
+        ]
+        return "\n".join(lines)
+
+    def __str__(self) -> str:
+        return self.summary()
+
+    def plot(self, axes=None):
+        """Expected ranks and rank probabilities (:func:`bayescomp.ranking_plots.plot_ranking`)."""
+        from bayescomp.presentation.plots.ranking import plot_ranking
+
+        return plot_ranking(self, axes=axes)
+
+    def _report(self):
+        s = self.settings
+        frame = self.to_frame()
+        table = pd.DataFrame({
+            "P(best)": frame.p_best, "expected rank": frame.rank_mean,
+            f"{s['interval']:.0%} interval": [f"[{a:.0f}, {b:.0f}]" for a, b in
+                                             zip(frame.rank_low, frame.rank_high)],
+            "worth": frame.worth_mean,
+            "worth HDI": [f"[{a:.3f}, {b:.3f}]" for a, b in
+                          zip(frame.worth_hdi_low, frame.worth_hdi_high)],
+            "mean observed rank": frame.mean_observed_rank}, index=frame.index)
+        facts = [
+            self.verdict(),
+            f"{s['datasets']} datasets ranked by mean score ({s['direction']}); ties "
+            f"{s['ties']} ({s['tied_datasets']} dataset(s) with ties); Dirichlet prior "
+            f"{s['prior_text']} on the worths",
+            f"sampler: {self.diagnostics.verdict} (max R-hat {self.diagnostics.max_rhat:.3f}, "
+            f"min ESS {min(self.diagnostics.min_ess_bulk, self.diagnostics.min_ess_tail):.0f}, "
+            f"{self.diagnostics.divergences} divergences); backend {s['backend']}, seed {s['seed']}",
+        ]
+        title = f"Plackett-Luce ranking of {len(self.algorithms)} algorithms"
+        return title, facts, table
+
+
+def _dirichlet(prior, algorithms) -> np.ndarray:
+    alpha = np.broadcast_to(np.asarray(prior, dtype=float), (len(algorithms),)).copy()
+    if not np.all(np.isfinite(alpha)) or np.any(alpha <= 0):
+        raise ValueError(f"the Dirichlet prior must be positive and finite for every "
+                         f"algorithm {list(algorithms)}, got {alpha.tolist()}")
+    return alpha
+
+
+def rank_algorithms(scores: Scores, *, seed=None, ties: str = "average", prior=1.0,
+                    higher_is_better: bool = True, max_tie_orders: int = 720,
+                    interval: float = 0.95, backend: str = "auto", chains: int = 4,
+                    iter_warmup: int = 1000, iter_sampling: int = 1000,
+                    adapt_delta: float = 0.8, show_progress: bool = False) -> RankingResult:
+    """Rank several algorithms across datasets with a Bayesian Plackett-Luce model.
+
+    Parameters
+    ----------
+    scores : Scores
+        Paired scores of at least two algorithms on one or more datasets; each dataset ranks
+        the algorithms by their mean score over its splits.
+    seed : int, optional
+        Seeds Stan and the random tie orders; drawn and recorded in ``settings`` when None.
+        The same seed gives the same draws on the same backend.
+    ties : "average" or "random"
+        How a tie is modelled (see the module notes): the mean likelihood over the orders
+        of the tied algorithms (default), or one random order per dataset (scmamp's choice).
+    prior : float or sequence of float
+        Dirichlet concentration of the worths, one number for all algorithms or one each.
+        1 (default, as scmamp) is uniform on the simplex: the posterior mode is then the
+        maximum-likelihood estimate.
+    higher_is_better : bool
+        False for losses (error rates): the smallest mean then ranks first.
+    max_tie_orders : int
+        Per dataset, the most tie orders enumerated; beyond it that many are drawn at random.
+    interval : float
+        Probability of the credible intervals (expected rank and worth HDI).
+    backend, chains, iter_warmup, iter_sampling, adapt_delta, show_progress
+        Stan settings (see :func:`bayescomp.backends.sample`).
+
+    Returns
+    -------
+    RankingResult
+        A fit that fails its diagnostics raises a :class:`SamplingWarning` and gives no verdict.
+    """
+    if len(scores.algorithms) < 2:
+        raise ValueError(f"ranking needs at least 2 algorithms, the scores hold "
+                         f"{list(scores.algorithms)}")
+    if ties not in TIES:
+        raise ValueError(f"ties must be one of {TIES}, got {ties!r}")
+    if int(max_tie_orders) < 1:
+        raise ValueError(f"max_tie_orders must be at least 1, got {max_tie_orders}")
+    if not 0 < interval < 1:
+        raise ValueError(f"interval must lie in (0, 1), got {interval}")
+    alpha = _dirichlet(prior, scores.algorithms)
+    if seed is None:
+        seed = int(np.random.default_rng().integers(2 ** 31 - 1))
+    # its own stream for the tie orders: the seed also seeds Stan
+    rng = np.random.default_rng([int(seed), 1959])
+    means = mean_scores(scores)
+    orders, first, counts, tied = [], [], [], 0
+    for values in means.to_numpy():
+        groups = tie_groups(values, higher_is_better)
+        tied += any(len(g) > 1 for g in groups)
+        rows = tie_orders(groups, ties, int(max_tie_orders), rng)
+        first.append(sum(len(o) for o in orders) + 1)
+        counts.append(len(rows))
+        orders.append(rows)
+    order = np.concatenate(orders) + 1  # Stan counts from 1
+    data = dict(K=len(scores.algorithms), D=len(scores), N=len(order), order=order,
+                first_order=np.array(first), n_orders=np.array(counts), alpha=alpha)
+    fit = backends.sample("plackett_luce", data, backend=backend, chains=chains,
+                          iter_warmup=iter_warmup, iter_sampling=iter_sampling, seed=int(seed),
+                          adapt_delta=adapt_delta, show_progress=show_progress)
+    algorithms = tuple(scores.algorithms)
+    worth_var = fit.posterior["worth"]
+    fit.posterior = fit.posterior.assign_coords(
+        {worth_var.dims[-1]: list(algorithms)}).rename({worth_var.dims[-1]: "algorithm"})
+    diagnostics = diagnose(fit, var_names=["worth"])
+    warn_if_problems(diagnostics, "Plackett-Luce ranking")
+
+    draws = fit.posterior["worth"].values.reshape(-1, len(algorithms))
+    # CmdStan's CSV keeps 6 digits, so its simplexes sum to 1 +- 3e-6: close them again
+    draws = draws / draws.sum(axis=1, keepdims=True)
+    worths = pd.DataFrame(draws, columns=pd.Index(algorithms, name="algorithm"))
+    ranks = ranks_of_draws(draws)
+    k = len(algorithms)
+    rank_probabilities = pd.DataFrame(
+        [[np.mean(ranks[:, a] == r) for r in range(1, k + 1)] for a in range(k)],
+        index=pd.Index(algorithms, name="algorithm"), columns=pd.Index(range(1, k + 1), name="rank"))
+    tail = (1 - interval) / 2
+    expected_rank = pd.DataFrame({
+        "mean": ranks.mean(axis=0),
+        "low": np.quantile(ranks, tail, axis=0, method="lower"),
+        "high": np.quantile(ranks, 1 - tail, axis=0, method="higher")},
+        index=pd.Index(algorithms, name="algorithm"))
+    hdi = np.array([az.hdi(draws[:, a], hdi_prob=interval) for a in range(k)])
+    worth = pd.DataFrame({"mean": draws.mean(axis=0), "sd": draws.std(axis=0, ddof=1),
+                          "hdi_low": hdi[:, 0], "hdi_high": hdi[:, 1]},
+                         index=pd.Index(algorithms, name="algorithm"))
+    prior_text = (f"alpha = {alpha[0]:g}" if np.all(alpha == alpha[0])
+                  else "alpha = (" + ", ".join(f"{a:g}" for a in alpha) + ")")
+    settings = dict(seed=int(seed), ties=ties, prior=alpha, prior_text=prior_text,
+                    higher_is_better=higher_is_better,
+                    direction="higher is better" if higher_is_better else "lower is better",
+                    max_tie_orders=int(max_tie_orders), interval=interval,
+                    backend=fit.attrs.get("backend", backend), chains=chains,
+                    iter_warmup=iter_warmup, iter_sampling=iter_sampling,
+                    adapt_delta=adapt_delta, datasets=len(scores), tied_datasets=int(tied),
+                    tie_orders=np.array(counts))
+    return RankingResult(algorithms, worths, rank_probabilities[1].rename("p_best"),
+                         rank_probabilities, expected_rank, worth,
+                         observed_ranks(means, higher_is_better), fit, diagnostics, settings)

@@ -1,0 +1,241 @@
+"""How the verdict of the hierarchical model moves with the prior and the ROPE.
+
+:func:`sensitivity` fits the hierarchical model once per prior and reads every ROPE width off
+the same draws: the posterior does not depend on the ROPE, only the regions the draws are
+counted in do. For each (prior, ROPE) it reports P(left / rope / right) of ``delta0`` (the
+share of draws in each region, as :func:`bayescomp.hierarchical` reports it) and of the next
+dataset (the posterior mean of the Student-t masses of ``delta_next``), with the decision at
+the threshold.
+
+(The module is not called ``sensitivity``: importing a submodule sets the package attribute
+of its name, which would hide the function ``bayescomp.sensitivity``.)
+"""
+from __future__ import annotations
+
+import importlib
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+from scipy import stats
+
+from bayescomp.data.scores import Scores
+from bayescomp.decisions import decide
+from bayescomp.presentation.reports import Reportable
+from bayescomp.rope import Rope, region_labels
+
+# the module, not the function bayescomp.hierarchical that shadows it as a package attribute
+_hierarchical = importlib.import_module(".hierarchical", __package__)
+
+#: default ROPE half-widths, for scores given as fractions (0.01 is one point of accuracy)
+DEFAULT_ROPES = (0.0, 0.0025, 0.005, 0.01, 0.02, 0.03, 0.05)
+QUANTITIES = ("delta0", "next")
+
+
+def _ropes(ropes) -> list[Rope]:
+    if isinstance(ropes, (Rope, int, float, np.number)):
+        ropes = [ropes]
+    ropes = [Rope.coerce(r) for r in ropes]
+    if not ropes:
+        raise ValueError("no ROPE given: pass half-widths, e.g. ropes=(0, 0.01, 0.02)")
+    return ropes
+
+
+def _priors(priors) -> dict:
+    """Name -> prior (a name of hierarchical.PRIORS or a HierarchicalPrior)."""
+    if priors is None:
+        # read at call time, so that priors added to PRIORS appear here
+        return {name: name for name in _hierarchical.PRIORS}
+    if isinstance(priors, (str, _hierarchical.HierarchicalPrior)):
+        priors = [priors]
+    if isinstance(priors, dict):
+        chosen = dict(priors)
+    else:
+        chosen = {}
+        for i, prior in enumerate(priors):
+            chosen[prior if isinstance(prior, str) else f"custom {i + 1}"] = prior
+    for name, prior in chosen.items():
+        if isinstance(prior, str) and prior not in _hierarchical.PRIORS:
+            raise ValueError(f"unknown prior {prior!r}; choose from {sorted(_hierarchical.PRIORS)} "
+                             "or pass a HierarchicalPrior")
+    if not chosen:
+        raise ValueError(f"no prior given; choose from {sorted(_hierarchical.PRIORS)}")
+    return chosen
+
+
+def next_dataset_masses(posterior, rope: Rope) -> np.ndarray:
+    """Per draw, the mass of the next dataset's delta left of, inside and right of ``rope``.
+
+    ``delta_next ~ Student-t(nu, delta0, sigma0)`` (normal when the posterior has no ``nu``
+    or it is infinite), its masses computed by :meth:`Rope.probabilities` as
+    :func:`bayescomp.hierarchical` does.
+    """
+    delta0, sigma0 = (posterior[v].values.reshape(-1) for v in ("delta0", "sigma0"))
+    if "nu" in posterior:
+        distribution = stats.t(posterior["nu"].values.reshape(-1), loc=delta0, scale=sigma0)
+    else:
+        distribution = stats.norm(loc=delta0, scale=sigma0)
+    return rope.probabilities(distribution)
+
+
+@dataclass(frozen=True)
+class SensitivityResult(Reportable):
+    """P(left / rope / right) of delta0 and of the next dataset under each prior and ROPE.
+
+    Attributes
+    ----------
+    table : pandas.DataFrame
+        One row per (prior, rope, quantity): ``rope_low``, ``rope_high``, ``p_left``,
+        ``p_rope``, ``p_right``, ``decision`` (at ``threshold``) and ``reliable`` (whether
+        that prior's fit passed its diagnostics). ``rope`` is the half-width
+        ``(high - low) / 2``; ``quantity`` is "delta0" or "next".
+    fits : dict
+        Prior name -> its :class:`~bayescomp.hierarchical.HierarchicalResult`.
+    """
+
+    first: str
+    second: str
+    table: pd.DataFrame = field(repr=False)
+    fits: dict = field(repr=False)
+    threshold: float = 0.95
+    seed: int | None = None
+
+    @property
+    def labels(self) -> tuple[str, str, str]:
+        return region_labels(self.first, self.second)
+
+    @property
+    def priors(self) -> list[str]:
+        return list(self.fits)
+
+    def to_frame(self) -> pd.DataFrame:
+        """The long table (see :attr:`table`)."""
+        return self.table.copy()
+
+    def decisions(self, quantity: str = "next") -> pd.DataFrame:
+        """ROPE half-widths (rows) x priors (columns): the decision for ``quantity``."""
+        if quantity not in QUANTITIES:
+            raise ValueError(f"quantity must be one of {QUANTITIES}, got {quantity!r}")
+        rows = self.table[self.table.quantity == quantity]
+        return rows.pivot(index="rope", columns="prior", values="decision")[self.priors]
+
+    def stable(self, quantity: str = "next") -> bool:
+        """Whether the decision for ``quantity`` is the same under every prior and ROPE."""
+        return self.decisions(quantity).stack().nunique() == 1
+
+    def _describe(self, quantity: str) -> str:
+        what = "delta0 (the population's mean difference)" if quantity == "delta0" \
+            else "the next dataset"
+        decisions = self.decisions(quantity)
+        widths = decisions.index
+        span = f"ROPE half-widths {widths.min():g} to {widths.max():g}"
+        if self.stable(quantity):
+            return (f"For {what} the decision at {self.threshold} is "
+                    f"'{decisions.iloc[0, 0]}' under every prior ({', '.join(self.priors)}) "
+                    f"and {span}.")
+        parts = []
+        for prior in self.priors:
+            column, runs, start = decisions[prior], [], 0
+            for i in range(1, len(column) + 1):
+                if i == len(column) or column.iloc[i] != column.iloc[start]:
+                    low, high = widths[start], widths[i - 1]
+                    where = f"{low:g}" if low == high else f"{low:g}-{high:g}"
+                    runs.append(f"'{column.iloc[start]}' at {where}")
+                    start = i
+            parts.append(f"{prior}: " + ", ".join(runs))
+        return (f"For {what} the decision at {self.threshold} moves with the prior or the "
+                f"ROPE ({'; '.join(parts)}).")
+
+    def summary(self) -> str:
+        left, equal, right = self.labels
+        lines = [f"Sensitivity of {self.first} - {self.second} to the prior and the ROPE "
+                 f"(hierarchical model, seed {self.seed}; one fit per prior, every ROPE read "
+                 "off its draws)",
+                 *(self._describe(q) for q in QUANTITIES)]
+        unreliable = [p for p, fit in self.fits.items() if not fit.reliable]
+        if unreliable:
+            lines.append(f"UNRELIABLE fits (no decision): {', '.join(unreliable)}")
+        table = self.table.rename(columns={"p_left": f"P({left})", "p_rope": f"P({equal})",
+                                           "p_right": f"P({right})"})
+        lines.append(table.to_string(index=False, float_format=lambda v: f"{v:.4g}"))
+        return "\n".join(lines)
+
+    def __str__(self) -> str:
+        return self.summary()
+
+    def _report(self):
+        left, equal, right = self.labels
+        table = self.table.drop(columns=["rope_low", "rope_high"]).rename(columns={
+            "p_left": f"P({left})", "p_rope": f"P({equal})", "p_right": f"P({right})"})
+        facts = [self._describe(q) for q in QUANTITIES]
+        facts.append(f"differences are {self.first} - {self.second}; one hierarchical fit per "
+                     f"prior (seed {self.seed}), every ROPE read off the same draws")
+        return (f"Sensitivity of {self.first} vs {self.second} to the prior and the ROPE",
+                facts, table.set_index(["prior", "rope", "quantity"]))
+
+    def plot(self, axes=None):
+        """The figure of :func:`bayescomp.ranking_plots.plot_sensitivity`."""
+        from bayescomp.presentation.plots.ranking import plot_sensitivity
+
+        return plot_sensitivity(self, axes=axes)
+
+
+def sensitivity(scores: Scores, first: str, second: str, *, ropes=DEFAULT_ROPES, priors=None,
+                seed=None, threshold: float = 0.95, **options) -> SensitivityResult:
+    """Rerun the hierarchical comparison under each prior and read it at several ROPE widths.
+
+    Parameters
+    ----------
+    scores : Scores
+    first, second : str
+        Algorithms; differences are ``first - second``.
+    ropes : sequence of float or (float, float)
+        ROPE half-widths (or intervals), in the units of the scores. The default suits
+        scores given as fractions; with percentages multiply it by 100.
+    priors : None, sequence or dict
+        Names of :data:`bayescomp.PRIORS`, :class:`~bayescomp.HierarchicalPrior` objects, or
+        a dict of name -> either. None: every prior in :data:`bayescomp.PRIORS`.
+    seed : int, optional
+        Seed of every fit (the same for each prior); drawn and recorded when None.
+    threshold : float
+        Probability a region needs for a decision.
+    **options
+        Passed to :func:`bayescomp.hierarchical` (backend, chains, iter_warmup,
+        iter_sampling, adapt_delta, retries, ...).
+
+    Returns
+    -------
+    SensitivityResult
+    """
+    ropes = _ropes(ropes)
+    chosen = _priors(priors)
+    for name in ("rope", "prior", "seed", "baselines"):
+        if name in options:
+            raise TypeError(f"sensitivity() sets {name!r} itself; pass ropes=, priors=, seed=")
+    if seed is None:
+        seed = int(np.random.default_rng().integers(2 ** 31 - 1))
+    labels = region_labels(first, second)
+    rows, fits = [], {}
+    for name, prior in chosen.items():
+        fit = _hierarchical.hierarchical(scores, first, second, rope=ropes[0], prior=prior,
+                                         seed=seed, baselines=False, **options)
+        fits[name] = fit
+        posterior = fit.idata.posterior
+        delta0 = posterior["delta0"].values.reshape(-1)
+        # the same numbers as the fit's own at its ROPE, or this module has drifted from the
+        # model (e.g. a new prior whose next dataset is not Student-t)
+        check = next_dataset_masses(posterior, ropes[0]).mean(axis=0)
+        if not np.allclose(check, fit.probabilities, atol=1e-9):
+            raise RuntimeError(
+                f"prior {name!r}: next-dataset probabilities {check} differ from the model's "
+                f"{fit.probabilities}; bayescomp.sensitivity_analysis.next_dataset_masses needs updating")
+        for rope in ropes:
+            for quantity, p in (("delta0", rope.shares(delta0)),
+                                ("next", next_dataset_masses(posterior, rope).mean(axis=0))):
+                rows.append(dict(
+                    prior=name, rope=(rope.high - rope.low) / 2, rope_low=rope.low + 0.0,  # not -0
+                    rope_high=rope.high, quantity=quantity, p_left=p[0], p_rope=p[1],
+                    p_right=p[2], reliable=fit.reliable,
+                    decision=decide(p, threshold, labels) if fit.reliable
+                    else fit.UNRELIABLE))
+    return SensitivityResult(first, second, pd.DataFrame(rows), fits, threshold, int(seed))

@@ -1,0 +1,109 @@
+"""``--json`` and ``--csv``: every number the command prints, for scripts.
+
+The JSON document holds each result's ``to_dict()`` (probabilities keyed by the regions'
+names, which name the algorithms: ``"tree better"``, ``"equivalent"``, ``"forest better"``),
+the command, the version, the exit code and the warnings shown. The CSV file is the same
+document flattened to two columns, ``key`` and ``value``: a key is the path of a number in
+the JSON with list items named by their dataset or pair, e.g.
+``comparison/delta0/verdict/probabilities/forest better``.
+"""
+from __future__ import annotations
+
+import csv
+import io
+import json
+import math
+
+import numpy as np
+
+
+def plain(value):
+    """``value`` with numpy scalars and arrays as Python numbers and lists, NaN as None."""
+    if isinstance(value, dict):
+        return {str(k): plain(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple, np.ndarray)):
+        return [plain(v) for v in value]
+    if isinstance(value, (bool, np.bool_)):
+        return bool(value)
+    if isinstance(value, (int, np.integer)):
+        return int(value)
+    if isinstance(value, (float, np.floating)):
+        return float(value) if math.isfinite(value) else None
+    if value is None or isinstance(value, str):
+        return value
+    if hasattr(value, "low") and hasattr(value, "high"):   # a Rope
+        return {"low": plain(value.low), "high": plain(value.high)}
+    return str(value)
+
+
+def result_dict(result) -> dict:
+    """A result as JSON-ready data: its ``to_dict()``, else its table's rows."""
+    to_dict = getattr(result, "to_dict", None)
+    if callable(to_dict):
+        return plain(to_dict())
+    return {"rows": plain(result.to_frame().reset_index().to_dict(orient="records"))}
+
+
+def all_pairs_dict(result) -> dict:
+    """An :class:`~bayescomp.AllPairsResult` with one entry per pair, regions named."""
+    from bayescomp.rope import region_labels
+
+    counts = {"n_algorithms": len(result.algorithms), "n_pairs": len(result.table)}
+    to_dict = getattr(result, "to_dict", None)
+    if callable(to_dict):   # the counts the summary's headline prints, if to_dict lacks them
+        return plain(counts | to_dict())
+    pairs = []
+    for row in result.table.to_dict(orient="records"):
+        first, second = row["first"], row["second"]
+        labels = region_labels(first, second)
+        entry = {"first": first, "second": second, "method": row["method"],
+                 "probabilities": dict(zip(labels, (row["p_left"], row["p_rope"],
+                                                    row["p_right"])))}
+        if result.method == "hierarchical":
+            entry["delta0_probabilities"] = dict(zip(labels, (
+                row["delta0_p_left"], row["delta0_p_rope"], row["delta0_p_right"])))
+        entry.update({k: row[k] for k in ("decision", "test", "p_value", "p_value_corrected",
+                                          "reject", "reliable", "attempts", "seed")})
+        entry["result"] = result_dict(result.results[(first, second)])
+        pairs.append(entry)
+    return plain({**counts, "algorithms": list(result.algorithms), "method": result.method,
+                  "rope": result.rope, "correction": result.correction, "seed": result.seed,
+                  "threshold": result.threshold, "alpha": result.alpha,
+                  "unreliable": [f"{a} vs {b}" for a, b in result.unreliable_pairs()],
+                  "pairs": pairs})
+
+
+def to_json(document: dict) -> str:
+    return json.dumps(plain(document), indent=2, ensure_ascii=False) + "\n"
+
+
+def _item_name(item, index: int) -> str:
+    if isinstance(item, dict):
+        if "dataset" in item and isinstance(item["dataset"], str):
+            return item["dataset"]
+        if "first" in item and "second" in item:
+            return f"{item['first']} vs {item['second']}"
+        if "attempt" in item:
+            return f"attempt {item['attempt']}"
+    return str(index)
+
+
+def flatten(value, path=()):
+    """(key path, value) of every leaf of a JSON-ready document."""
+    if isinstance(value, dict):
+        for key, item in value.items():
+            yield from flatten(item, path + (str(key),))
+    elif isinstance(value, list):
+        for index, item in enumerate(value):
+            yield from flatten(item, path + (_item_name(item, index),))
+    else:
+        yield path, value
+
+
+def to_csv(document: dict) -> str:
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\n")
+    writer.writerow(["key", "value"])
+    for path, value in flatten(plain(document)):
+        writer.writerow(["/".join(path), "" if value is None else value])
+    return buffer.getvalue()

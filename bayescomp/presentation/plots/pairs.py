@@ -1,0 +1,215 @@
+"""Figures of all pairwise comparisons: the three regions per pair, and a heatmap."""
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from bayescomp.presentation.plots._common import REGION_COLORS, clean_text, new_axes, finish
+
+
+# --------------------------------------------------------------------------- heatmap
+
+def plot_probability_heatmap(matrix: pd.DataFrame, ax=None, annotate: bool = True, *,
+                             digits: int = 2, cmap: str = "RdBu", colorbar: bool = True,
+                             title: str | None = None, unreliable=None):
+    """Heatmap of P(row better than column) for many algorithms.
+
+    Parameters
+    ----------
+    matrix : pandas.DataFrame
+        Square, with the same algorithm names as index and columns, and probabilities in
+        [0, 1]; NaN (e.g. on the diagonal) is left blank.
+    ax : matplotlib.axes.Axes, optional
+    annotate : bool
+        Write each value in its cell, with ``digits`` decimals.
+    cmap : str
+        A colormap; the default diverging one is white at 0.5.
+    colorbar : bool
+    title : str, optional
+    unreliable : iterable of (str, str), optional
+        Pairs whose fit failed its sampler diagnostics (e.g.
+        ``AllPairsResult.unreliable_pairs()``): both of their cells are hatched and the title
+        says so; their values are not decisions.
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+        The annotations have gid ``"value"``, the hatched cells ``"unreliable"``; cell (i, j)
+        is at x = j, y = i (row 0 at the top).
+    """
+    import matplotlib
+    from matplotlib.patches import Rectangle
+
+    if not isinstance(matrix, pd.DataFrame):
+        raise TypeError(f"matrix must be a pandas DataFrame, got {type(matrix).__name__}")
+    if matrix.shape[0] != matrix.shape[1] or list(matrix.index) != list(matrix.columns):
+        raise ValueError("matrix must be square with the same algorithms, in the same order, "
+                         f"as index and columns; got {list(matrix.index)} x {list(matrix.columns)}")
+    values = matrix.to_numpy(dtype=float)
+    finite = values[np.isfinite(values)]
+    if np.any((finite < 0) | (finite > 1)):
+        raise ValueError("matrix values must be probabilities in [0, 1]")
+    n = values.shape[0]
+    ax = new_axes(ax, (max(4.5, 0.75 * n + 2.5), max(3.8, 0.65 * n + 1.8)))
+    colormap = matplotlib.colormaps[cmap].with_extremes(bad="#CFCFCF")
+    image = ax.imshow(np.ma.masked_invalid(values), cmap=colormap, vmin=0, vmax=1,
+                      aspect="auto")
+    names = [clean_text(name) for name in matrix.index]
+    ax.set_xticks(np.arange(n))
+    ax.set_yticks(np.arange(n))
+    rotate = max((len(name) for name in names), default=0) > 4
+    ax.set_xticklabels(names, rotation=40 if rotate else 0, ha="right" if rotate else "center")
+    ax.set_yticklabels(names)
+    ax.set_xlabel("column algorithm")
+    ax.set_ylabel("row algorithm")
+    ax.tick_params(length=0)
+    if annotate:
+        for i in range(n):
+            for j in range(n):
+                if np.isfinite(values[i, j]):
+                    r, g, b, _ = colormap(values[i, j])
+                    dark = 0.299 * r + 0.587 * g + 0.114 * b < 0.5
+                    text = ax.text(j, i, f"{values[i, j]:.{digits}f}", ha="center", va="center",
+                                   fontsize=10 if n <= 8 else 8,
+                                   color="white" if dark else "black")
+                    text.set_gid("value")
+    position = {name: k for k, name in enumerate(matrix.index)}
+    marked = set()
+    for pair in unreliable or ():
+        a, b = pair
+        if a not in position or b not in position:
+            raise ValueError(f"unreliable pair {pair!r} names an algorithm not in the matrix "
+                             f"{names}")
+        marked |= {(position[a], position[b]), (position[b], position[a])}
+    for i, j in sorted(marked):
+        cell = Rectangle((j - 0.5, i - 0.5), 1, 1, fill=False, hatch="///", edgecolor="black",
+                         linewidth=0.0, alpha=0.6)
+        cell.set_gid("unreliable")
+        ax.add_patch(cell)
+    if colorbar:
+        ax.figure.colorbar(image, ax=ax, label="P(row better than column)", fraction=0.05)
+    title = title if title is not None else "P(row algorithm better than column algorithm)"
+    if marked:
+        title += (f"\nhatched: UNRELIABLE ({len(marked) // 2} pair(s) failed the sampler "
+                  "diagnostics)")
+    ax.set_title(title, fontsize=11)
+    return finish(ax)
+
+
+# --------------------------------------------------------------------------- all pairs
+
+def _pairs_source(result, which: str):
+    """(rows of first, second, p_left, p_rope, p_right, reliable; what; rope) to draw."""
+    if which not in ("next", "delta0"):
+        raise ValueError(f"which must be 'next' or 'delta0', got {which!r}")
+    table = getattr(result, "table", result)
+    if not isinstance(table, pd.DataFrame):
+        raise TypeError("plot_all_pairs needs an AllPairsResult or its table, got "
+                        f"{type(result).__name__}")
+    if table is result:  # a bare table: its columns say what it holds
+        method = table["method"].iloc[0] if "method" in table else "correlated"
+    else:
+        method = result.method
+    prefix = "delta0_" if which == "delta0" else ""
+    if which == "delta0" and method != "hierarchical":
+        raise ValueError("which='delta0' needs the hierarchical model; the correlated t-test "
+                         "has one dataset and no population")
+    columns = [f"{prefix}p_left", f"{prefix}p_rope", f"{prefix}p_right"]
+    missing = [c for c in ["first", "second", *columns] if c not in table]
+    if missing:
+        raise ValueError(f"the table lacks the column(s) {missing}")
+    reliable = table["reliable"].astype(bool) if "reliable" in table else \
+        pd.Series(True, index=table.index)
+    rows = list(zip(table["first"], table["second"], *(table[c].astype(float) for c in columns),
+                    reliable))
+    if method == "hierarchical":
+        what = "population (delta0)" if which == "delta0" else "next dataset"
+    else:
+        what = "the dataset"
+    return rows, what, None if table is result else result.rope
+
+
+def plot_all_pairs(result, ax=None, *, which: str = "next", digits: int = 2,
+                   min_width: float = 0.07, title: str | None = None):
+    """All three regions of every pair: one bar per pair, split into P(second better),
+    P(equivalent) and P(first better), with the algorithms' names at the two ends.
+
+    Unlike :func:`plot_probability_heatmap`, the ROPE's share is visible: two equivalent
+    algorithms give a grey bar, not two dark cells. Read each bar from its ends: the
+    name on the left wins the left (blue) part, the name on the right the right (orange)
+    part, the middle (grey) is practical equivalence.
+
+    Parameters
+    ----------
+    result : AllPairsResult or pandas.DataFrame
+        ``compare_all``'s result, or a table with ``first``, ``second``, ``p_left``,
+        ``p_rope``, ``p_right`` (and ``delta0_p_*``, ``reliable`` when present).
+    ax : matplotlib.axes.Axes, optional
+    which : {"next", "delta0"}
+        For the hierarchical model: the next dataset (``p_*``) or the population
+        (``delta0_p_*``).
+    digits : int
+        Decimals of the probabilities written in the parts.
+    min_width : float
+        Parts narrower than this carry no number (it would not fit).
+    title : str, optional
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+        Pair k of the table is drawn at y = k from the top; its three parts are Rectangles
+        with gid ``"segment"`` (widths P(second better), P(equivalent), P(first better)),
+        the numbers texts with gid ``"value"``, the names texts with gid ``"name"`` (second
+        on the left, first on the right); an unreliable fit is hatched (gid
+        ``"unreliable"``) and labelled UNRELIABLE.
+    """
+    rows, what, rope = _pairs_source(result, which)
+    from matplotlib.patches import Patch, Rectangle
+
+    k = len(rows)
+    ax = new_axes(ax, (8.0, max(2.6, 0.55 * k + 1.8)))
+    height = 0.62
+    n_unreliable = 0
+    for row, (first, second, left, inside, right, reliable) in enumerate(rows):
+        y = k - 1 - row  # the first pair on top
+        start = 0.0
+        for width, color in zip((left, inside, right), REGION_COLORS):
+            segment = Rectangle((start, y - height / 2), width, height, facecolor=color,
+                                edgecolor="white", linewidth=0.8, alpha=0.9)
+            segment.set_gid("segment")
+            ax.add_patch(segment)
+            if width >= min_width:
+                value = ax.text(start + width / 2, y, f"{width:.{digits}f}", ha="center",
+                                va="center", fontsize=9, color="white", fontweight="bold")
+                value.set_gid("value")
+            start += width
+        for x, name, align in ((-0.015, second, "right"), (1.015, first, "left")):
+            label = ax.text(x, y, clean_text(name), ha=align, va="center", fontsize=10)
+            label.set_gid("name")
+        if not reliable:
+            n_unreliable += 1
+            cover = Rectangle((0, y - height / 2), 1, height, fill=False, hatch="///",
+                              edgecolor="black", linewidth=1.2)
+            cover.set_gid("unreliable")
+            ax.add_patch(cover)
+            flag = ax.text(0.5, y + height / 2 + 0.03, "UNRELIABLE (sampling problems): "
+                           "not a decision", ha="center", va="bottom", fontsize=8,
+                           color="#B00000", fontweight="bold")
+            flag.set_gid("unreliable")
+    ax.set_xlim(0, 1)
+    ax.set_ylim(-0.7, k - 0.2)
+    ax.set_yticks([])
+    for side in ("left", "right", "top"):
+        ax.spines[side].set_visible(False)
+    ax.set_xlabel("posterior probability (left name better | equivalent | right name better)")
+    handles = [Patch(color=REGION_COLORS[0], label="left name better"),
+               Patch(color=REGION_COLORS[1],
+                     label="practically equivalent" + (f" (ROPE {rope})" if rope else "")),
+               Patch(color=REGION_COLORS[2], label="right name better")]
+    ax.legend(handles=handles, loc="upper center", bbox_to_anchor=(0.5, -0.16 - 0.6 / (k + 2)),
+              ncol=3, fontsize=8, frameon=False)
+    heading = title if title is not None else f"All pairs: the three regions, {what}"
+    if n_unreliable:
+        heading += f"\nhatched: UNRELIABLE ({n_unreliable} pair(s) failed the sampler diagnostics)"
+    ax.set_title(heading, fontsize=11)
+    return finish(ax)

@@ -1,0 +1,50 @@
+"""JSON-ready dictionaries of the results (``to_dict()``), for scripts and the CLI's ``--json``.
+
+Numbers are Python floats and ints (NaN and infinities as None); probabilities are keyed by
+the regions' names, which name the algorithms: ``"<second> better"``, ``"equivalent"``,
+``"<first> better"``; each verdict carries its sentence (:func:`bayescomp.verdicts.verdict`).
+"""
+from __future__ import annotations
+
+from bayescomp.presentation.verdicts import json_number as num, rope_dict, verdict_dict
+
+
+def hierarchical_dict(result, threshold: float = 0.95) -> dict:
+    """:meth:`bayescomp.HierarchicalResult.to_dict`."""
+    d0, s, g = result.delta0, result.settings, result.diagnostics
+    labels = result.labels
+    keyed = lambda masses: {k: num(v) for k, v in zip(labels, masses)}  # noqa: E731
+    common = dict(threshold=threshold, rope=result.rope, reliable=result.reliable)
+    datasets = [{
+        "dataset": str(name), "n": int(row["n"]), "rho": num(row["rho"]),
+        "mean": num(row["mean"]), "delta_mean": num(row["delta_mean"]),
+        "delta_sd": num(row["delta_sd"]),
+        "delta_hdi_95": [num(row["delta_hdi_low"]), num(row["delta_hdi_high"])],
+        "probabilities": keyed(row[["p_left", "p_rope", "p_right"]]),
+        "ttest_probabilities": keyed(row[["p_left_ttest", "p_rope_ttest", "p_right_ttest"]]),
+    } for name, row in result.datasets.iterrows()]
+    return {
+        "test": "hierarchical", "first": result.first, "second": result.second,
+        "rope": rope_dict(result.rope), "n_datasets": len(result.datasets),
+        "reliable": bool(result.reliable), "problems": list(g.problems),
+        "settings": {k: s[k] for k in ("prior_name", "parameterization", "backend", "seed",
+                                       "chains", "iter_warmup", "iter_sampling",
+                                       "adapt_delta", "max_treedepth") if k in s},
+        "delta0": {"mean": num(d0["mean"]), "sd": num(d0["sd"]),
+                   "hdi_95": [num(d0["hdi_low"]), num(d0["hdi_high"])],
+                   "verdict": verdict_dict(d0[["p_left", "p_rope", "p_right"]], result.first,
+                                           result.second, scope="On the population of "
+                                           "datasets (delta0)", **common)},
+        "next_dataset": {"verdict": verdict_dict(result.probabilities, result.first,
+                                                 result.second, scope="On the next dataset",
+                                                 **common),
+                         "most_probable_shares": keyed(result.most_probable)},
+        "datasets": datasets,
+        "baselines": result.baselines.to_dict() if result.baselines is not None else None,
+        "diagnostics": {"verdict": g.verdict, "max_rhat": num(g.max_rhat),
+                        "min_ess_bulk": num(g.min_ess_bulk),
+                        "min_ess_tail": num(g.min_ess_tail), "divergences": int(g.divergences)},
+        "attempts": [{k: (num(v) if isinstance(v, (int, float)) and not isinstance(v, bool)
+                          else v if isinstance(v, (str, bool)) or v is None else list(v))
+                      for k, v in a.items()} for a in result.attempts],
+    }

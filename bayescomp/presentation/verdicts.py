@@ -1,0 +1,176 @@
+"""Verdict sentences and number formatting, shared by every result, report and table.
+
+Every text the package prints goes through :func:`format_number` (one rule per kind of
+number) and every verdict through :func:`verdict`, so that ``summary()``, the Markdown and
+LaTeX reports, the all-pairs table and the CLI say the same thing in the same words:
+
+>>> verdict([0.88, 0.11, 0.01], "nbc", "hnb", scope="On the population (delta0)")
+'On the population (delta0): undecided, P(hnb better) = 0.8800 < 0.95.'
+>>> verdict([0.97, 0.03, 0.0], "nbc", "hnb", scope="On the next dataset")
+'On the next dataset: hnb is better than nbc, P(hnb better) = 0.9700 >= 0.95.'
+
+Probabilities are (left, rope, right) of ``first - second`` as everywhere in the package
+(see :mod:`bayescomp.rope`): left means the second algorithm is better.
+"""
+from __future__ import annotations
+
+import math
+from numbers import Integral, Real
+
+import numpy as np
+
+from bayescomp.decisions import decide
+from bayescomp.rope import region_labels
+
+#: The default probability a region needs for a decision.
+THRESHOLD = 0.95
+UNRELIABLE = "unreliable (sampling problems)"
+KINDS = ("number", "probability", "p_value")
+
+
+def format_number(value, kind: str = "number", digits: int = 4, nan: str = "n/a") -> str:
+    """One number as text, by one rule per kind; never ``-0``, never ``np.float64(...)``.
+
+    Parameters
+    ----------
+    value : float, int, bool, None or anything else
+        Non-numbers are returned as ``str(value)``; None and NaN as ``nan``.
+    kind : {"number", "probability", "p_value"}
+        ``"number"``: ``digits`` significant digits, positional from 1e-4 to 1e6 and
+        scientific outside (``3.1e-7``); magnitudes below 1e-12, the rounding noise of
+        differences of scores, print as ``0``. ``"probability"``: ``digits`` decimals
+        (``0.9500``), clipped to [0, 1]. ``"p_value"``: like a number, but below
+        ``10**-digits`` as ``< 0.0001`` (digits 4): smaller p-values say nothing more.
+    digits : int
+    nan : str
+        Text of a missing value (NaN or None); tables use ``""``.
+
+    Examples
+    --------
+    >>> [format_number(v) for v in (-0.0, 2.927e-17, 0.0123456, 123456.7, 1234567.0, float("nan"))]
+    ['0', '0', '0.01235', '123457', '1.235e+6', 'n/a']
+    >>> format_number(-1e-9, "probability"), format_number(3e-9, "p_value")
+    ('0.0000', '< 0.0001')
+    """
+    if kind not in KINDS:
+        raise ValueError(f"kind must be one of {KINDS}, got {kind!r}")
+    if value is None:
+        return nan
+    if isinstance(value, (bool, np.bool_)):
+        return str(bool(value))
+    if isinstance(value, Integral):
+        return str(int(value))
+    if not isinstance(value, Real):
+        return str(value)
+    value = float(value)
+    if math.isnan(value):
+        return nan
+    if math.isinf(value):
+        return "inf" if value > 0 else "-inf"
+    if kind == "probability":
+        # + 0.0 turns -0.0 into 0.0
+        return f"{min(max(value, 0.0), 1.0) + 0.0:.{digits}f}"
+    if kind == "p_value" and value < 10.0 ** -digits:
+        return f"< {10.0 ** -digits:.{digits}f}"
+    if abs(value) < 1e-12:
+        return "0"
+    if 10.0 ** digits <= abs(value) < 1e6:
+        return f"{value:.0f}"
+    if 1e-4 <= abs(value) < 1e6:
+        return f"{value:.{digits}g}"
+    return f"{value:.{max(digits - 1, 0)}e}".replace("e-0", "e-").replace("e+0", "e+")
+
+
+def equals(value, kind: str = "p_value", digits: int = 4) -> str:
+    """``"= 0.0312"``, or ``"< 0.0001"`` for a p-value below the printed precision: text to
+    follow a name, as in ``f"p {equals(p)}"``."""
+    text = format_number(value, kind, digits)
+    return text if text.startswith("<") else f"= {text}"
+
+
+def probability(value, digits: int = 4) -> str:
+    """Shorthand for ``format_number(value, "probability", digits)``."""
+    return format_number(value, "probability", digits)
+
+
+def verdict(probabilities, first: str, second: str, *, threshold: float = THRESHOLD,
+            scope: str | None = None, rope=None, reliable: bool = True,
+            digits: int = 4) -> str:
+    """The verdict on ``first - second`` in one sentence naming the algorithms.
+
+    Parameters
+    ----------
+    probabilities : array-like of 3 floats
+        P(left), P(rope), P(right): the second better, equivalent, the first better.
+    first, second : str
+        Algorithm names.
+    threshold : float
+        Probability a region needs, in (0.5, 1].
+    scope : str, optional
+        What the verdict is about, e.g. ``"On the population (delta0)"``; it opens the
+        sentence, followed by a colon.
+    rope : Rope, optional
+        Named in an equivalence verdict.
+    reliable : bool
+        False for a fit that failed its sampler diagnostics: the sentence says there is no
+        verdict instead of reading the probabilities.
+    digits : int
+        Decimals of the probabilities.
+
+    Returns
+    -------
+    str
+        ``"<scope>: <winner> is better than <loser>, P(<winner> better) = p >= t."``,
+        ``"<scope>: <first> and <second> are practically equivalent (ROPE r), P(equivalent)
+        = p >= t."``, ``"<scope>: undecided, P(<most probable>) = p < t."`` or
+        ``"<scope>: no verdict, the sampler failed its diagnostics (unreliable)."``.
+    """
+    opening = f"{scope}: " if scope else ""
+    if not reliable:
+        return f"{opening}no verdict, the sampler failed its diagnostics (unreliable)."
+    probabilities = np.asarray(probabilities, dtype=float)
+    labels = region_labels(first, second)
+    region = decide(probabilities, threshold)
+    limit = format_number(threshold)
+    if region == "undecided":
+        top = int(np.argmax(probabilities))
+        return (f"{opening}undecided, P({labels[top]}) = "
+                f"{probability(probabilities[top], digits)} < {limit}.")
+    index = ("left", "rope", "right").index(region)
+    evidence = f"P({labels[index]}) = {probability(probabilities[index], digits)} >= {limit}."
+    if region == "rope":
+        within = f" (ROPE {rope})" if rope is not None else ""
+        return f"{opening}{first} and {second} are practically equivalent{within}, {evidence}"
+    winner, loser = (second, first) if region == "left" else (first, second)
+    return f"{opening}{winner} is better than {loser}, {evidence}"
+
+
+def verdict_dict(probabilities, first: str, second: str, *, threshold: float = THRESHOLD,
+                 scope: str | None = None, rope=None, reliable: bool = True) -> dict:
+    """The verdict as JSON-ready data: probabilities keyed by region names, the decision
+    (``"<name> better"``, ``"equivalent"``, ``"undecided"`` or ``"unreliable (sampling
+    problems)"``), the threshold and the sentence of :func:`verdict`."""
+    probabilities = np.asarray(probabilities, dtype=float)
+    labels = region_labels(first, second)
+    decision = decide(probabilities, threshold, labels=labels) if reliable else UNRELIABLE
+    return {"probabilities": {label: json_number(p) for label, p in zip(labels, probabilities)},
+            "decision": decision, "threshold": float(threshold),
+            "sentence": verdict(probabilities, first, second, threshold=threshold, scope=scope,
+                                rope=rope, reliable=reliable)}
+
+
+def json_number(value):
+    """A float for JSON: numpy scalars as Python numbers, NaN and infinities as None."""
+    if value is None:
+        return None
+    if isinstance(value, (bool, np.bool_)):
+        return bool(value)
+    if isinstance(value, Integral):
+        return int(value)
+    value = float(value)
+    return value if math.isfinite(value) else None
+
+
+def rope_dict(rope) -> dict:
+    """A ROPE as ``{"low": ..., "high": ...}``."""
+    return {"low": json_number(rope.low), "high": json_number(rope.high)}
