@@ -1,4 +1,4 @@
-"""Known answers for the baselines across datasets (bayescomp.baselines)."""
+"""Known answers for the baselines across datasets (bayescomp.baselines.across_datasets)."""
 import warnings
 
 import numpy as np

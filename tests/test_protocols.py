@@ -1,4 +1,4 @@
-"""Paired scores from estimators run on shared splits (bayescomp.protocols): known answers."""
+"""Paired scores from estimators run on shared splits (bayescomp.data.protocols): known answers."""
 from __future__ import annotations
 
 import sys
@@ -108,7 +108,7 @@ ESTIMATORS = {
 def test_protocols_imports_without_sklearn(run_without_sklearn):
     """The module imports sklearn only inside functions, and then says how to install it."""
     run_without_sklearn(
-        "import bayescomp, bayescomp.protocols as p\n"
+        "import bayescomp, bayescomp.data.protocols as p\n"
         "assert not any(m == 'sklearn' or m.startswith('sklearn.') for m in sys.modules "
         "if sys.modules[m] is not None)\n"
         "try:\n"

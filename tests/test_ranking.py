@@ -1,4 +1,4 @@
-"""The Plackett-Luce ranking (bayescomp.ranking): known answers.
+"""The Plackett-Luce ranking (bayescomp.models.ranking): known answers.
 
 * the rankings, ties and tie orders read from the scores, by hand;
 * the Stan program's log-likelihood (generated ``log_lik``) equals a plain Python
@@ -256,7 +256,7 @@ def test_figure_shows_every_algorithm(tied_fit):
 
 @pytest.mark.stan
 def test_command_line_rank(stan_backend, tmp_path, monkeypatch, capsys):
-    from bayescomp.presentation.cli import cli
+    from bayescomp.presentation.cli import main as cli
 
     monkeypatch.chdir(tmp_path)
     csv = tmp_path / "scores.csv"

@@ -282,7 +282,7 @@ class AllPairsResult(Reportable):
                 for k, where in (("delta0_", "population (delta0)"), ("", "next dataset"))]
 
     def verdicts(self, threshold: float | None = None) -> list[str]:
-        """One sentence per pair and scope (:func:`bayescomp.verdicts.verdict`) at the
+        """One sentence per pair and scope (:func:`bayescomp.presentation.verdicts.verdict`) at the
         result's threshold: population (delta0) and next dataset for the hierarchical model."""
         return [sentence for _, row in self.table.iterrows()
                 for sentence in self._pair_verdicts(row)]

@@ -170,7 +170,7 @@ class CorrelatedTTestResult(Reportable):
         return decide(self.probabilities, threshold, labels=self.labels)
 
     def verdicts(self, threshold: float = THRESHOLD) -> list[str]:
-        """The verdict on this dataset in one sentence (:func:`bayescomp.verdicts.verdict`)."""
+        """The verdict on this dataset in one sentence (:func:`bayescomp.presentation.verdicts.verdict`)."""
         return [verdict(self.probabilities, self.first, self.second, threshold=threshold,
                         scope=f"On dataset {self.dataset!r}", rope=self.rope)]
 

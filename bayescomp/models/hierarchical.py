@@ -7,7 +7,7 @@ The differences ``first - second`` on the n_i splits of dataset i are normal wit
 Stan's NUTS samples it (``stan/hierarchical.stan``) on the datasets' sufficient statistics,
 with every ``delta_i`` integrated out through the Student-t's normal scale mixture; the
 ``delta_i`` are then drawn from their exact conditionals, and ``alpha`` and ``beta`` given
-``nu`` (:mod:`bayescomp.hierarchical_program`, :mod:`bayescomp.nu_prior`). Other priors of
+``nu`` (:mod:`bayescomp.models.hierarchical_program`, :mod:`bayescomp.models.nu_prior`). Other priors of
 ``nu`` and a normal population are :data:`PRIORS` too.
 
 Constant differences on a dataset (zero variance) would make the posterior improper, as
@@ -192,7 +192,7 @@ class HierarchicalResult(SamplerChecked, Reportable):
 
     def verdicts(self, threshold: float = 0.95) -> list[str]:
         """The verdicts on the population (delta0) and on the next dataset, one sentence each
-        (:func:`bayescomp.verdicts.verdict`); none when the fit is not :attr:`reliable`."""
+        (:func:`bayescomp.presentation.verdicts.verdict`); none when the fit is not :attr:`reliable`."""
         from bayescomp.presentation.verdicts import verdict
         d0 = self.delta0[["p_left", "p_rope", "p_right"]].to_numpy(dtype=float)
         return [verdict(masses, self.first, self.second, threshold=threshold, scope=scope,

@@ -5,7 +5,7 @@ mixing weights, with delta0 and every delta_i integrated out (see the program's 
 it draws delta0 itself).
 This module prepares its data on a unit scale, chooses initial values in the posterior's
 bulk, and turns the draws into the model's parameters on the units of the scores: delta_i
-from its normal conditional, alpha and beta given nu (:mod:`bayescomp.nu_prior`).
+from its normal conditional, alpha and beta given nu (:mod:`bayescomp.models.nu_prior`).
 """
 from __future__ import annotations
 
@@ -61,7 +61,7 @@ def prepare(scores: Scores, first: str, second: str, prior) -> tuple[dict, float
     """Stan data on a unit scale (the differences over their mean within-dataset standard
     deviation) and that scale.
 
-    ``prior`` is a :class:`bayescomp.hierarchical.HierarchicalPrior`. Warns with a
+    ``prior`` is a :class:`bayescomp.models.hierarchical.HierarchicalPrior`. Warns with a
     :class:`ConstantDifferencesWarning` naming the datasets whose differences are constant.
     """
     differences = scores.differences(first, second)

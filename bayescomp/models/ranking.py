@@ -220,7 +220,7 @@ class RankingResult(SamplerChecked, Reportable):
         return self.summary()
 
     def plot(self, axes=None):
-        """Expected ranks and rank probabilities (:func:`bayescomp.ranking_plots.plot_ranking`)."""
+        """Expected ranks and rank probabilities (:func:`bayescomp.presentation.plots.ranking.plot_ranking`)."""
         from bayescomp.presentation.plots.ranking import plot_ranking
 
         return plot_ranking(self, axes=axes)

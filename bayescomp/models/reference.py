@@ -21,7 +21,7 @@ from bayescomp.models.hierarchical_program import prepare
 _hierarchical = importlib.import_module(".hierarchical", __package__)
 
 PROGRAM = "hierarchical_reference"
-# what the reference program reads from the data of bayescomp.hierarchical_program.prepare
+# what the reference program reads from the data of bayescomp.models.hierarchical_program.prepare
 _DATA_KEYS = ("n_datasets", "n_scores", "rho", "mean_diff", "ss", "delta0_bound",
               "sigma0_upper", "sigma_lower", "sigma_upper")
 
@@ -35,7 +35,7 @@ def reference_data(scores: Scores, first: str, second: str, prior) -> tuple[dict
     first, second : str
         Algorithms; differences are ``first - second``.
     prior : str or HierarchicalPrior
-        A name in :data:`bayescomp.hierarchical.PRIORS` or a prior.
+        A name in :data:`bayescomp.models.hierarchical.PRIORS` or a prior.
 
     Returns
     -------
@@ -94,7 +94,7 @@ def sample_reference(scores: Scores, first: str, second: str, *, prior="paper", 
         ``bayescomp.hierarchical(...).idata.posterior``: ``delta0``, ``sigma0``, ``nu``,
         ``alpha``, ``beta``, ``delta`` and ``sigma`` (dimension ``dataset``, named by
         ``scores.dataset_names``) and ``delta_next``, in the units of the scores; and the
-        sampler's ``sample_stats``. Diagnose it with :func:`bayescomp.diagnostics.diagnose`:
+        sampler's ``sample_stats``. Diagnose it with :func:`bayescomp.models.diagnostics.diagnose`:
         nothing is checked or warned here.
     """
     if len(scores) < 2:

@@ -90,7 +90,7 @@ class SensitivityResult(Reportable):
         that prior's fit passed its diagnostics). ``rope`` is the half-width
         ``(high - low) / 2``; ``quantity`` is "delta0" or "next".
     fits : dict
-        Prior name -> its :class:`~bayescomp.hierarchical.HierarchicalResult`.
+        Prior name -> its :class:`~bayescomp.models.hierarchical.HierarchicalResult`.
     """
 
     first: str
@@ -174,7 +174,7 @@ class SensitivityResult(Reportable):
                 facts, table.set_index(["prior", "rope", "quantity"]))
 
     def plot(self, axes=None):
-        """The figure of :func:`bayescomp.ranking_plots.plot_sensitivity`."""
+        """The figure of :func:`bayescomp.presentation.plots.ranking.plot_sensitivity`."""
         from bayescomp.presentation.plots.ranking import plot_sensitivity
 
         return plot_sensitivity(self, axes=axes)
@@ -228,7 +228,7 @@ def sensitivity(scores: Scores, first: str, second: str, *, ropes=DEFAULT_ROPES,
         if not np.allclose(check, fit.probabilities, atol=1e-9):
             raise RuntimeError(
                 f"prior {name!r}: next-dataset probabilities {check} differ from the model's "
-                f"{fit.probabilities}; bayescomp.sensitivity_analysis.next_dataset_masses needs updating")
+                f"{fit.probabilities}; bayescomp.models.sensitivity_analysis.next_dataset_masses needs updating")
         for rope in ropes:
             for quantity, p in (("delta0", rope.shares(delta0)),
                                 ("next", next_dataset_masses(posterior, rope).mean(axis=0))):

@@ -18,7 +18,7 @@ _LATEX_SPECIAL = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$",
 
 
 def column_kind(name) -> str:
-    """How :func:`bayescomp.verdicts.format_number` formats a column, from its name:
+    """How :func:`bayescomp.presentation.verdicts.format_number` formats a column, from its name:
     ``"probability"`` for ``P(...)`` and ``p_left``/``p_rope``/``p_right`` columns,
     ``"p_value"`` for p-values, ``"number"`` otherwise."""
     name = str(name).lower()
@@ -30,7 +30,7 @@ def column_kind(name) -> str:
 
 
 def format_value(value, digits: int = 4, kind: str = "number") -> str:
-    """A table cell: :func:`bayescomp.verdicts.format_number`, with NaN as blank."""
+    """A table cell: :func:`bayescomp.presentation.verdicts.format_number`, with NaN as blank."""
     return format_number(value, kind, digits, nan="")
 
 
@@ -96,7 +96,7 @@ def _is_number(text: str) -> bool:
 class Reportable:
     """Adds ``to_markdown``, ``to_latex`` and ``_repr_html_`` to a result with ``_report()``.
 
-    A result's :meth:`verdicts` (one sentence each, from :func:`bayescomp.verdicts.verdict`)
+    A result's :meth:`verdicts` (one sentence each, from :func:`bayescomp.presentation.verdicts.verdict`)
     open every rendering: bold lines in Markdown and HTML, the caption in LaTeX.
     """
 

@@ -2,7 +2,7 @@
 
 Numbers are Python floats and ints (NaN and infinities as None); probabilities are keyed by
 the regions' names, which name the algorithms: ``"<second> better"``, ``"equivalent"``,
-``"<first> better"``; each verdict carries its sentence (:func:`bayescomp.verdicts.verdict`).
+``"<first> better"``; each verdict carries its sentence (:func:`bayescomp.presentation.verdicts.verdict`).
 """
 from __future__ import annotations
 

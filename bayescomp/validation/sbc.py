@@ -20,7 +20,7 @@ Hierarchical program (:func:`sbc_hierarchical`)
     mean lies along the eigenvector 1 of the compound-symmetric covariance, S on its
     orthogonal complement). Ranked: ``delta0``, ``sigma0``, ``nu``, ``delta_1`` and
     ``sigma_1``. The program integrates every delta_i out and delta_1 is drawn afterwards from
-    its normal conditional (:func:`bayescomp.hierarchical_program.draw_delta`), which the
+    its normal conditional (:func:`bayescomp.models.hierarchical_program.draw_delta`), which the
     rank of delta_1 checks; the floor 0.1 of sigma_i is near the spread of some datasets.
     The data dict is built here, so a new data variable of the program needs a line in
     this module.
@@ -36,7 +36,7 @@ Correlated program (:func:`sbc_correlated`)
     simulation draws ``mu ~ N(0, 1)`` and ``sigma ~ U(0.5, 2)`` (any proper choice works)
     and ranks the true mu and sigma among the program's draws, which checks the program and
     the backend. :func:`correlated_quantiles` does the same for the closed form of
-    :mod:`bayescomp.correlated` from raw simulated differences (no Stan, thousands of
+    :mod:`bayescomp.models.correlated` from raw simulated differences (no Stan, thousands of
     replications per second).
 
 Draws are thinned to ``n_draws`` = L equally spaced draws of all chains, so that they are
@@ -301,7 +301,7 @@ def sbc_hierarchical(n_replications: int = 100, *, prior: FixedPrior | None = No
         its Stan seed, so results do not depend on ``n_jobs``.
     n_jobs : int, optional
         Fits run as joblib tasks (threads unless a ``joblib.parallel_backend`` says
-        otherwise), like :func:`bayescomp.compare.compare_all`.
+        otherwise), like :func:`bayescomp.models.compare.compare_all`.
 
     Returns
     -------
@@ -394,7 +394,7 @@ def correlated_quantiles(n_replications: int = 10_000, *, n_scores: int = 100,
     """Posterior quantile of the true mean under the closed-form correlated t-test.
 
     Raw compound-symmetric differences are simulated (``mu ~ N(0, 1)``,
-    ``sigma ~ U(0.5, 2)``), :class:`bayescomp.correlated.CorrelatedPosterior` is built from
+    ``sigma ~ U(0.5, 2)``), :class:`bayescomp.models.correlated.CorrelatedPosterior` is built from
     them, and its CDF at the true mu should be uniform (exactly, see the module notes).
 
     Returns
@@ -414,36 +414,5 @@ def correlated_quantiles(n_replications: int = 10_000, *, n_scores: int = 100,
     return dict(quantiles=quantiles, statistic=float(ks.statistic), p_value=float(ks.pvalue))
 
 
-# --------------------------------------------------------------------------- plot
-
-def plot_ranks(result: SBCResult, bins: int | None = None, axes=None):
-    """Histogram of the ranks of each parameter with the 99% band of a uniform histogram.
-
-    The grey band is the central 99% interval of one bin's count under uniformity
-    (Binomial(replications, 1 / bins)), as in Talts et al. (2018, Fig. 3).
-
-    Returns
-    -------
-    numpy.ndarray of matplotlib Axes
-    """
-    import matplotlib.pyplot as plt
-
-    names = result.parameters
-    if axes is None:
-        _, axes = plt.subplots(1, len(names), figsize=(3.2 * len(names), 2.8), squeeze=False)
-        axes = axes[0]
-    axes = np.atleast_1d(axes)
-    for ax, name in zip(axes, names):
-        test = rank_uniformity(result.ranks[name], result.n_draws, bins)
-        counts, n_bins = test["counts"], test["bins"]
-        low, high = stats.binom.ppf([0.005, 0.995], test["n"], 1 / n_bins)
-        edges = np.arange(n_bins + 1) * (result.n_draws + 1) / n_bins
-        ax.axhspan(low, high, color="0.85", zorder=0)
-        ax.axhline(test["n"] / n_bins, color="0.5", lw=1, zorder=1)
-        ax.bar(edges[:-1], counts, width=np.diff(edges), align="edge", color="C0",
-               edgecolor="white", zorder=2)
-        ax.set_xlim(0, result.n_draws + 1)
-        ax.set_title(f"{name}: chi2 p = {test['p_chi2']:.3g}", fontsize=9)
-        ax.set_xlabel(f"rank among {result.n_draws} draws")
-    axes[0].set_ylabel("replications")
-    return axes
+# the figure lives with the other figures; kept here under its earlier name
+from bayescomp.presentation.plots.validation import plot_ranks  # noqa: E402,F401

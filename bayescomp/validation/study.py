@@ -74,10 +74,6 @@ PROCESSES = ("normal", "cauchy", "mixture", "naive_bayes")
 #: decisions counted in the aggregated table: column of the per-run table -> name
 DECISIONS = {"signed_rank_reject": "signed_rank", "hier_difference": "hier_difference",
              "hier_equivalence": "hier_equivalence"}
-LABELS = {"signed_rank": "signed-rank test rejects (p < alpha)",
-          "hier_difference": "hierarchical: difference (P(left or right) > 0.95)",
-          "hier_equivalence": "hierarchical: equivalence (P(rope) > 0.95)"}
-
 
 @dataclass(frozen=True, eq=False)
 class StudyResult:
@@ -167,7 +163,7 @@ def _one_run(process: str, delta0: float, n_datasets: int, run: int, config: dic
         result = hierarchical(sim.scores, "a", "b", rope=config["rope"], seed=stan_seed,
                               baselines=False, **fit_options)
     except Exception as exc:
-        exc.add_note(f"(bayescomp.study: {process}, delta0 {delta0}, k {n_datasets}, run {run})")
+        exc.add_note(f"(bayescomp.validation.study: {process}, delta0 {delta0}, k {n_datasets}, run {run})")
         raise
     seconds = time.perf_counter() - start
     wilcoxon = wilcoxon_test(sim.scores.mean_differences("a", "b"))
@@ -342,92 +338,5 @@ def power_curve(delta0_values=(0.0, 0.0025, 0.005, 0.0075, 0.01, 0.0125, 0.015, 
     return run_study(delta0_values, (n_datasets,), **options)
 
 
-# --------------------------------------------------------------------------- figures
-
-def _rate_lines(ax, table: pd.DataFrame, x: str, offsets=(-0.3, 0.0, 0.3)):
-    spread = np.ptp(table[x]) if len(table) > 1 else 1.0
-    for (name, label), offset, marker in zip(LABELS.items(), offsets, "osD"):
-        rate = table[f"{name}_rate"].to_numpy()
-        error = np.vstack([rate - table[f"{name}_low"], table[f"{name}_high"] - rate])
-        ax.errorbar(table[x] + offset * spread / 40, rate, yerr=error, marker=marker,
-                    capsize=3, ms=4, label=label)
-    ax.set_ylim(-0.03, 1.03)
-    ax.grid(alpha=0.3)
-
-
-def plot_study(result: StudyResult, axes=None):
-    """Decision rates against the number of datasets, one panel per delta0.
-
-    One line per decision (signed-rank rejects, hierarchical difference, hierarchical
-    equivalence) with Wilson 95% intervals; a dotted line at the signed-rank's alpha.
-
-    Returns
-    -------
-    numpy.ndarray of matplotlib Axes
-    """
-    import matplotlib.pyplot as plt
-
-    table = result.table
-    values = sorted(table["delta0"].unique())
-    own_figure = axes is None
-    if own_figure:
-        fig, axes = plt.subplots(1, len(values), figsize=(5.2 * len(values), 4.6), squeeze=False,
-                                 sharey=True)
-        axes = axes[0]
-    axes = np.atleast_1d(axes)
-    for ax, delta0 in zip(axes, values):
-        _rate_lines(ax, table[table["delta0"] == delta0], "n_datasets")
-        ax.axhline(result.settings["alpha"], color="0.4", ls=":", lw=1)
-        ax.set_title(f"delta0 = {delta0:g} (ROPE {result.settings['rope']:g}, "
-                     f"{result.settings['process']} process)", fontsize=10)
-        ax.set_xlabel("number of datasets k")
-    axes[0].set_ylabel("rate over simulated collections")
-    if own_figure:  # below the panels, where it hides no line
-        fig.legend(*axes[0].get_legend_handles_labels(), loc="lower center", ncol=3, fontsize=8)
-        fig.tight_layout(rect=(0, 0.07, 1, 1))
-    else:
-        axes[0].legend(fontsize=8)
-    return axes
-
-
-def plot_power(result: StudyResult, ax=None):
-    """Decision rates against delta0 (a :func:`power_curve` result), the ROPE marked."""
-    import matplotlib.pyplot as plt
-
-    own_figure = ax is None
-    if own_figure:
-        _, ax = plt.subplots(figsize=(6.4, 4.8))
-    table = result.table.sort_values("delta0")
-    ks = table["n_datasets"].unique()
-    _rate_lines(ax, table, "delta0")
-    ax.axvline(result.settings["rope"], color="0.4", ls="--", lw=1)
-    ax.axhline(result.settings["alpha"], color="0.4", ls=":", lw=1)
-    ax.set_xlabel("delta0 (population mean difference); dashed: ROPE")
-    ax.set_ylabel("rate over simulated collections")
-    ax.set_title(f"Power curve at k = {', '.join(map(str, ks))} datasets "
-                 f"({result.settings['process']} process)", fontsize=10)
-    if own_figure:  # below the axes, where it hides no line
-        ax.figure.legend(*ax.get_legend_handles_labels(), loc="lower center", ncol=1, fontsize=8)
-        ax.figure.tight_layout(rect=(0, 0.17, 1, 1))
-    else:
-        ax.legend(fontsize=8)
-    return ax
-
-
-def plot_rmse(result: StudyResult, ax=None):
-    """RMSE of the shrunken and of the raw estimates of delta_i against k, per delta0."""
-    import matplotlib.pyplot as plt
-
-    if ax is None:
-        _, ax = plt.subplots(figsize=(6.4, 4.2))
-    for i, (delta0, group) in enumerate(result.table.groupby("delta0")):
-        ax.plot(group["n_datasets"], group["rmse_raw"], "--", marker="s", color=f"C{i}",
-                label=f"raw means, delta0 = {delta0:g}")
-        ax.plot(group["n_datasets"], group["rmse_shrunk"], "-", marker="o", color=f"C{i}",
-                label=f"shrunken (posterior mean), delta0 = {delta0:g}")
-    ax.set_xlabel("number of datasets k")
-    ax.set_ylabel("RMSE of delta_i")
-    ax.set_ylim(bottom=0)
-    ax.grid(alpha=0.3)
-    ax.legend(fontsize=8)
-    return ax
+# the figures live with the other figures; kept here under their earlier names
+from bayescomp.presentation.plots.validation import LABELS, plot_power, plot_rmse, plot_study  # noqa: E402,F401

@@ -54,12 +54,12 @@ def load_classifiers(as_frame: bool = False):
     Parameters
     ----------
     as_frame : bool, default False
-        Return the raw long table instead of a :class:`~bayescomp.data.Scores`.
+        Return the raw long table instead of a :class:`~bayescomp.data.scores.Scores`.
 
     Returns
     -------
     Scores or pandas.DataFrame
-        With ``as_frame=False``, a :class:`~bayescomp.data.Scores` with algorithms
+        With ``as_frame=False``, a :class:`~bayescomp.data.scores.Scores` with algorithms
         ``("naive_bayes", "logistic", "tree", "forest")``, 17 datasets, 100 scores per
         algorithm and dataset (run-major: run 0 folds 0-9, run 1 folds 0-9, ...), and
         ``rho = 1/10`` for every dataset. With ``as_frame=True``, a DataFrame with

@@ -1,6 +1,6 @@
 """``bayescomp cache``: where the compiled Stan programs are, how big, in what state; ``--clear``.
 
-Registered by :func:`bayescomp.cli.build_parser` through :func:`add_parser`. Built on
+Registered by :func:`bayescomp.presentation.cli.main.build_parser` through :func:`add_parser`. Built on
 :func:`bayescomp.sampling.cache_info` and :func:`bayescomp.sampling.clear_cache`; no Stan
 program is compiled or loaded.
 """
@@ -56,7 +56,7 @@ def listing(info: dict) -> str:
 def run(args, console=None) -> int:
     """Run ``bayescomp cache`` with parsed ``args``; the exit code (0).
 
-    ``console`` (the command line's :class:`~bayescomp.cli_console.Console`) receives the
+    ``console`` (the command line's :class:`~bayescomp.presentation.cli.console.Console`) receives the
     lines meant for stderr; without one they are printed there.
     """
     from pathlib import Path

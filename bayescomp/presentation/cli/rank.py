@@ -1,6 +1,6 @@
 """``bayescomp rank``: the Bayesian Plackett-Luce ranking of every algorithm in a CSV file.
 
-Registered by :func:`bayescomp.cli.build_parser` through :func:`add_parser`; the command
+Registered by :func:`bayescomp.presentation.cli.main.build_parser` through :func:`add_parser`; the command
 line's ``main`` checks the paths (``file``, ``--out``, ``--json``, ``--csv``) before any work
 and turns exceptions into one-line errors and exit codes. Exit code 1 when the fit failed its
 sampler diagnostics (no verdict is given), 0 otherwise.
@@ -73,7 +73,7 @@ def _columns(items) -> dict:
 def run(args, console=None) -> int:
     """Run ``bayescomp rank`` with parsed ``args``; the exit code.
 
-    ``console`` (the command line's :class:`~bayescomp.cli_console.Console`) receives the
+    ``console`` (the command line's :class:`~bayescomp.presentation.cli.console.Console`) receives the
     lines meant for stderr; without one they are printed there.
     """
     import sys

@@ -20,16 +20,21 @@ Every name (dataset, algorithm) is drawn with the installed fonts, falling back 
 default font to any installed CJK or symbol font; a character no font has is written as
 ``<U+XXXX>`` instead of an empty box and a matplotlib warning (:func:`clean_text`).
 
-The functions live in submodules by figure family (``posterior``, ``simplex``,
-``datasets``, ``pairs``, ``diagnostics``); ``bayescomp.presentation.plots.<name>`` reaches them all.
+Every figure of the package is drawn here, in submodules by figure family
+(``posterior``, ``simplex``, ``datasets``, ``pairs``, ``diagnostics``, ``ranking`` for the
+Plackett-Luce ranking and the prior sensitivity, ``critical_difference`` for the Friedman
+test, ``validation`` for the simulation study and SBC); ``bayescomp.presentation.plots.<name>`` reaches them all.
 """
 from bayescomp.presentation.plots._common import REGION_COLORS, clean_text
+from bayescomp.presentation.plots.critical_difference import plot_critical_difference
 from bayescomp.presentation.plots.datasets import plot_differences, plot_shrinkage
 from bayescomp.presentation.plots.diagnostics import plot_diagnostics
 from bayescomp.presentation.plots.pairs import plot_all_pairs, plot_probability_heatmap
 from bayescomp.presentation.plots.posterior import plot_posterior
+from bayescomp.presentation.plots.ranking import plot_ranking, plot_sensitivity
 from bayescomp.presentation.plots.simplex import from_simplex, plot_simplex, to_simplex
 
 __all__ = ["plot_posterior", "plot_simplex", "plot_shrinkage", "plot_differences",
            "plot_diagnostics", "plot_probability_heatmap", "plot_all_pairs", "to_simplex",
-           "from_simplex", "REGION_COLORS", "clean_text"]
+           "from_simplex", "REGION_COLORS", "clean_text", "plot_critical_difference",
+           "plot_ranking", "plot_sensitivity"]

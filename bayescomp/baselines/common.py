@@ -1,0 +1,313 @@
+"""Results of the tests across datasets and the checks of their inputs, shared by
+:mod:`~bayescomp.baselines.across_datasets` and :mod:`~bayescomp.baselines.bayesian_tests`."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+
+from bayescomp.presentation.reports import Reportable
+from bayescomp.rope import REGIONS, Rope, region_labels
+from bayescomp.presentation.verdicts import equals, format_number, json_number, probability, rope_dict, verdict_dict
+
+
+# --------------------------------------------------------------------------- results
+
+@dataclass(frozen=True)
+class FrequentistTestResult:
+    """Outcome of a frequentist test on the per-dataset differences ``first - second``.
+
+    Attributes
+    ----------
+    name : str
+        Name of the test.
+    first, second : str
+        The algorithms compared; differences are ``first - second``.
+    statistic_name : str
+        What ``statistic`` is (e.g. "W", "t", "wins").
+    statistic : float
+        The test statistic as scipy defines it for the two-sided test.
+    p_value : float
+        Two-sided p-value.
+    p_greater : float
+        One-sided p-value against the alternative that the differences are shifted above 0
+        (``first`` better).
+    p_less : float
+        One-sided p-value against the alternative that they are shifted below 0
+        (``second`` better).
+    n_datasets : int
+        Number of differences given.
+    n_used : int
+        Number of differences the test used (the sign test and the ``"wilcox"`` zero method
+        drop zeros).
+    options : tuple of (str, object) pairs
+        The settings the test ran with.
+    notes : tuple of str
+        Warnings raised by scipy and remarks on degenerate data.
+    """
+
+    name: str
+    first: str
+    second: str
+    statistic_name: str
+    statistic: float
+    p_value: float
+    p_greater: float
+    p_less: float
+    n_datasets: int
+    n_used: int
+    options: tuple = ()
+    notes: tuple = ()
+
+    def summary(self) -> str:
+        settings = ", ".join(f"{k}={v!r}" for k, v in self.options)
+        header = (f"{self.name}: {self.first} - {self.second} on {self.n_datasets} datasets"
+                  + (f" ({settings})" if settings else ""))
+        used = "" if self.n_used == self.n_datasets else f", {self.n_used} used"
+        lines = [
+            header,
+            f"  {self.statistic_name} = {format_number(self.statistic, digits=6)}{used}, "
+            f"two-sided p {equals(self.p_value)}",
+            f"  one-sided p (H1: {self.first} better) {equals(self.p_greater)}, "
+            f"one-sided p (H1: {self.second} better) {equals(self.p_less)}",
+        ]
+        lines += [f"  note: {note}" for note in self.notes]
+        return "\n".join(lines)
+
+    def to_frame(self) -> pd.DataFrame:
+        """One row: test, names, counts, statistic, p-values, options and notes."""
+        return pd.DataFrame([{
+            "test": self.name, "first": self.first, "second": self.second,
+            "n_datasets": self.n_datasets, "n_used": self.n_used,
+            "statistic_name": self.statistic_name, "statistic": self.statistic,
+            "p_value": self.p_value, "p_greater": self.p_greater, "p_less": self.p_less,
+            "options": ", ".join(f"{k}={v!r}" for k, v in self.options),
+            "notes": "; ".join(self.notes),
+        }])
+
+    def to_dict(self) -> dict:
+        """The test as JSON-ready data; one-sided p-values keyed by the better algorithm."""
+        return {"test": self.name, "n_datasets": self.n_datasets, "n_used": self.n_used,
+                "statistic_name": self.statistic_name, "statistic": json_number(self.statistic),
+                "p_value": json_number(self.p_value),
+                f"p_{self.first}_better": json_number(self.p_greater),
+                f"p_{self.second}_better": json_number(self.p_less),
+                "options": {k: json_number(v) if isinstance(v, (int, float)) else str(v)
+                            for k, v in self.options},
+                "notes": list(self.notes)}
+
+
+@dataclass(frozen=True, eq=False)
+class BayesianTestResult:
+    """Posterior of a Bayesian test on the per-dataset differences ``first - second``.
+
+    Attributes
+    ----------
+    name : str
+        Name of the test.
+    first, second : str
+        The algorithms compared.
+    rope : Rope
+        The region of practical equivalence.
+    samples : numpy.ndarray
+        Posterior samples, shape (n_samples, 3): the (left, rope, right) masses of the
+        Dirichlet-process posterior in each sample (read-only; a point of the simplex each).
+    mean_masses : numpy.ndarray
+        Posterior mean of the (left, rope, right) masses.
+    most_probable : numpy.ndarray
+        Share of samples in which each of left, rope, right has the largest mass: what
+        baycomp and Benavoli et al. (2017) report as the probabilities of the three regions.
+    prior_strength, prior_location : float
+        Strength and location of the prior pseudo-observation.
+    n_datasets : int
+        Number of differences.
+    """
+
+    name: str
+    first: str
+    second: str
+    rope: Rope
+    samples: np.ndarray = field(repr=False)
+    mean_masses: np.ndarray
+    most_probable: np.ndarray
+    prior_strength: float
+    prior_location: float
+    n_datasets: int
+
+    @property
+    def labels(self) -> tuple[str, str, str]:
+        """Names of the left, rope and right regions: ("<second> better", "equivalent", ...)."""
+        return region_labels(self.first, self.second)
+
+    @property
+    def n_samples(self) -> int:
+        return self.samples.shape[0]
+
+    def summary(self) -> str:
+        lines = [
+            f"{self.name}: {self.first} - {self.second} on {self.n_datasets} datasets, "
+            f"ROPE {self.rope}, prior strength {self.prior_strength:g} at "
+            f"{self.prior_location:g}, {self.n_samples} posterior samples",
+            f"  {'':<{self._width}}  mean mass  share of samples where most probable",
+        ]
+        for label, mass, share in zip(self.labels, self.mean_masses, self.most_probable):
+            lines.append(f"  {'P(' + label + ')':<{self._width}}  {probability(mass):>9}  "
+                         f"{probability(share)}")
+        return "\n".join(lines)
+
+    def to_dict(self, threshold: float = 0.95) -> dict:
+        """The test as JSON-ready data: the verdict from the posterior mean masses and the
+        most-probable shares, both keyed by the regions' names."""
+        return {"test": self.name, "n_datasets": self.n_datasets, "rope": rope_dict(self.rope),
+                "prior_strength": json_number(self.prior_strength),
+                "prior_location": json_number(self.prior_location),
+                "n_samples": self.n_samples,
+                "verdict": verdict_dict(self.mean_masses, self.first, self.second,
+                                        threshold=threshold, scope=self.name, rope=self.rope),
+                "most_probable_shares": {label: json_number(v) for label, v in
+                                         zip(self.labels, self.most_probable)}}
+
+    @property
+    def _width(self) -> int:
+        return max(len(label) for label in self.labels) + 3
+
+    def to_frame(self) -> pd.DataFrame:
+        """One row: test, names, ROPE, prior, mean masses and most-probable shares per region."""
+        row = {"test": self.name, "first": self.first, "second": self.second,
+               "n_datasets": self.n_datasets, "rope_low": self.rope.low,
+               "rope_high": self.rope.high, "prior_strength": self.prior_strength,
+               "prior_location": self.prior_location, "n_samples": self.n_samples}
+        row.update({f"mass_{r}": m for r, m in zip(REGIONS, self.mean_masses)})
+        row.update({f"most_probable_{r}": p for r, p in zip(REGIONS, self.most_probable)})
+        return pd.DataFrame([row])
+
+
+@dataclass(frozen=True, eq=False)
+class BaselinesResult(Reportable):
+    """All five baselines run on the same per-dataset mean differences.
+
+    Attributes
+    ----------
+    first, second : str
+        The algorithms compared.
+    rope : Rope
+        The ROPE used by the Bayesian tests.
+    differences : numpy.ndarray
+        Per-dataset mean differences ``first - second`` (read-only).
+    dataset_names : tuple of str
+    wilcoxon, sign, ttest : FrequentistTestResult
+    bayesian_sign, bayesian_signed_rank : BayesianTestResult
+    """
+
+    first: str
+    second: str
+    rope: Rope
+    differences: np.ndarray = field(repr=False)
+    dataset_names: tuple
+    wilcoxon: FrequentistTestResult
+    sign: FrequentistTestResult
+    ttest: FrequentistTestResult
+    bayesian_sign: BayesianTestResult
+    bayesian_signed_rank: BayesianTestResult
+
+    @property
+    def tests(self) -> tuple:
+        return (self.wilcoxon, self.sign, self.ttest,
+                self.bayesian_sign, self.bayesian_signed_rank)
+
+    def summary(self) -> str:
+        header = (f"Baselines across {len(self.differences)} datasets: {self.first} vs "
+                  f"{self.second} (differences {self.first} - {self.second}, mean "
+                  f"{format_number(np.mean(self.differences))}, median "
+                  f"{format_number(np.median(self.differences))})")
+        return "\n\n".join([header] + [test.summary() for test in self.tests])
+
+    def to_dict(self, threshold: float = 0.95) -> dict:
+        """Every number :meth:`summary` shows, JSON-ready, tests keyed by name."""
+        return {"first": self.first, "second": self.second, "rope": rope_dict(self.rope),
+                "datasets": list(map(str, self.dataset_names)),
+                "mean_difference": json_number(np.mean(self.differences)),
+                "median_difference": json_number(np.median(self.differences)),
+                "tests": {name: test.to_dict() for name, test in
+                          zip(("wilcoxon", "sign", "ttest"), self.tests[:3])}
+                | {name: test.to_dict(threshold) for name, test in
+                   zip(("bayesian_sign", "bayesian_signed_rank"), self.tests[3:])}}
+
+    def to_frame(self) -> pd.DataFrame:
+        """One row per test; columns that do not apply to a test are NaN."""
+        return pd.concat([test.to_frame() for test in self.tests], ignore_index=True)
+
+    def _report(self):
+        title = f"Baselines across {len(self.differences)} datasets: {self.first} - {self.second}"
+        facts = [f"mean difference {format_number(np.mean(self.differences))}, median "
+                 f"{format_number(np.median(self.differences))}, ROPE {self.rope}"]
+        left, equal, right = region_labels(self.first, self.second)
+        rows = [{"test": t.name, "statistic": f"{t.statistic_name} = {format_number(t.statistic)}",
+                 "p-value": t.p_value} for t in (self.wilcoxon, self.sign, self.ttest)]
+        rows += [{"test": t.name, f"P({left})": t.mean_masses[0], f"P({equal})": t.mean_masses[1],
+                  f"P({right})": t.mean_masses[2],
+                  "most probable (shares)": " / ".join(probability(v, 3) for v in t.most_probable)}
+                 for t in (self.bayesian_sign, self.bayesian_signed_rank)]
+        return title, facts, pd.DataFrame(rows)
+
+
+# --------------------------------------------------------------------------- validation
+
+def _check_differences(differences) -> np.ndarray:
+    try:
+        d = np.asarray(differences, dtype=float)
+    except (TypeError, ValueError):
+        raise ValueError("differences must be a 1-D array of numbers") from None
+    if d.ndim != 1:
+        raise ValueError(f"differences must be a 1-D array (one mean difference per "
+                         f"dataset), got shape {d.shape}")
+    if d.size < 2:
+        raise ValueError(f"at least 2 datasets are needed to compare algorithms across "
+                         f"datasets, got {d.size}")
+    bad = ~np.isfinite(d)
+    if bad.any():
+        raise ValueError(f"{bad.sum()} NaN or infinite difference(s), at position(s) "
+                         f"{np.flatnonzero(bad)[:10].tolist()}")
+    return d
+
+
+def _check_choice(value, choices, what):
+    if value not in choices:
+        raise ValueError(f"{what} must be one of {list(choices)}, got {value!r}")
+
+
+def _check_prior(prior_strength, prior_location):
+    strength, location = float(prior_strength), float(prior_location)
+    if not np.isfinite(strength) or strength < 0:
+        raise ValueError(f"prior_strength must be a finite number >= 0, got {prior_strength}")
+    if not np.isfinite(location):
+        raise ValueError(f"prior_location must be finite, got {prior_location}")
+    return strength, location
+
+
+def resolve_seed(seed, random_state, default=0):
+    """``seed``, or ``random_state`` (scikit-learn's name for it) when only that is given.
+
+    Both given and different is an error: one of them would be silently ignored.
+    """
+    if random_state is None:
+        return seed
+    if seed is not None and seed is not default and seed is not random_state:
+        raise ValueError(f"seed={seed!r} and random_state={random_state!r} are the same "
+                         "setting; give one of them")
+    return random_state
+
+
+def _check_positive_int(value, what) -> int:
+    try:
+        valid = not isinstance(value, bool) and int(value) == value and value >= 1
+    except (TypeError, ValueError, OverflowError):
+        valid = False
+    if not valid:
+        raise ValueError(f"{what} must be a positive integer, got {value!r}")
+    return int(value)
+
+
+def _warning_notes(caught) -> tuple:
+    return tuple(dict.fromkeys(str(w.message) for w in caught))

@@ -1,0 +1,262 @@
+"""The commands ``compare``, ``all-pairs`` and ``demo``: read the scores, run the models,
+write the summary, the documents and the figures. Registered by
+:func:`bayescomp.presentation.cli.main.build_parser`."""
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from bayescomp.presentation.cli.console import Console, PairProgress
+from bayescomp.presentation.cli.io import CliError, Outputs
+
+EXIT_OK, EXIT_SAMPLING, EXIT_INPUT, EXIT_INTERNAL, EXIT_INTERRUPTED = 0, 1, 2, 3, 130
+EXIT_UNRELIABLE = EXIT_SAMPLING
+#: options of ``bayescomp.hierarchical`` the command line passes through when given
+FIT_OPTIONS = ("chains", "iter_warmup", "iter_sampling", "adapt_delta", "max_treedepth",
+               "parameterization", "prior", "retries")
+
+
+
+def version() -> str:
+    """The installed version of bayescomp."""
+    try:
+        from importlib.metadata import version
+        return version("bayescomp")
+    except Exception:   # not installed (a checkout on sys.path): the package's own number
+        from bayescomp import __version__
+        return __version__
+
+
+# --- reading --------------------------------------------------------------------------------
+
+def _read(args):
+    from bayescomp.data.scores import read_csv
+
+    options = {"format": args.format}
+    for item in args.column or []:
+        key, _, name = item.partition("=")
+        if key not in ("dataset", "algorithm", "run", "fold", "score") or not name:
+            raise CliError(f"--column expects KEY=NAME with KEY in dataset, algorithm, run, "
+                           f"fold, score; got {item!r}")
+        options[key] = name
+    if args.n_folds is not None:
+        options["n_folds"] = args.n_folds
+    if args.rho is not None:
+        options["rho"] = args.rho
+    return read_csv(args.file, **options)
+
+
+def _fit_options(args) -> dict:
+    """The sampler options given on the command line (unset ones keep the defaults)."""
+    return {name: getattr(args, name) for name in FIT_OPTIONS
+            if getattr(args, name, None) is not None}
+
+
+def _rope(args):
+    """The ROPE of ``--rope`` with ``--rope-low`` / ``--rope-high`` replacing its ends."""
+    from bayescomp.rope import Rope
+
+    rope = Rope.coerce(args.rope)
+    low = rope.low if args.rope_low is None else args.rope_low
+    high = rope.high if args.rope_high is None else args.rope_high
+    return Rope(low, high)
+
+
+def _check_pair(scores, first: str, second: str, rope) -> None:
+    """Unknown names fail now, before any compile or fit; a suspicious ROPE is a warning."""
+    from bayescomp.rope import check_rope
+
+    scores.differences(first, second)
+    check_rope(rope, scores, first, second)
+
+
+# --- writing --------------------------------------------------------------------------------
+
+def _status(unreliable: list[str], console: Console) -> int:
+    """EXIT_UNRELIABLE, saying so on stderr, when some final fit failed its diagnostics."""
+    if not unreliable:
+        return EXIT_OK
+    console.write(f"bayescomp: UNRELIABLE: {', '.join(unreliable)} failed the sampler "
+                  "diagnostics after the retries; no decision is made (exit code 1). Try "
+                  "--iter-warmup, --iter-sampling, --adapt-delta or --retries.")
+    return EXIT_UNRELIABLE
+
+
+def _save(figure_or_axes, path: Path, written: list, unreliable: bool = False) -> None:
+    import matplotlib.pyplot as plt
+    import numpy as np
+
+    figure = np.ravel(figure_or_axes)[0].get_figure()
+    if unreliable:
+        figure.suptitle("UNRELIABLE: the sampler failed its diagnostics; not a decision",
+                        color="firebrick", fontsize=11, fontweight="bold")
+    figure.savefig(path, dpi=150, bbox_inches="tight")
+    written.append(path.name)
+    plt.close(figure)
+
+
+def _figures(result, scores, first, second, out: Path) -> list[str]:
+    """The paper figures of one comparison, as PNG files in ``out``."""
+    import matplotlib
+    matplotlib.use("Agg")
+    from bayescomp.presentation import plots
+
+    written = []
+    if hasattr(result, "idata"):
+        bad = not result.diagnostics.ok
+        for name, axes in (
+                ("posterior_delta0.png", lambda: plots.plot_posterior(result, which="delta0")),
+                ("posterior_next.png", lambda: plots.plot_posterior(result, which="next")),
+                ("simplex.png", lambda: plots.plot_simplex(result)),
+                ("shrinkage.png", lambda: plots.plot_shrinkage(result)),
+                ("diagnostics.png", lambda: plots.plot_diagnostics(result, kind="rank"))):
+            _save(axes(), out / name, written, bad)
+    else:
+        _save(plots.plot_posterior(result), out / "posterior.png", written)
+    _save(plots.plot_differences(scores, first, second, rope=result.rope),
+          out / "differences.png", written)
+    return written
+
+
+def _write(args, console: Console, document: dict, report=None) -> None:
+    """Write ``--out`` (``report(directory)`` returns the report's Markdown and figures),
+    ``--json`` and ``--csv``, all or nothing."""
+    from bayescomp.presentation.cli.export import to_csv, to_json
+
+    with Outputs() as outputs:
+        if args.out is not None and report is not None:
+            staging = outputs.directory(Path(args.out))
+            markdown, figures = report(staging)
+            images = "\n".join(f"![{name}]({name})" for name in figures)
+            (staging / "report.md").write_text(f"{markdown}\n\n{images}\n", encoding="utf-8")
+        if args.json is not None:
+            outputs.write_text(Path(args.json), to_json(document))
+        if args.csv is not None:
+            outputs.write_text(Path(args.csv), to_csv(document))
+        outputs.commit()
+    if args.out is not None and report is not None:
+        console.write(f"wrote {Path(args.out) / 'report.md'} and its figures in {args.out}")
+
+
+def _to_stdout(args) -> bool:
+    """Whether the text summary is left out: ``--json -`` or ``--csv -`` own stdout."""
+    return "-" in (args.json, args.csv)
+
+
+def _document(args, console: Console, status: int, **parts) -> dict:
+    return {"bayescomp": version(), "command": args.command,
+            "input": getattr(args, "file", None), "seed": args.seed, **parts,
+            "exit_code": status, "warnings": list(console.shown)}
+
+
+# --- commands -------------------------------------------------------------------------------
+
+def _run_comparison(scores, first, second, args, console: Console, extra: dict) -> int:
+    """Correlated t-test on one dataset, else the hierarchical model (or, without Stan, the
+    per-dataset t-tests and the baselines)."""
+    from bayescomp.baselines.across_datasets import baselines
+    from bayescomp.presentation.cli.export import result_dict
+    from bayescomp.models.correlated import correlated_ttest, correlated_ttests
+
+    rope = _rope(args)
+    _check_pair(scores, first, second, rope)
+    status, show = EXIT_OK, (lambda text: None) if _to_stdout(args) else print
+    if len(scores) == 1:
+        result = correlated_ttest(scores, first, second, rope=rope)
+        show(result.summary())
+        markdown, part = result.to_markdown(), result_dict(result)
+    elif args.no_stan:
+        tests = correlated_ttests(scores, first, second, rope=rope)
+        result = baselines(scores, first, second, rope=rope, seed=args.seed)
+        for test in tests:
+            show(test.summary() + "\n")
+        show(result.summary())
+        markdown = "\n\n".join([t.to_markdown() for t in tests] + [result.to_markdown()])
+        part = {"datasets": [result_dict(t) for t in tests], "baselines": result_dict(result)}
+    else:
+        from bayescomp.models.hierarchical import hierarchical
+
+        console.compile_stan("hierarchical", args.backend)
+        options = _fit_options(args)
+        with console.phase(f"sampling the hierarchical model, {first} vs {second}"):
+            result = hierarchical(scores, first, second, rope=rope, seed=args.seed,
+                                  backend=args.backend, show_progress=False, **options)
+        show(result.summary())
+        markdown = "\n\n".join([result.to_markdown(), result.baselines.to_markdown(),
+                                "```\n" + result.diagnostics.summary() + "\n```"])
+        part = result_dict(result)
+        status = _status([] if result.diagnostics.ok else [f"{first} vs {second}"], console)
+
+    def report(directory):
+        figures = [] if args.no_stan and len(scores) > 1 else \
+            _figures(result, scores, first, second, directory)
+        return markdown, figures
+
+    _write(args, console, _document(args, console, status, **extra, comparison=part), report)
+    return status
+
+
+def run_compare(args, console: Console) -> int:
+    scores = _read(args)
+    if args.dataset is not None:
+        scores = scores.subset(datasets=[args.dataset])
+    return _run_comparison(scores, args.first, args.second, args, console, {})
+
+
+def run_all_pairs(args, console: Console) -> int:
+    from itertools import combinations
+
+    from bayescomp.presentation.cli.export import all_pairs_dict
+    from bayescomp.models.compare import compare_all
+
+    scores = _read(args)
+    rope = _rope(args)
+    pairs = list(combinations(scores.algorithms, 2))
+    for first, second in pairs:
+        _check_pair(scores, first, second, rope)
+    if len(scores) > 1:
+        console.compile_stan("hierarchical", args.backend)
+    with console.counting(len(pairs), "all pairs") as step:
+        stderr = sys.stderr
+        if console.progress:   # compare_all's "fit k/N" lines advance the bar
+            sys.stderr = PairProgress(console, step)
+        try:
+            result = compare_all(scores, rope=rope, seed=args.seed, n_jobs=args.n_jobs,
+                                 backend=args.backend, progress=console.progress,
+                                 **_fit_options(args))
+        finally:
+            sys.stderr = stderr
+    if not _to_stdout(args):
+        print(result.summary())
+    status = _status([f"{a} vs {b}" for a, b in result.unreliable_pairs()], console)
+
+    def report(directory):
+        import matplotlib
+        matplotlib.use("Agg")
+        from bayescomp.presentation import plots
+
+        written = []
+        _save(plots.plot_probability_heatmap(result.probability_matrix(),
+                                             unreliable=result.unreliable_pairs()),
+              directory / "probability_better.png", written)
+        return result.to_markdown(), written
+
+    _write(args, console, _document(args, console, status, all_pairs=all_pairs_dict(result)),
+           report)
+    return status
+
+
+def run_demo(args, console: Console) -> int:
+    from bayescomp.presentation.cli.export import result_dict
+    from bayescomp.models.correlated import correlated_ttest
+    from bayescomp.data.datasets import load_classifiers
+
+    scores = load_classifiers()
+    first, second = "forest", "tree"
+    example = correlated_ttest(scores, first, second, dataset=scores.dataset_names[0],
+                               rope=_rope(args))
+    if not _to_stdout(args):
+        print(f"Built-in example: {scores!r}\n")
+        print(example.summary() + "\n")
+    return _run_comparison(scores, first, second, args, console,
+                           {"example": result_dict(example)})
