@@ -10,7 +10,7 @@ Prints three tables (and saves them to ``benchmarks/output/scaling.txt``):
 1. against the number of datasets k (10, 50, 200, 1000, 2000; 100 scores each);
 2. against the number of scores per dataset (10, 100, 1000; 50 datasets);
 3. the all-pairs workload, 10 algorithms x 54 datasets (45 fits), serial against parallel
-   through joblib (:func:`bayescomp.compare.compare_all`).
+   through joblib (:func:`bayescomp.models.compare.compare_all`).
 
 Columns: ``total_s`` wall time of one :func:`bayescomp.hierarchical` call (no baselines);
 ``sample_s`` the part spent in :func:`bayescomp.sampling.sample` (Stan plus the transfer

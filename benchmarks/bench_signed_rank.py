@@ -7,7 +7,7 @@ Run from the repository root:
 For each number of datasets it simulates paired per-dataset mean scores with a fixed seed
 and times, best of ``--repeats`` runs each:
 
-* ours: ``bayescomp.baselines.bayesian_signed_rank_test`` (sorted points, cumulative sums);
+* ours: ``bayescomp.baselines.across_datasets.bayesian_signed_rank_test`` (sorted points, cumulative sums);
 * the same posterior computed with dense matrix products ``(W @ M) * W`` of the weights with
   the (n+1) x (n+1) indicator matrices, on the same weights (a reference for the design
   choice; the largest difference from ours is printed);

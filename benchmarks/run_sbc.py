@@ -1,4 +1,4 @@
-"""Full simulation-based calibration of the Stan programs (bayescomp.sbc).
+"""Full simulation-based calibration of the Stan programs (bayescomp.validation.sbc).
 
 Run from the repository root::
 

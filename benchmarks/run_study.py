@@ -8,8 +8,8 @@ Run from the repository root::
     python benchmarks/run_study.py --quick              # the CI-sized study (tests/test_study.py)
     python benchmarks/run_study.py --process naive_bayes
 
-Prints the aggregated table of :func:`bayescomp.study.run_study` (delta0 in {0, 0.005},
-k in {10, ..., 50}) and of :func:`bayescomp.study.power_curve` (k = 50), and saves under
+Prints the aggregated table of :func:`bayescomp.validation.study.run_study` (delta0 in {0, 0.005},
+k in {10, ..., 50}) and of :func:`bayescomp.validation.study.power_curve` (k = 50), and saves under
 ``benchmarks/output/`` (gitignored): ``study_<process>.txt`` (the printed tables),
 ``study_<process>_runs.csv``, ``study_<process>_table.csv``, ``power_<process>_table.csv``,
 and the figures ``study_<process>.png``, ``power_<process>.png``, ``rmse_<process>.png``.

@@ -945,7 +945,7 @@ md("""
 Notebooks 01 to 03 start from scores that were already computed. This one starts from the raw
 material, three scikit-learn estimators and ten small datasets, and follows it through
 
-1. a **protocol** that produces paired scores (`bayescomp.protocols`): repeated stratified
+1. a **protocol** that produces paired scores (`bayescomp.data.protocols`): repeated stratified
    10-fold cross-validation, five replications of 2-fold cross-validation (5x2cv), or a
    single held-out test set;
 2. the **verdicts**, Bayesian and classical, on one dataset and across datasets:
@@ -1396,7 +1396,7 @@ Reading the heatmap and the table together:
 ## Take-home
 
 * A protocol is part of the question: 10-fold and 5x2cv train on different amounts of data,
-  a single test set holds the training set fixed. `bayescomp.protocols` produces paired
+  a single test set holds the training set fixed. `bayescomp.data.protocols` produces paired
   scores for each, with the correlation $\\rho$ the tests need.
 * On one dataset, use the correlated t-test (or the corrected t-test): the naive t-test on
   cross-validation scores is overconfident. The 5x2cv tests are safe but weak; prefer the

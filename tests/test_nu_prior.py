@@ -45,7 +45,7 @@ def test_prior_draws_of_nu_follow_the_density(alpha, beta):
     rng = np.random.default_rng(5)
     a, b = rng.uniform(*alpha, 20000), rng.uniform(*beta, 20000)
     u = np.log(rng.gamma(a, 1 / b))
-    grid, value, _ = nu_prior._table(alpha, beta)
+    grid, value, _ = nu_prior.density_table(alpha, beta)
     cdf = integrate.cumulative_trapezoid(np.exp(value), grid, initial=0)
     result = stats.kstest(u, lambda v: np.interp(v, grid, cdf / cdf[-1]))
     assert result.pvalue > 1e-3

@@ -472,7 +472,7 @@ def test_any_dataset_name_renders_without_warnings(tmp_path):
         heat.figure.savefig(tmp_path / "heat.png", dpi=50)
     labels = [t.get_text() for t in ax.get_yticklabels()]
     assert labels[3] == "plain" and labels[2] == r"price \$5\$"  # never read as mathtext
-    from bayescomp.presentation.plots._common import renderable
+    from bayescomp.presentation.plots.common import renderable
     for name, label in zip(names[:2], labels):
         # each character is drawn by an installed font or written as its code point
         expected = "".join(c if renderable(c) else f"<U+{ord(c):04X}>" for c in name)
@@ -481,6 +481,6 @@ def test_any_dataset_name_renders_without_warnings(tmp_path):
 
 
 def test_clean_text_is_idempotent_and_names_missing_characters():
-    from bayescomp.presentation.plots._common import clean_text
+    from bayescomp.presentation.plots import clean_text
     assert clean_text("a$b") == r"a\$b" == clean_text(clean_text("a$b"))
     assert clean_text("\U000F0000") == "<U+F0000>"  # private use: in no font

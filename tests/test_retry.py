@@ -9,7 +9,7 @@ import pytest
 
 import bayescomp as bc
 from bayescomp import plots
-from bayescomp.models.hierarchical import _safer_run
+from bayescomp.models.hierarchical import safer_run
 
 hierarchical_module = importlib.import_module("bayescomp.models.hierarchical")
 
@@ -40,16 +40,16 @@ def _diagnostics(divergences):
 def test_safer_settings_ladder():
     first = dict(adapt_delta=0.95, iter_warmup=1000, iter_sampling=500)
     # slow mixing without divergences: more draws, the same step size
-    second = _safer_run(first, 1, _diagnostics(0))
+    second = safer_run(first, 1, _diagnostics(0))
     assert second == dict(adapt_delta=0.95, iter_warmup=2000, iter_sampling=1000)
     # divergences: a smaller step too
-    assert _safer_run(first, 1, _diagnostics(3)) == dict(adapt_delta=0.99, iter_warmup=2000,
+    assert safer_run(first, 1, _diagnostics(3)) == dict(adapt_delta=0.99, iter_warmup=2000,
                                                          iter_sampling=1000)
-    assert _safer_run(second, 2, _diagnostics(1)) == dict(adapt_delta=0.99, iter_warmup=4000,
+    assert safer_run(second, 2, _diagnostics(1)) == dict(adapt_delta=0.99, iter_warmup=4000,
                                                           iter_sampling=2000)
-    assert _safer_run(second, 3, _diagnostics(1)) is None   # only two retries are defined
+    assert safer_run(second, 3, _diagnostics(1)) is None   # only two retries are defined
     # adapt_delta is never lowered
-    assert _safer_run(dict(first, adapt_delta=0.995), 1, _diagnostics(2))["adapt_delta"] == 0.995
+    assert safer_run(dict(first, adapt_delta=0.995), 1, _diagnostics(2))["adapt_delta"] == 0.995
 
 
 def test_bad_retries(scores):

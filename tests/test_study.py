@@ -14,7 +14,7 @@ from scipy import stats
 
 from bayescomp import simulate
 from bayescomp.validation import study
-from bayescomp.validation.simulate import _stratified_folds
+from bayescomp.validation.simulate import stratified_folds
 
 REDUCED = dict(n_scores=20, seed=20170518, n_jobs=2,
                fit_options=dict(chains=2, iter_warmup=200, iter_sampling=200))
@@ -25,7 +25,7 @@ REDUCED = dict(n_scores=20, seed=20170518, n_jobs=2,
 def test_stratified_folds_balance_classes_and_sizes():
     rng = np.random.default_rng(0)
     y = rng.integers(0, 2, 1003)
-    assignment = _stratified_folds(y, 10, 10, rng)
+    assignment = stratified_folds(y, 10, 10, rng)
     for run in assignment:
         sizes = np.bincount(run, minlength=10)
         positives = np.bincount(run[y == 1], minlength=10)

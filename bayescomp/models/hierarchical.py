@@ -297,7 +297,7 @@ def _region_summary(draws, rope: Rope, hdi_prob: float = 0.95) -> dict:
 PARAMETERIZATIONS = ("auto", "marginal")
 
 
-def _safer_run(run: dict, retry: int, diagnostics: Diagnostics) -> dict | None:
+def safer_run(run: dict, retry: int, diagnostics: Diagnostics) -> dict | None:
     """Settings of retry number ``retry`` (from 1), or None when there is no safer one.
 
     Each of the two retries doubles iter_warmup and iter_sampling (R-hat and ESS need more
@@ -406,7 +406,7 @@ def hierarchical(scores: Scores, first: str, second: str, *, rope=0.01, prior="p
             verdict=diagnostics.verdict, problems=diagnostics.problems,
             seconds=time.perf_counter() - started))
         safer = None if diagnostics.ok or len(attempts) > retries else \
-            _safer_run(run, len(attempts), diagnostics)
+            safer_run(run, len(attempts), diagnostics)
         if safer is None:
             break
         run = safer
@@ -445,8 +445,9 @@ def hierarchical(scores: Scores, first: str, second: str, *, rope=0.01, prior="p
                     iter_sampling=run["iter_sampling"], adapt_delta=run["adapt_delta"],
                     max_treedepth=max_treedepth, retries=retries, attempts=tuple(attempts))
     return HierarchicalResult(
-        first, second, rope, idata, next_masses,
-        pd.Series(_region_summary(delta0, rope), name="delta0"),
-        pd.DataFrame(rows).set_index("dataset"),
-        run_baselines(scores, first, second, rope=rope, seed=seed) if baselines else None,
-        diagnostics, settings)
+        first=first, second=second, rope=rope, idata=idata, next_masses=next_masses,
+        delta0=pd.Series(_region_summary(delta0, rope), name="delta0"),
+        datasets=pd.DataFrame(rows).set_index("dataset"),
+        baselines=(run_baselines(scores, first, second, rope=rope, seed=seed) if baselines
+                   else None),
+        diagnostics=diagnostics, settings=settings)

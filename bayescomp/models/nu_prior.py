@@ -84,7 +84,9 @@ def log_density(u, alpha=(0.5, 5.0), beta=(0.05, 0.15)):
 
 
 @lru_cache(maxsize=8)
-def _table(alpha: tuple, beta: tuple):
+def density_table(alpha: tuple, beta: tuple) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The log density of ``u = log(nu)`` on its grid: ``(u, log density - its max, slope)``,
+    cached per prior (the bounds of alpha and beta)."""
     size = int(np.ceil((_grid_end(beta) - GRID_START) / GRID_STEP)) + 1
     u = GRID_START + GRID_STEP * np.arange(size)
     value, slope = log_density(u, alpha, beta)
@@ -93,7 +95,7 @@ def _table(alpha: tuple, beta: tuple):
 
 def stan_data(alpha, beta) -> dict:
     """The table the Stan program interpolates: grid start, step, size, log p(u), slope."""
-    _, value, slope = _table(tuple(map(float, alpha)), tuple(map(float, beta)))
+    _, value, slope = density_table(tuple(map(float, alpha)), tuple(map(float, beta)))
     return dict(nu_prior_start=GRID_START, nu_prior_step=GRID_STEP, nu_prior_size=len(value),
                 nu_prior_log_density=value.tolist(), nu_prior_slope=slope.tolist())
 
@@ -101,7 +103,7 @@ def stan_data(alpha, beta) -> dict:
 @lru_cache(maxsize=8)
 def _alpha_table(alpha: tuple, beta: tuple):
     """log p(alpha | u) up to a constant in u, on the u grid x a grid of alpha."""
-    u = _table(alpha, beta)[0]
+    u = density_table(alpha, beta)[0]
     alphas = np.linspace(alpha[0], alpha[1], ALPHA_GRID)
     log_d, _, _ = _log_beta_integral(np.exp(u)[:, None], alphas[None, :], beta)
     return u, alphas, log_d

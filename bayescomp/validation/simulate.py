@@ -80,7 +80,7 @@ def collection(n_datasets: int, n_scores=100, *, delta0: float = 0.0, sigma0: fl
 
 # --- a realistic process: cross-validated naive Bayes ----------------------------------------
 
-def _stratified_folds(y: np.ndarray, runs: int, folds: int, rng) -> np.ndarray:
+def stratified_folds(y: np.ndarray, runs: int, folds: int, rng) -> np.ndarray:
     """Fold of every instance in each run, shape (runs, n): stratified k-fold, reshuffled per run.
 
     Per run the instances are sorted by class and, within a class, in random order; the
@@ -177,7 +177,7 @@ def cv_naive_bayes_collection(n_datasets: int, delta, *, theta: float = 0.8, n_s
         y = rng.integers(0, 2, n)
         f1 = np.where(rng.random(n) < theta, y, 1 - y)
         f2 = np.where(rng.random(n) < p2, y, 1 - y)
-        assignment = _stratified_folds(y, runs, folds, rng)
+        assignment = stratified_folds(y, runs, folds, rng)
         first.append(_naive_bayes_cv_accuracy(y, f1, assignment, folds).ravel())
         second.append(_naive_bayes_cv_accuracy(y, f2, assignment, folds).ravel())
     scores = from_arrays({"a": first, "b": second}, rho=1.0 / folds)

@@ -139,28 +139,32 @@ def _cell_sequence(seed: int, process: str, delta0: float, n_datasets: int,
     return np.random.SeedSequence(seed, spawn_key=(cell, run))
 
 
-def _simulate(process: str, n_datasets: int, delta0: float, config: dict, rng):
-    sigma0, sigma = config["sigma0"], config["sigma"]
+def _simulate(process: str, n_datasets: int, delta0: float, rng, *, sigma0: float, sigma,
+              n_scores: int, folds: int, rho: float, theta: float, n_samples: int):
     if process == "naive_bayes":
         delta = simulate.draw_deltas(n_datasets, delta0, sigma0, "normal", rng)
         return simulate.cv_naive_bayes_collection(
-            n_datasets, delta, theta=config["theta"], n_samples=config["n_samples"],
-            runs=config["n_scores"] // config["folds"], folds=config["folds"],
-            delta0=delta0, seed=rng)
+            n_datasets, delta, theta=theta, n_samples=n_samples, runs=n_scores // folds,
+            folds=folds, delta0=delta0, seed=rng)
     sigmas = rng.uniform(*sigma, n_datasets) if np.ndim(sigma) else sigma
-    return simulate.collection(n_datasets, config["n_scores"], delta0=delta0, sigma0=sigma0,
-                               sigma=sigmas, rho=config["rho"], distribution=process, seed=rng)
+    return simulate.collection(n_datasets, n_scores, delta0=delta0, sigma0=sigma0,
+                               sigma=sigmas, rho=rho, distribution=process, seed=rng)
 
 
-def _one_run(process: str, delta0: float, n_datasets: int, run: int, config: dict,
-             fit_options: dict) -> dict:
-    sequence = _cell_sequence(config["seed"], process, delta0, n_datasets, run)
+def _one_run(process: str, delta0: float, n_datasets: int, run: int, *, seed: int, rope,
+             alpha: float, threshold: float, simulation: dict, fit_options: dict) -> dict:
+    """One fit of the study. ``seed`` is the study's root seed: with the cell and the run it
+    makes this run's simulation seed and Stan seed (see the module notes). ``simulation``
+    holds the keyword arguments of :func:`_simulate`; ``fit_options`` those of
+    :func:`~bayescomp.models.hierarchical.hierarchical`."""
+    sequence = _cell_sequence(seed, process, delta0, n_datasets, run)
     data_sequence, stan_sequence = sequence.spawn(2)
     stan_seed = int(stan_sequence.generate_state(1)[0] >> 1)
-    sim = _simulate(process, n_datasets, delta0, config, np.random.default_rng(data_sequence))
+    sim = _simulate(process, n_datasets, delta0, np.random.default_rng(data_sequence),
+                    **simulation)
     start = time.perf_counter()
     try:
-        result = hierarchical(sim.scores, "a", "b", rope=config["rope"], seed=stan_seed,
+        result = hierarchical(sim.scores, "a", "b", rope=rope, seed=stan_seed,
                               baselines=False, **fit_options)
     except Exception as exc:
         exc.add_note(f"(bayescomp.validation.study: {process}, delta0 {delta0}, k {n_datasets}, run {run})")
@@ -168,12 +172,11 @@ def _one_run(process: str, delta0: float, n_datasets: int, run: int, config: dic
     seconds = time.perf_counter() - start
     wilcoxon = wilcoxon_test(sim.scores.mean_differences("a", "b"))
     p_left, p_rope, p_right = map(float, result.probabilities)
-    threshold = config["threshold"]
     shrunk = result.datasets["delta_mean"].to_numpy()
     raw = result.datasets["mean"].to_numpy()
     return dict(
         process=process, delta0=delta0, n_datasets=n_datasets, run=run, seed=stan_seed,
-        wilcoxon_p=wilcoxon.p_value, signed_rank_reject=wilcoxon.p_value < config["alpha"],
+        wilcoxon_p=wilcoxon.p_value, signed_rank_reject=wilcoxon.p_value < alpha,
         p_left=p_left, p_rope=p_rope, p_right=p_right,
         hier_difference=max(p_left, p_right) > threshold, hier_equivalence=p_rope > threshold,
         delta0_mean=float(result.delta0["mean"]),
@@ -274,13 +277,15 @@ def run_study(delta0_values=(0.0, 0.005), n_datasets_values=(10, 20, 30, 40, 50)
     for reserved in ("rope", "seed", "baselines"):
         if reserved in fit_options:
             raise ValueError(f"fit_options may not set {reserved!r}: run_study sets it")
-    config = dict(seed=seed, rope=rope, sigma0=sigma0,
-                  sigma=tuple(sigma) if np.ndim(sigma) else float(sigma),
-                  n_scores=n_scores, folds=folds, rho=1.0 / folds, theta=theta,
-                  n_samples=n_samples, alpha=alpha, threshold=threshold)
+    simulation = dict(sigma0=sigma0, sigma=tuple(sigma) if np.ndim(sigma) else float(sigma),
+                      n_scores=n_scores, folds=folds, rho=1.0 / folds, theta=theta,
+                      n_samples=n_samples)
     cells = [(float(d), int(k), r) for d in delta0_values for k in n_datasets_values
              for r in range(repetitions)]
-    tasks = (delayed(_one_run)(process, d, k, r, config, fit_options) for d, k, r in cells)
+    tasks = (delayed(_one_run)(process, d, k, r, seed=seed, rope=rope, alpha=alpha,
+                               threshold=threshold, simulation=simulation,
+                               fit_options=fit_options)
+             for d, k, r in cells)
     rows = []
     with sampling.threaded_fits() as (_, stderr), warnings.catch_warnings():
         # set once here, in the main thread, before the workers start: per-fit sampling
@@ -300,7 +305,8 @@ def run_study(delta0_values=(0.0, 0.005), n_datasets_values=(10, 20, 30, 40, 50)
         warnings.warn(f"{problems} of {len(runs)} fits of the study had sampling problems "
                       "(see runs.diagnostics_ok and table.sampling_problems)", SamplingWarning,
                       stacklevel=2)
-    settings = dict(config, process=process, repetitions=repetitions,
+    settings = dict(seed=seed, rope=rope, **simulation, alpha=alpha, threshold=threshold,
+                    process=process, repetitions=repetitions,
                     delta0_values=tuple(delta0_values),
                     n_datasets_values=tuple(n_datasets_values), fit_options=fit_options,
                     n_jobs=n_jobs)

@@ -25,7 +25,7 @@ Every figure of the package is drawn here, in submodules by figure family
 Plackett-Luce ranking and the prior sensitivity, ``critical_difference`` for the Friedman
 test, ``validation`` for the simulation study and SBC); ``bayescomp.presentation.plots.<name>`` reaches them all.
 """
-from bayescomp.presentation.plots._common import REGION_COLORS, clean_text
+from bayescomp.presentation.plots.common import REGION_COLORS, clean_text
 from bayescomp.presentation.plots.critical_difference import plot_critical_difference
 from bayescomp.presentation.plots.datasets import plot_differences, plot_shrinkage
 from bayescomp.presentation.plots.diagnostics import plot_diagnostics

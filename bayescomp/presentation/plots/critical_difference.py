@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from bayescomp.presentation.plots._common import finish
+from bayescomp.presentation.plots.common import finish
 
 if TYPE_CHECKING:
     from bayescomp.baselines.friedman import FriedmanResult

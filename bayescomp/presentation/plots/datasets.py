@@ -1,6 +1,6 @@
 """Per-dataset figures: the shrinkage forest plot and the differences of every split.
 
-Both order the datasets by one rule (:func:`bayescomp.presentation.plots._common.dataset_order`), so that
+Both order the datasets by one rule (:func:`bayescomp.presentation.plots.common.dataset_order`), so that
 their rows line up when the figures are read side by side.
 """
 from __future__ import annotations
@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 
 from bayescomp.rope import Rope
-from bayescomp.presentation.plots._common import REGION_COLORS, clean_text, dataset_order, difference_label, new_axes, \
+from bayescomp.presentation.plots.common import REGION_COLORS, clean_text, dataset_order, difference_label, new_axes, \
     shade_rope, finish
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from bayescomp.presentation.plots._common import REGION_COLORS, clean_text, new_axes, finish
+from bayescomp.presentation.plots.common import REGION_COLORS, clean_text, new_axes, finish
 
 
 # --------------------------------------------------------------------------- heatmap

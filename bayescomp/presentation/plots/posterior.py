@@ -5,7 +5,7 @@ import numpy as np
 from scipy import stats
 
 from bayescomp.rope import PointMass, Rope, region_labels
-from bayescomp.presentation.plots._common import REGION_COLORS, clean_text, difference_label, new_axes, padded, shade_rope, \
+from bayescomp.presentation.plots.common import REGION_COLORS, clean_text, difference_label, new_axes, padded, shade_rope, \
     finish
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 import numpy as np
 
 from bayescomp.rope import most_probable_shares
-from bayescomp.presentation.plots._common import REGION_COLORS, clean_text, new_axes, finish
+from bayescomp.presentation.plots.common import REGION_COLORS, clean_text, new_axes, finish
 
 _SQRT3_2 = np.sqrt(3.0) / 2.0
 
