@@ -2,11 +2,16 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
 
 from bayescomp.rope import REGIONS
+
+if TYPE_CHECKING:
+    from typing import Sequence
+    from bayescomp.annotations import ArrayLike
 
 
 def _as_probabilities(probabilities) -> np.ndarray:
@@ -18,7 +23,8 @@ def _as_probabilities(probabilities) -> np.ndarray:
     return probabilities
 
 
-def decide(probabilities, threshold: float = 0.95, labels=REGIONS) -> str:
+def decide(probabilities: ArrayLike, threshold: float = 0.95,
+           labels: Sequence[str] = REGIONS) -> str:
     """The region whose posterior probability reaches ``threshold``, else ``"undecided"``.
 
     Parameters
@@ -57,7 +63,8 @@ class CostDecision:
         return "\n".join(["Expected cost of each decision:", *rows, f"Best decision: {self.best}"])
 
 
-def expected_cost_decision(probabilities, costs, decisions=None) -> CostDecision:
+def expected_cost_decision(probabilities: ArrayLike, costs: ArrayLike,
+                           decisions: Sequence[str] | None = None) -> CostDecision:
     """Expected costs of decisions under P(left), P(rope), P(right), and the best decision.
 
     Parameters

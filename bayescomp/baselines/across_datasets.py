@@ -28,6 +28,7 @@ comparing multiple classifiers through Bayesian analysis. JMLR 18(77):1-36.
 from __future__ import annotations
 
 import warnings
+from typing import TYPE_CHECKING
 
 import numpy as np
 from scipy import stats
@@ -37,6 +38,10 @@ from bayescomp.baselines.common import (BaselinesResult, BayesianTestResult,  # 
                                          FrequentistTestResult, _check_choice, _check_differences,
                                          _warning_notes, resolve_seed)
 from bayescomp.rope import Rope
+
+if TYPE_CHECKING:
+    from bayescomp.annotations import ArrayLike, RopeLike, SeedLike
+    from bayescomp.data.scores import Scores
 
 __all__ = [
     "FrequentistTestResult", "BayesianTestResult", "BaselinesResult",
@@ -54,7 +59,7 @@ _ALL_ZERO_NOTE = ("every difference is zero: there is nothing to test, so the p-
 
 # --------------------------------------------------------------------------- frequentist
 
-def wilcoxon_test(differences, *, first: str = "first", second: str = "second",
+def wilcoxon_test(differences: ArrayLike, *, first: str = "first", second: str = "second",
                   method: str = "auto", zero_method: str = "wilcox",
                   correction: bool = False) -> FrequentistTestResult:
     """Wilcoxon signed-rank test of the per-dataset differences, via ``scipy.stats.wilcoxon``.
@@ -105,7 +110,7 @@ def wilcoxon_test(differences, *, first: str = "first", second: str = "second",
         d.size, n_used, options, _warning_notes(caught))
 
 
-def sign_test(differences, *, first: str = "first", second: str = "second",
+def sign_test(differences: ArrayLike, *, first: str = "first", second: str = "second",
               zeros: str = "drop") -> FrequentistTestResult:
     """Sign test of the per-dataset differences: a binomial test of wins against losses.
 
@@ -160,7 +165,7 @@ def sign_test(differences, *, first: str = "first", second: str = "second",
                                  d.size, n_used, options, tuple(notes))
 
 
-def paired_ttest(differences, *, first: str = "first",
+def paired_ttest(differences: ArrayLike, *, first: str = "first",
                  second: str = "second") -> FrequentistTestResult:
     """Paired t-test across datasets: ``scipy.stats.ttest_1samp`` of the differences against 0.
 
@@ -200,10 +205,10 @@ def paired_ttest(differences, *, first: str = "first",
 
 
 
-def baselines(scores, first: str, second: str, *, rope=0.01, prior_strength: float = 0.5,
-              prior_location: float = 0.0, n_samples: int = 50_000, seed=0,
-              method: str = "auto", zero_method: str = "wilcox",
-              sign_zeros: str = "drop", random_state=None) -> BaselinesResult:
+def baselines(scores: Scores, first: str, second: str, *, rope: RopeLike = 0.01,
+              prior_strength: float = 0.5, prior_location: float = 0.0, n_samples: int = 50_000,
+              seed: SeedLike = 0, method: str = "auto", zero_method: str = "wilcox",
+              sign_zeros: str = "drop", random_state: SeedLike = None) -> BaselinesResult:
     """Run the five baselines on the per-dataset mean differences ``first - second``.
 
     Parameters

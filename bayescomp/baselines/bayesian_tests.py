@@ -4,10 +4,14 @@ whose prior is a pseudo-observation of strength ``s`` at ``prior_location``."""
 from __future__ import annotations
 
 import numpy as np
+from typing import TYPE_CHECKING
 
 from bayescomp.rope import Rope, most_probable_shares
 from bayescomp.baselines.common import (BayesianTestResult, _check_differences,
                                          _check_prior, _check_positive_int, resolve_seed)
+
+if TYPE_CHECKING:
+    from bayescomp.annotations import ArrayLike, RopeLike, SeedLike
 
 
 # Weights per block of samples in the signed-rank test: small enough for a block and its
@@ -24,9 +28,10 @@ def _bayesian_result(name, first, second, rope, samples, strength, location, n):
                               most_probable_shares(samples), strength, location, n)
 
 
-def bayesian_sign_test(differences, rope=0.01, *, first: str = "first", second: str = "second",
-                       prior_strength: float = 0.5, prior_location: float = 0.0,
-                       n_samples: int = 50_000, seed=0, random_state=None) -> BayesianTestResult:
+def bayesian_sign_test(differences: ArrayLike, rope: RopeLike = 0.01, *, first: str = "first",
+                       second: str = "second", prior_strength: float = 0.5,
+                       prior_location: float = 0.0, n_samples: int = 50_000, seed: SeedLike = 0,
+                       random_state: SeedLike = None) -> BayesianTestResult:
     """Bayesian sign test (Benavoli et al. 2014, 2017) of the per-dataset differences.
 
     With a Dirichlet-process prior of strength ``s`` centred on a pseudo-observation at
@@ -108,11 +113,12 @@ def _walsh_counts(points: np.ndarray, rope: Rope, block: int = 1024):
     return n_left, n_right
 
 
-def bayesian_signed_rank_test(differences, rope=0.01, *, first: str = "first",
-                              second: str = "second", prior_strength: float = 0.5,
-                              prior_location: float = 0.0, n_samples: int = 50_000, seed=0,
+def bayesian_signed_rank_test(differences: ArrayLike, rope: RopeLike = 0.01, *,
+                              first: str = "first", second: str = "second",
+                              prior_strength: float = 0.5, prior_location: float = 0.0,
+                              n_samples: int = 50_000, seed: SeedLike = 0,
                               chunk_size: int | None = None,
-                              random_state=None) -> BayesianTestResult:
+                              random_state: SeedLike = None) -> BayesianTestResult:
     """Bayesian signed-rank test (Benavoli et al. 2014, 2017) of the per-dataset differences.
 
     The Dirichlet-process posterior puts random weights ``w ~ Dirichlet(s, 1, ..., 1)`` on

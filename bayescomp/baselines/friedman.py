@@ -34,6 +34,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from itertools import combinations
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
@@ -43,6 +44,9 @@ from bayescomp.baselines.across_datasets import ZERO_METHODS, wilcoxon_test
 from bayescomp.baselines.classical_result import (check_alpha, conclusion_line, default_names,
                                                   format_statistic, names_text)
 from bayescomp.data.scores import Scores
+
+if TYPE_CHECKING:
+    from typing import Sequence
 
 __all__ = ["FriedmanResult", "friedman_test", "nemenyi_q", "critical_difference", "holm",
            "plot_critical_difference"]
@@ -234,7 +238,8 @@ class FriedmanResult:
 
 # --------------------------------------------------------------------------- test
 
-def friedman_test(scores, *, algorithms=None, datasets=None, alpha: float = 0.05,
+def friedman_test(scores: Scores, *, algorithms: Sequence[str] | None = None,
+                  datasets: Sequence[str] | None = None, alpha: float = 0.05,
                   higher_is_better: bool = True, zero_method: str = "wilcox") -> FriedmanResult:
     """Friedman test of k algorithms across N datasets, with post-hoc tests (Demšar 2006).
 

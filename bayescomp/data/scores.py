@@ -12,13 +12,16 @@ Datasets may have different numbers of scores and different ``rho`` (ragged coll
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Mapping, Sequence
+from typing import TYPE_CHECKING, Mapping, Sequence
 
 import warnings
 import zlib
 
 import numpy as np
 import pandas as pd
+
+if TYPE_CHECKING:
+    import os
 
 #: fewer scores per algorithm than this on a dataset draw an InputWarning
 FEW_SCORES = 5
@@ -212,8 +215,8 @@ def _resolve_rho(names, rho, n_folds, inferred_folds=None) -> list[float]:
     return [1.0 / int(k) for k in folds]
 
 
-def from_arrays(scores: Mapping[str, object], *, rho=None, n_folds=None,
-                datasets: Sequence[str] | None = None) -> Scores:
+def from_arrays(scores: Mapping[str, object], *, rho: float | None = None,
+                n_folds: int | None = None, datasets: Sequence[str] | None = None) -> Scores:
     """Scores from numpy fold matrices, one per algorithm.
 
     Parameters
@@ -264,8 +267,9 @@ def from_arrays(scores: Mapping[str, object], *, rho=None, n_folds=None,
     return result
 
 
-def from_long(frame: pd.DataFrame, *, dataset="dataset", algorithm="algorithm", run="run",
-              fold="fold", score="score", rho=None, n_folds=None, _wide=False) -> Scores:
+def from_long(frame: pd.DataFrame, *, dataset: str = "dataset", algorithm: str = "algorithm",
+              run: str = "run", fold: str = "fold", score: str = "score", rho: float | None = None,
+              n_folds: int | None = None, _wide: bool = False) -> Scores:
     """Scores from a long frame with one row per (dataset, algorithm, run, fold).
 
     Parameters
@@ -336,8 +340,9 @@ def from_long(frame: pd.DataFrame, *, dataset="dataset", algorithm="algorithm", 
     return result
 
 
-def from_wide(frame: pd.DataFrame, *, algorithms: Sequence[str] | None = None, dataset="dataset",
-              run="run", fold="fold", rho=None, n_folds=None) -> Scores:
+def from_wide(frame: pd.DataFrame, *, algorithms: Sequence[str] | None = None,
+              dataset: str = "dataset", run: str = "run", fold: str = "fold",
+              rho: float | None = None, n_folds: int | None = None) -> Scores:
     """Scores from a wide frame: one row per (dataset, run, fold), one column per algorithm.
 
     ``algorithms`` defaults to every column other than ``dataset``, ``run`` and ``fold``.
@@ -366,7 +371,7 @@ def from_wide(frame: pd.DataFrame, *, algorithms: Sequence[str] | None = None, d
                      score="score", rho=rho, n_folds=n_folds, _wide=True)
 
 
-def read_csv(path, *, format: str = "long", **columns) -> Scores:
+def read_csv(path: str | os.PathLike, *, format: str = "long", **columns) -> Scores:
     """Scores from a CSV file in the long or wide layout (see :func:`from_long`, :func:`from_wide`).
 
     Keyword arguments name the columns and give ``rho`` or ``n_folds``.

@@ -6,14 +6,19 @@ splitters, so the package works without it.
 from __future__ import annotations
 
 import re
-from typing import Mapping
+from typing import TYPE_CHECKING, Mapping
 
 import numpy as np
 
 from bayescomp.data.scores import DatasetScores, Scores, rho_from_split
 
+if TYPE_CHECKING:
+    from typing import Any, Sequence
+    from bayescomp.annotations import ArrayLike
 
-def rho_from_cv(cv, X=None, y=None, groups=None) -> float:
+
+def rho_from_cv(cv: Any, X: ArrayLike | None = None, y: ArrayLike | None = None,
+                groups: ArrayLike | None = None) -> float:
     """The Nadeau-Bengio correlation ``n_test / (n_train + n_test)`` of a scikit-learn splitter.
 
     With ``X`` the splits are generated and the ratio averaged over them; without it the
@@ -48,8 +53,9 @@ def _rho(rho, cv, X, y, groups) -> float:
 
 
 def from_cross_validate(results: Mapping[str, Mapping], *, dataset: str = "dataset",
-                        metric: str = "test_score", cv=None, rho=None, X=None, y=None,
-                        groups=None) -> Scores:
+                        metric: str = "test_score", cv: Any = None, rho: float | None = None,
+                        X: ArrayLike | None = None, y: ArrayLike | None = None,
+                        groups: ArrayLike | None = None) -> Scores:
     """Scores of one dataset from ``sklearn.model_selection.cross_validate`` outputs.
 
     Parameters
@@ -87,8 +93,10 @@ def _candidate_name(params: Mapping) -> str:
     return ", ".join(f"{key}={value!r}" for key, value in params.items())
 
 
-def from_cv_results(search, *, dataset: str = "dataset", metric: str = "score", names=None,
-                    cv=None, rho=None, X=None, y=None, groups=None) -> Scores:
+def from_cv_results(search: Any, *, dataset: str = "dataset", metric: str = "score",
+                    names: Sequence[str] | None = None, cv: Any = None, rho: float | None = None,
+                    X: ArrayLike | None = None, y: ArrayLike | None = None,
+                    groups: ArrayLike | None = None) -> Scores:
     """Scores of the candidates of a grid or randomized search, one "algorithm" per candidate.
 
     Parameters

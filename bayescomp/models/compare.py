@@ -47,6 +47,7 @@ import threading
 import warnings
 from dataclasses import dataclass, field
 from itertools import combinations
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
@@ -60,13 +61,16 @@ from bayescomp.presentation.reports import Reportable, text_table
 from bayescomp.rope import Rope
 from bayescomp.presentation.verdicts import format_number, json_number, rope_dict, verdict, verdict_dict
 
+if TYPE_CHECKING:
+    from bayescomp.annotations import ArrayLike, RopeLike, SeedLike
+
 METHODS = ("auto", "hierarchical", "correlated")
 CORRECTIONS = ("holm", "bonferroni", None)
 ALPHA = 0.05
 THRESHOLD = 0.95
 
 
-def adjust_p_values(p_values, method: str | None = "holm") -> np.ndarray:
+def adjust_p_values(p_values: ArrayLike, method: str | None = "holm") -> np.ndarray:
     """P-values adjusted for multiple comparisons (family-wise error rate).
 
     Parameters
@@ -395,10 +399,10 @@ class AllPairsResult(Reportable):
         return title, facts, self.display_table()
 
 
-def compare_all(scores: Scores, rope=0.01, *, method: str = "auto", n_jobs=None, seed=None,
-                correction: str | None = "holm", show_progress: bool = False,
-                random_state=None, progress: bool | None = None,
-                **fit_options) -> AllPairsResult:
+def compare_all(scores: Scores, rope: RopeLike = 0.01, *, method: str = "auto",
+                n_jobs: int | None = None, seed: SeedLike = None, correction: str | None = "holm",
+                show_progress: bool = False, random_state: SeedLike = None,
+                progress: bool | None = None, **fit_options) -> AllPairsResult:
     """Compare every pair of algorithms, in parallel through joblib.
 
     Parameters

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import warnings
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
@@ -29,6 +30,9 @@ from bayescomp.presentation.reports import Reportable
 from bayescomp.rope import PointMass, Rope, check_rope, region_labels
 from bayescomp.presentation.verdicts import THRESHOLD, equals, format_number, json_number, probability, rope_dict, \
     verdict, verdict_dict
+
+if TYPE_CHECKING:
+    from bayescomp.annotations import RopeLike
 
 
 class StudentT:
@@ -254,8 +258,8 @@ def _test_one(differences, rho, rope: Rope, first, second, dataset) -> Correlate
                                  *posterior.nadeau_bengio())
 
 
-def correlated_ttest(scores: Scores, first: str, second: str, *, dataset=None,
-                     rope=0.0) -> CorrelatedTTestResult:
+def correlated_ttest(scores: Scores, first: str, second: str, *, dataset: str | None = None,
+                     rope: RopeLike = 0.0) -> CorrelatedTTestResult:
     """Bayesian correlated t-test of ``first - second`` on one dataset.
 
     Parameters
@@ -287,7 +291,8 @@ def correlated_ttest(scores: Scores, first: str, second: str, *, dataset=None,
                      scores.dataset_names[position])
 
 
-def correlated_ttests(scores: Scores, first: str, second: str, *, rope=0.0) -> list[CorrelatedTTestResult]:
+def correlated_ttests(scores: Scores, first: str, second: str, *,
+                      rope: RopeLike = 0.0) -> list[CorrelatedTTestResult]:
     """The correlated t-test of ``first - second`` on every dataset, in the order of ``scores``.
 
     Warns (:class:`~bayescomp.exceptions.InputWarning`) when the ROPE is probably in other

@@ -8,12 +8,16 @@ from __future__ import annotations
 
 import warnings
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import arviz as az
 import numpy as np
 
 from bayescomp.exceptions import SamplingWarning
 from bayescomp.presentation.verdicts import UNRELIABLE
+
+if TYPE_CHECKING:
+    from typing import Sequence
 
 RHAT_MAX = 1.01
 ESS_PER_CHAIN_MIN = 100
@@ -55,7 +59,8 @@ class Diagnostics:
         return "\n".join(lines)
 
 
-def diagnose(idata, var_names=None, max_treedepth: int = 10) -> Diagnostics:
+def diagnose(idata: az.InferenceData, var_names: Sequence[str] | None = None,
+             max_treedepth: int = 10) -> Diagnostics:
     """Diagnostics of the posterior variables ``var_names`` (default all) of an InferenceData."""
     posterior = idata.posterior if var_names is None else idata.posterior[var_names]
     n_chains, n_draws = posterior.sizes["chain"], posterior.sizes["draw"]

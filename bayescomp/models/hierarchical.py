@@ -23,6 +23,7 @@ from __future__ import annotations
 import time
 import warnings
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import arviz as az
 import numpy as np
@@ -40,6 +41,9 @@ from bayescomp.models.diagnostics import Diagnostics, SamplerChecked, diagnose, 
 from bayescomp.exceptions import ConstantDifferencesWarning, InputWarning, RetryWarning
 from bayescomp.presentation.reports import Reportable
 from bayescomp.rope import Rope, check_rope, most_probable_shares, region_labels
+
+if TYPE_CHECKING:
+    from bayescomp.annotations import RopeLike
 
 
 @dataclass(frozen=True)
@@ -313,10 +317,10 @@ def safer_run(run: dict, retry: int, diagnostics: Diagnostics) -> dict | None:
                 iter_sampling=2 * run["iter_sampling"])
 
 
-def hierarchical(scores: Scores, first: str, second: str, *, rope=0.01, prior="paper",
-                 parameterization: str = "auto", backend: str = "auto", route: str = "auto",
-                 chains: int = 4,
-                 iter_warmup: int = 1000, iter_sampling: int = 1000, seed=None,
+def hierarchical(scores: Scores, first: str, second: str, *, rope: RopeLike = 0.01,
+                 prior: str | HierarchicalPrior = "paper", parameterization: str = "auto",
+                 backend: str = "auto", route: str = "auto", chains: int = 4,
+                 iter_warmup: int = 1000, iter_sampling: int = 1000, seed: int | None = None,
                  adapt_delta: float = 0.95, max_treedepth: int = 10, baselines: bool = True,
                  log_likelihood: bool = False, show_progress: bool = False,
                  retries: int = 2) -> HierarchicalResult:

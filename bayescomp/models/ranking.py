@@ -31,6 +31,7 @@ from bayescomp.data.scores import Scores
 from bayescomp.models.diagnostics import Diagnostics, SamplerChecked, diagnose, warn_if_problems
 from bayescomp.presentation.reports import Reportable
 
+
 TIES = ("average", "random")
 
 
@@ -257,11 +258,11 @@ def _dirichlet(prior, algorithms) -> np.ndarray:
     return alpha
 
 
-def rank_algorithms(scores: Scores, *, seed=None, ties: str = "average", prior=1.0,
-                    higher_is_better: bool = True, max_tie_orders: int = 720,
+def rank_algorithms(scores: Scores, *, seed: int | None = None, ties: str = "average",
+                    prior: float = 1.0, higher_is_better: bool = True, max_tie_orders: int = 720,
                     interval: float = 0.95, backend: str = "auto", chains: int = 4,
-                    iter_warmup: int = 1000, iter_sampling: int = 1000,
-                    adapt_delta: float = 0.8, show_progress: bool = False) -> RankingResult:
+                    iter_warmup: int = 1000, iter_sampling: int = 1000, adapt_delta: float = 0.8,
+                    show_progress: bool = False) -> RankingResult:
     """Rank several algorithms across datasets with a Bayesian Plackett-Luce model.
 
     Parameters

@@ -9,6 +9,7 @@ same posterior faster; this module exists to show that it does (``tests/test_ref
 from __future__ import annotations
 
 import importlib
+from typing import TYPE_CHECKING
 
 import arviz as az
 import xarray as xr
@@ -16,6 +17,9 @@ import xarray as xr
 from bayescomp import sampling
 from bayescomp.data.scores import Scores
 from bayescomp.models.hierarchical_program import prepare
+
+if TYPE_CHECKING:
+    from bayescomp.models.hierarchical import HierarchicalPrior
 
 # the module, not the function bayescomp/__init__.py exports under the same name
 _hierarchical = importlib.import_module(".hierarchical", __package__)
@@ -66,7 +70,8 @@ def _resolve_prior(prior):
     return prior
 
 
-def sample_reference(scores: Scores, first: str, second: str, *, prior="paper", seed=None,
+def sample_reference(scores: Scores, first: str, second: str, *,
+                     prior: str | HierarchicalPrior = "paper", seed: int | None = None,
                      chains: int = 4, iter_warmup: int = 1000, iter_sampling: int = 1000,
                      adapt_delta: float = 0.95, max_treedepth: int = 10,
                      backend: str = "auto") -> az.InferenceData:

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import importlib
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
@@ -23,6 +24,11 @@ from bayescomp.data.scores import Scores
 from bayescomp.decisions import decide
 from bayescomp.presentation.reports import Reportable
 from bayescomp.rope import Rope, region_labels
+
+if TYPE_CHECKING:
+    from typing import Mapping, Sequence
+    from bayescomp.annotations import RopeLike
+    from bayescomp.models.hierarchical import HierarchicalPrior
 
 # the module, not the function bayescomp.hierarchical that shadows it as a package attribute
 _hierarchical = importlib.import_module(".hierarchical", __package__)
@@ -180,8 +186,10 @@ class SensitivityResult(Reportable):
         return plot_sensitivity(self, axes=axes)
 
 
-def sensitivity(scores: Scores, first: str, second: str, *, ropes=DEFAULT_ROPES, priors=None,
-                seed=None, threshold: float = 0.95, **options) -> SensitivityResult:
+def sensitivity(scores: Scores, first: str, second: str, *,
+                ropes: Sequence[RopeLike] = DEFAULT_ROPES,
+                priors: Sequence | Mapping[str, str | HierarchicalPrior] | None = None,
+                seed: int | None = None, threshold: float = 0.95, **options) -> SensitivityResult:
     """Rerun the hierarchical comparison under each prior and read it at several ROPE widths.
 
     Parameters

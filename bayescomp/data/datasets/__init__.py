@@ -7,15 +7,19 @@ byte for byte, is :mod:`bayescomp.data.datasets.make_classifiers`
 from __future__ import annotations
 
 from importlib import resources
+from typing import TYPE_CHECKING
 
 import pandas as pd
+
+if TYPE_CHECKING:
+    from bayescomp.data.scores import Scores
 
 __all__ = ["load_classifiers"]
 
 _CLASSIFIERS_CSV = "classifiers.csv"
 
 
-def load_classifiers(as_frame: bool = False):
+def load_classifiers(as_frame: bool = False) -> Scores | pd.DataFrame:
     """Accuracies of four scikit-learn classifiers on 17 datasets, 10 x 10-fold cross-validation.
 
     Four classifiers were compared by 10 runs of stratified 10-fold cross-validation

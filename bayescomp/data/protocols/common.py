@@ -1,6 +1,7 @@
 """What the protocols share: checks of the estimators, datasets and scorers, the splitters,
 one fit and score with its error annotated, and the assembly of the paired scores.
 scikit-learn is imported inside the functions (see :mod:`bayescomp.data.protocols`)."""
+from __future__ import annotations
 
 from typing import Mapping, NamedTuple
 

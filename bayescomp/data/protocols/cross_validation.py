@@ -1,5 +1,6 @@
 """(Repeated) cross-validation with one splitter, and five replications of 2-fold
 cross-validation (:func:`five_by_two`, :func:`as_5x2`) for the 5x2cv tests."""
+from __future__ import annotations
 
 from typing import Mapping
 

@@ -1,5 +1,6 @@
 """Holistic N-fold cross-validation: a training, a validation and a test part in every
 rotation, with the training size (in folds) as a parameter."""
+from __future__ import annotations
 
 from typing import Mapping
 

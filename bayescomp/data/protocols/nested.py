@@ -1,6 +1,7 @@
 """Nested cross-validation: hyper-parameters chosen by an inner grid search on the training
 part of each outer split only; the outer test scores are the paired scores (Cawley &
 Talbot 2010)."""
+from __future__ import annotations
 
 from typing import Mapping
 

@@ -2,21 +2,21 @@
 (:func:`bayescomp.baselines.friedman.friedman_test`)."""
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 import numpy as np
+from typing import TYPE_CHECKING
 
 from bayescomp.presentation.plots.common import finish
 
 if TYPE_CHECKING:
     from bayescomp.baselines.friedman import FriedmanResult
+    from matplotlib.axes import Axes
 
 __all__ = ["plot_critical_difference"]
 
 
 # --------------------------------------------------------------------------- diagram
 
-def plot_critical_difference(result: FriedmanResult, ax=None):
+def plot_critical_difference(result: FriedmanResult, ax: Axes | None = None) -> Axes:
     """Demšar's (2006) critical-difference diagram of a :func:`friedman_test` result.
 
     The algorithms hang from an axis of average ranks (rank 1, the best, at the left): the

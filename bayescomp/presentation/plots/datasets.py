@@ -6,16 +6,23 @@ their rows line up when the figures are read side by side.
 from __future__ import annotations
 
 import numpy as np
+from typing import TYPE_CHECKING
 
 from bayescomp.rope import Rope
 from bayescomp.presentation.plots.common import REGION_COLORS, clean_text, dataset_order, difference_label, new_axes, \
     shade_rope, finish
 
+if TYPE_CHECKING:
+    from bayescomp.annotations import RopeLike, SeedLike
+    from bayescomp.data.scores import Scores
+    from bayescomp.models.hierarchical import HierarchicalResult
+    from matplotlib.axes import Axes
+
 
 # --------------------------------------------------------------------------- shrinkage
 
-def plot_shrinkage(result, ax=None, sort: bool = True, *, offset: float = 0.17,
-                   title: str | None = None):
+def plot_shrinkage(result: HierarchicalResult, ax: Axes | None = None, sort: bool = True, *,
+                   offset: float = 0.17, title: str | None = None) -> Axes:
     """Forest plot of the raw and the shrunken mean difference of every dataset.
 
     Per dataset: the raw mean of ``first - second`` with its 95% interval of the correlated
@@ -96,8 +103,9 @@ def plot_shrinkage(result, ax=None, sort: bool = True, *, offset: float = 0.17,
 
 # --------------------------------------------------------------------------- differences
 
-def plot_differences(scores, first: str, second: str, ax=None, kind: str = "box", rope=None,
-                     *, sort: bool = True, seed=0, title: str | None = None):
+def plot_differences(scores: Scores, first: str, second: str, ax: Axes | None = None,
+                     kind: str = "box", rope: RopeLike | None = None, *, sort: bool = True,
+                     seed: SeedLike = 0, title: str | None = None) -> Axes:
     """The differences ``first - second`` of every split, one row per dataset.
 
     Parameters

@@ -3,15 +3,20 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
+from typing import TYPE_CHECKING
 
 from bayescomp.presentation.plots.common import REGION_COLORS, clean_text, new_axes, finish
+
+if TYPE_CHECKING:
+    from bayescomp.models.compare import AllPairsResult
+    from matplotlib.axes import Axes
 
 
 # --------------------------------------------------------------------------- heatmap
 
-def plot_probability_heatmap(matrix: pd.DataFrame, ax=None, annotate: bool = True, *,
+def plot_probability_heatmap(matrix: pd.DataFrame, ax: Axes | None = None, annotate: bool = True, *,
                              digits: int = 2, cmap: str = "RdBu", colorbar: bool = True,
-                             title: str | None = None, unreliable=None):
+                             title: str | None = None, unreliable=None) -> Axes:
     """Heatmap of P(row better than column) for many algorithms.
 
     Parameters
@@ -129,8 +134,8 @@ def _pairs_source(result, which: str):
     return rows, what, None if table is result else result.rope
 
 
-def plot_all_pairs(result, ax=None, *, which: str = "next", digits: int = 2,
-                   min_width: float = 0.07, title: str | None = None):
+def plot_all_pairs(result: AllPairsResult, ax: Axes | None = None, *, which: str = "next",
+                   digits: int = 2, min_width: float = 0.07, title: str | None = None) -> Axes:
     """All three regions of every pair: one bar per pair, split into P(second better),
     P(equivalent) and P(first better), with the algorithms' names at the two ends.
 

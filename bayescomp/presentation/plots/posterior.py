@@ -3,10 +3,14 @@ from __future__ import annotations
 
 import numpy as np
 from scipy import stats
+from typing import TYPE_CHECKING
 
 from bayescomp.rope import PointMass, Rope, region_labels
 from bayescomp.presentation.plots.common import REGION_COLORS, clean_text, difference_label, new_axes, padded, shade_rope, \
     finish
+
+if TYPE_CHECKING:
+    from matplotlib.axes import Axes
 
 
 # --------------------------------------------------------------------------- posterior
@@ -48,8 +52,8 @@ def _posterior_source(result, which: str):
                     f"{type(result).__name__}")
 
 
-def plot_posterior(result, ax=None, *, which: str = "next", digits: int = 3,
-                   n_points: int = 801, bins: int = 60, title: str | None = None):
+def plot_posterior(result, ax: Axes | None = None, *, which: str = "next", digits: int = 3,
+                   n_points: int = 801, bins: int = 60, title: str | None = None) -> Axes:
     """Posterior density of the mean difference, with the ROPE and the three probabilities.
 
     Parameters

@@ -4,6 +4,11 @@ sensitivity analysis (:func:`bayescomp.sensitivity`). Each function takes ``ax=`
 from __future__ import annotations
 
 import numpy as np
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from bayescomp.models.ranking import RankingResult
+    from bayescomp.models.sensitivity_analysis import SensitivityResult
 
 REGION_COLOURS = ("tab:red", "tab:gray", "tab:blue")  # left, rope, right
 PRIOR_STYLES = ("-", "--", ":", "-.", (0, (5, 1)), (0, (3, 1, 1, 1, 1, 1)))
@@ -72,7 +77,7 @@ def plot_expected_ranks(result, ax=None):
     return ax
 
 
-def plot_ranking(result, axes=None):
+def plot_ranking(result: RankingResult, axes=None) -> np.ndarray:
     """Both ranking figures side by side; returns the two axes."""
     import matplotlib.pyplot as plt
 
@@ -87,7 +92,7 @@ def plot_ranking(result, axes=None):
     return axes
 
 
-def plot_sensitivity(result, axes=None):
+def plot_sensitivity(result: SensitivityResult, axes=None) -> np.ndarray:
     """P(left / rope / right) against the ROPE half-width, for delta0 (left panel) and the
     next dataset (right panel); one line style per prior.
 

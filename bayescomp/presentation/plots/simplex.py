@@ -2,9 +2,15 @@
 from __future__ import annotations
 
 import numpy as np
+from typing import TYPE_CHECKING
 
 from bayescomp.rope import most_probable_shares
 from bayescomp.presentation.plots.common import REGION_COLORS, clean_text, new_axes, finish
+
+if TYPE_CHECKING:
+    from typing import Sequence
+    from bayescomp.annotations import SeedLike
+    from matplotlib.axes import Axes
 
 _SQRT3_2 = np.sqrt(3.0) / 2.0
 
@@ -59,9 +65,9 @@ def vertex_text(name: str, probability: float, share: float, digits: int = 3) ->
             f"most probable: {share:.{digits}f} of draws")
 
 
-def plot_simplex(result, ax=None, *, labels=None, max_points: int = 5000, seed=0,
-                 point_size: float = 5.0, alpha: float = 0.35, digits: int = 3,
-                 title: str | None = None):
+def plot_simplex(result, ax: Axes | None = None, *, labels: Sequence[str] | None = None,
+                 max_points: int = 5000, seed: SeedLike = 0, point_size: float = 5.0,
+                 alpha: float = 0.35, digits: int = 3, title: str | None = None) -> Axes:
     """Posterior samples of the (left, rope, right) probabilities in the probability simplex.
 
     The triangle of Benavoli et al. (2017, JMLR 18(77)): each vertex is one region (the

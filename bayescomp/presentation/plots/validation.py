@@ -3,15 +3,15 @@
 (:mod:`bayescomp.validation.sbc`)."""
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 import numpy as np
 import pandas as pd
 from scipy import stats
+from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
     from bayescomp.validation.sbc import SBCResult
     from bayescomp.validation.study import StudyResult
+    from matplotlib.axes import Axes
 
 __all__ = ["plot_study", "plot_power", "plot_rmse", "plot_ranks"]
 
@@ -34,7 +34,7 @@ def _rate_lines(ax, table: pd.DataFrame, x: str, offsets=(-0.3, 0.0, 0.3)):
     ax.grid(alpha=0.3)
 
 
-def plot_study(result: StudyResult, axes=None):
+def plot_study(result: StudyResult, axes=None) -> np.ndarray:
     """Decision rates against the number of datasets, one panel per delta0.
 
     One line per decision (signed-rank rejects, hierarchical difference, hierarchical
@@ -69,7 +69,7 @@ def plot_study(result: StudyResult, axes=None):
     return axes
 
 
-def plot_power(result: StudyResult, ax=None):
+def plot_power(result: StudyResult, ax: Axes | None = None) -> Axes:
     """Decision rates against delta0 (a :func:`power_curve` result), the ROPE marked."""
     import matplotlib.pyplot as plt
 
@@ -93,7 +93,7 @@ def plot_power(result: StudyResult, ax=None):
     return ax
 
 
-def plot_rmse(result: StudyResult, ax=None):
+def plot_rmse(result: StudyResult, ax: Axes | None = None) -> Axes:
     """RMSE of the shrunken and of the raw estimates of delta_i against k, per delta0."""
     import matplotlib.pyplot as plt
 
@@ -114,7 +114,7 @@ def plot_rmse(result: StudyResult, ax=None):
 
 # --------------------------------------------------------------------------- plot
 
-def plot_ranks(result: SBCResult, bins: int | None = None, axes=None):
+def plot_ranks(result: SBCResult, bins: int | None = None, axes=None) -> np.ndarray:
     """Histogram of the ranks of each parameter with the 99% band of a uniform histogram.
 
     The grey band is the central 99% interval of one bin's count under uniformity
