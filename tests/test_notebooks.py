@@ -5,7 +5,9 @@ spec points at ``sys.executable``; a last cell added here checks it), in a tempo
 directory so that nothing is written into the repository. No cell may raise, and the
 machine-readable line ``RESULT {...}`` of the notebook's last cell must equal the library
 called here directly on the same data. The notebooks themselves assert nothing and are kept
-in the repository without outputs.
+in the repository without outputs. Their one source is the percent-format ``.py`` file beside
+each ``.ipynb``: the committed ``.ipynb`` must equal what ``notebooks/build_notebooks.py``
+builds from it.
 """
 import json
 import os
@@ -27,6 +29,39 @@ pytest.importorskip("ipykernel", reason=_NEEDS)
 NOTEBOOKS = Path(__file__).resolve().parents[1] / "notebooks"
 KERNEL = "bayescomp-notebook-test"
 CELL_TIMEOUT = 300  # seconds per cell; a whole notebook takes well under a minute
+
+
+
+def _builder():
+    """notebooks/build_notebooks.py as a module (notebooks/ is not a package)."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("build_notebooks",
+                                                  NOTEBOOKS / "build_notebooks.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_committed_notebooks_equal_their_sources():
+    """Each .ipynb is the build of its .py, byte for byte: edit the .py, run the builder."""
+    builder = _builder()
+    for name in builder.NOTEBOOKS:
+        built = nbformat.writes(builder.build(NOTEBOOKS / f"{name}.py")) + "\n"
+        committed = (NOTEBOOKS / f"{name}.ipynb").read_text(encoding="utf-8")
+        assert committed == built, (f"notebooks/{name}.ipynb differs from its source {name}.py: "
+                                    "run python notebooks/build_notebooks.py notebooks")
+
+
+def test_percent_format_round_trips():
+    """Writing a notebook as percent format and reading it back gives the same cells."""
+    builder = _builder()
+    for name in builder.NOTEBOOKS:
+        nb = builder.build(NOTEBOOKS / f"{name}.py")
+        again = builder.read_percent(builder.write_percent(nb))
+        assert [(c.cell_type, c.source) for c in again] == \
+            [(c.cell_type, c.source) for c in nb.cells]
+
 
 PROBE = ("import json, sys, bayescomp\n"
          "print('KERNEL ' + json.dumps({'executable': sys.executable, "
