@@ -267,6 +267,19 @@ def from_arrays(scores: Mapping[str, object], *, rho: float | None = None,
     return result
 
 
+def _with_default_columns(frame: pd.DataFrame, dataset, run):
+    """A copy of ``frame`` with a single dataset and a single run where their columns are
+    not named, and the column names to read them from."""
+    frame = frame.copy()
+    if dataset is None:
+        dataset = "dataset"
+        frame[dataset] = "dataset"
+    if run is None:
+        run = "run"
+        frame[run] = 0
+    return frame, dataset, run
+
+
 def from_long(frame: pd.DataFrame, *, dataset: str = "dataset", algorithm: str = "algorithm",
               run: str = "run", fold: str = "fold", score: str = "score", rho: float | None = None,
               n_folds: int | None = None, _wide: bool = False) -> Scores:
@@ -286,13 +299,7 @@ def from_long(frame: pd.DataFrame, *, dataset: str = "dataset", algorithm: str =
     -------
     Scores
     """
-    frame = frame.copy()
-    if dataset is None:
-        dataset = "dataset"
-        frame[dataset] = "dataset"
-    if run is None:
-        run = "run"
-        frame[run] = 0
+    frame, dataset, run = _with_default_columns(frame, dataset, run)
     needed = [dataset, algorithm, run, fold, score]
     missing = [c for c in needed if c not in frame.columns]
     if missing:
@@ -348,13 +355,7 @@ def from_wide(frame: pd.DataFrame, *, algorithms: Sequence[str] | None = None,
     ``algorithms`` defaults to every column other than ``dataset``, ``run`` and ``fold``.
     Other parameters are as in :func:`from_long`.
     """
-    frame = frame.copy()
-    if dataset is None:
-        dataset = "dataset"
-        frame[dataset] = "dataset"
-    if run is None:
-        run = "run"
-        frame[run] = 0
+    frame, dataset, run = _with_default_columns(frame, dataset, run)
     ids = [dataset, run, fold]
     missing = [c for c in ids if c not in frame.columns]
     if missing:
