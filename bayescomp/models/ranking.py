@@ -26,7 +26,7 @@ import arviz as az
 import numpy as np
 import pandas as pd
 
-from bayescomp import backends
+from bayescomp import sampling
 from bayescomp.data.scores import Scores
 from bayescomp.models.diagnostics import Diagnostics, SamplerChecked, diagnose, warn_if_problems
 from bayescomp.presentation.reports import Reportable
@@ -287,7 +287,7 @@ def rank_algorithms(scores: Scores, *, seed: int | None = None, ties: str = "ave
     interval : float
         Probability of the credible intervals (expected rank and worth HDI).
     backend, chains, iter_warmup, iter_sampling, adapt_delta, show_progress
-        Stan settings (see :func:`bayescomp.backends.sample`).
+        Stan settings (see :func:`bayescomp.sampling.sample`).
 
     Returns
     -------
@@ -320,7 +320,7 @@ def rank_algorithms(scores: Scores, *, seed: int | None = None, ties: str = "ave
     order = np.concatenate(orders) + 1  # Stan counts from 1
     data = dict(K=len(scores.algorithms), D=len(scores), N=len(order), order=order,
                 first_order=np.array(first), n_orders=np.array(counts), alpha=alpha)
-    fit = backends.sample("plackett_luce", data, backend=backend, chains=chains,
+    fit = sampling.sample("plackett_luce", data, backend=backend, chains=chains,
                           iter_warmup=iter_warmup, iter_sampling=iter_sampling, seed=int(seed),
                           adapt_delta=adapt_delta, show_progress=show_progress)
     algorithms = tuple(scores.algorithms)
