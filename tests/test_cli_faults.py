@@ -1,7 +1,7 @@
 """Faults done for real to the command line, in a child process as a user would meet them:
 each ends in one line on stderr and the documented exit code, and leaves no partial output."""
+import ctypes
 import os
-import pwd
 import shutil
 import signal
 import stat
@@ -16,6 +16,7 @@ import pytest
 import bayescomp as bc
 
 NOBODY = 65534
+PR_CAPBSET_DROP, CAP_DAC_OVERRIDE, CAP_DAC_READ_SEARCH = 24, 1, 2   # linux/prctl.h, capability.h
 
 
 @pytest.fixture
@@ -36,18 +37,19 @@ def scores_csv(shared_dir, write_long_csv):
     return path
 
 
-def run(args, user=None, env=None, **kwargs):
-    """The command line in a child process (as ``user`` when given), in a scratch working
-    directory that must stay empty."""
+def run(args, unprivileged=False, env=None, **kwargs):
+    """The command line in a child process (without root's power over permissions when
+    ``unprivileged``), in a scratch working directory that must stay empty."""
     cwd = Path(tempfile.mkdtemp(prefix="bayescomp-cwd-"))
     cwd.chmod(0o777)
     scratch = cwd / ".home"   # caches of matplotlib and arviz, kept out of the user's home
     environment = dict(os.environ, MPLCONFIGDIR=str(scratch / "mpl"), **(env or {}))
-    if user is not None:
+    if unprivileged:
         environment.update(HOME=str(scratch), XDG_CACHE_HOME=str(scratch / "cache"))
+        kwargs.update(without_root_privilege())
     try:
         done = subprocess.run([sys.executable, "-m", "bayescomp", *map(str, args)], cwd=cwd,
-                              capture_output=True, text=True, user=user, env=environment,
+                              capture_output=True, text=True, env=environment,
                               timeout=600, **kwargs)
         leftovers = [p.name for p in cwd.iterdir() if p.name != ".home"]
         assert leftovers == [], f"written to the working directory: {leftovers}"
@@ -96,22 +98,39 @@ def test_a_malformed_line_names_file_line_and_column(shared_dir):
     assert str(bad) in line and "line 3, column 'score'" in line
 
 
-def as_other_user():
-    """The user to run a permission fault as: root ignores permission bits, so root drops
-    to nobody (the test skips when nobody cannot run this Python, e.g. a venv under /root)."""
+def drop_permission_override():
+    """Take CAP_DAC_OVERRIDE and CAP_DAC_READ_SEARCH out of the bounding set before exec:
+    a root child then has every other power but obeys permission bits like any user."""
+    libc = ctypes.CDLL(None, use_errno=True)
+    for capability in (CAP_DAC_OVERRIDE, CAP_DAC_READ_SEARCH):
+        if libc.prctl(PR_CAPBSET_DROP, capability, 0, 0, 0) != 0:
+            raise OSError(ctypes.get_errno(), "prctl(PR_CAPBSET_DROP) refused")
+
+
+def without_root_privilege():
+    """subprocess.run arguments that make a permission fault real: none for an ordinary
+    user; for root, a child that obeys permission bits (dropped capabilities, or else user
+    nobody). Skips only when neither works here."""
     if os.geteuid() != 0:
-        return None
-    try:
-        pwd.getpwuid(NOBODY)
-        subprocess.run([sys.executable, "-c", "pass"], user=NOBODY, check=True, cwd="/")
-    except (KeyError, OSError, subprocess.CalledProcessError) as error:
-        pytest.skip(f"running as root, and user nobody cannot run {sys.executable}: {error}")
-    return NOBODY
+        return {}
+    with tempfile.NamedTemporaryFile() as locked:
+        os.chmod(locked.name, 0)
+        probe = [sys.executable, "-c", f"open({locked.name!r}).close()"]
+        for how in ({"preexec_fn": drop_permission_override}, {"user": NOBODY}):
+            try:
+                done = subprocess.run(probe, cwd="/", capture_output=True, **how)
+            except (KeyError, OSError, subprocess.SubprocessError):
+                continue
+            # only root's override can open a file of mode 000: refused means it is gone
+            if b"PermissionError" in done.stderr:
+                return how
+    pytest.skip("running as root, and neither dropping CAP_DAC_OVERRIDE nor user nobody "
+                f"can run {sys.executable} without root's power over permissions")
 
 
 def test_an_unreadable_input_file(scores_csv):
     scores_csv.chmod(0)
-    line = one_error_line(run([*COMPARE, scores_csv], user=as_other_user()))
+    line = one_error_line(run([*COMPARE, scores_csv], unprivileged=True))
     assert line == f"bayescomp: error: {scores_csv}: cannot be read (permission denied); " \
         "check its permissions"
 
@@ -121,7 +140,7 @@ def test_a_read_only_output_directory_fails_before_any_work(scores_csv, shared_d
     out.mkdir()
     out.chmod(stat.S_IRUSR | stat.S_IXUSR | stat.S_IRGRP | stat.S_IXGRP | stat.S_IROTH
               | stat.S_IXOTH)
-    done = run([*COMPARE, scores_csv, "--out", out / "report"], user=as_other_user())
+    done = run([*COMPARE, scores_csv, "--out", out / "report"], unprivileged=True)
     line = one_error_line(done)
     assert line == (f"bayescomp: error: --out {out / 'report'}: its parent {out}: cannot write "
                     "there (permission denied; write elsewhere or change the permissions)")
