@@ -12,7 +12,8 @@ from scipy import stats
 
 import bayescomp as bc
 import importlib
-from bayescomp.models.sensitivity_analysis import SensitivityResult, sensitivity
+from bayescomp.models.sensitivity_analysis import (DEFAULT_ROPES, SensitivityResult, default_ropes,
+                                                   sensitivity)
 
 matplotlib.use("Agg")
 hierarchical_module = importlib.import_module("bayescomp.models.hierarchical")  # not the function
@@ -39,6 +40,18 @@ def test_arguments_are_checked(scores):
         sensitivity(scores, "a", "b", rope=0.01, seed=1)
     with pytest.raises(ValueError, match="ROPE"):
         sensitivity(scores, "a", "b", ropes=[-0.01], seed=1)
+
+
+def test_default_ropes_follow_the_units_of_the_scores(scores):
+    assert default_ropes(scores, "a", "b") == DEFAULT_ROPES
+    a, b = (np.stack([d.values[scores.algorithm_index(name)] for d in scores.datasets])
+            for name in ("a", "b"))
+    percent = bc.from_arrays({"a": 100 * a, "b": 100 * b}, rho=0.1)
+    assert default_ropes(percent, "a", "b") == tuple(100 * r for r in DEFAULT_ROPES)
+    # log-losses above 100 are neither: no default, and the call fails before any fit
+    losses = bc.from_arrays({"a": 150 + a, "b": 150 + b}, rho=0.1)
+    with pytest.raises(ValueError, match=r"range over \[150.*pass ropes="):
+        sensitivity(losses, "a", "b", seed=1)
 
 
 @pytest.mark.stan

@@ -33,7 +33,8 @@ if TYPE_CHECKING:
 # the module, not the function bayescomp.hierarchical that shadows it as a package attribute
 _hierarchical = importlib.import_module(".hierarchical", __package__)
 
-#: default ROPE half-widths, for scores given as fractions (0.01 is one point of accuracy)
+#: default ROPE half-widths, for scores given as fractions (0.01 is one point of accuracy);
+#: multiplied by 100 for scores given as percentages
 DEFAULT_ROPES = (0.0, 0.0025, 0.005, 0.01, 0.02, 0.03, 0.05)
 QUANTITIES = ("delta0", "next")
 
@@ -45,6 +46,22 @@ def _ropes(ropes) -> list[Rope]:
     if not ropes:
         raise ValueError("no ROPE given: pass half-widths, e.g. ropes=(0, 0.01, 0.02)")
     return ropes
+
+
+def default_ropes(scores: Scores, first: str, second: str) -> tuple:
+    """:data:`DEFAULT_ROPES` in the units of the two algorithms' scores: as they are for
+    scores in [0, 1], times 100 for scores in [0, 100]; any other range has no default."""
+    values = np.concatenate([d.values[[scores.algorithm_index(a) for a in (first, second)]]
+                             .ravel() for d in scores.datasets])
+    low, high = float(values.min()), float(values.max())
+    if 0 <= low and high <= 1:
+        return DEFAULT_ROPES
+    if 0 <= low and high <= 100:
+        return tuple(100 * r for r in DEFAULT_ROPES)
+    raise ValueError(
+        f"the scores of {first} and {second} range over [{low:.4g}, {high:.4g}], neither "
+        "fractions nor percentages, so there is no default ROPE: pass ropes= in their units, "
+        "e.g. ropes=(0, 0.5, 1, 2) for differences of about one unit")
 
 
 def _priors(priors) -> dict:
@@ -187,7 +204,7 @@ class SensitivityResult(Reportable):
 
 
 def sensitivity(scores: Scores, first: str, second: str, *,
-                ropes: Sequence[RopeLike] = DEFAULT_ROPES,
+                ropes: Sequence[RopeLike] | None = None,
                 priors: Sequence | Mapping[str, str | HierarchicalPrior] | None = None,
                 seed: int | None = None, threshold: float = 0.95, **options) -> SensitivityResult:
     """Rerun the hierarchical comparison under each prior and read it at several ROPE widths.
@@ -197,9 +214,10 @@ def sensitivity(scores: Scores, first: str, second: str, *,
     scores : Scores
     first, second : str
         Algorithms; differences are ``first - second``.
-    ropes : sequence of float or (float, float)
-        ROPE half-widths (or intervals), in the units of the scores. The default suits
-        scores given as fractions; with percentages multiply it by 100.
+    ropes : sequence of float or (float, float), optional
+        ROPE half-widths (or intervals), in the units of the scores. None:
+        :data:`DEFAULT_ROPES` (0 to 0.05) for scores in [0, 1], the same times 100 for
+        scores in [0, 100] (percentages); other scores need explicit ROPEs.
     priors : None, sequence or dict
         Names of :data:`bayescomp.PRIORS`, :class:`~bayescomp.HierarchicalPrior` objects, or
         a dict of name -> either. None: every prior in :data:`bayescomp.PRIORS`.
@@ -215,7 +233,7 @@ def sensitivity(scores: Scores, first: str, second: str, *,
     -------
     SensitivityResult
     """
-    ropes = _ropes(ropes)
+    ropes = _ropes(default_ropes(scores, first, second) if ropes is None else ropes)
     chosen = _priors(priors)
     for name in ("rope", "prior", "seed", "baselines"):
         if name in options:
