@@ -171,6 +171,36 @@ def test_a_full_disk_leaves_no_partial_output(scores_csv, shared_dir):
     assert list(shared_dir.iterdir()) == [scores_csv]   # neither report nor its parent
 
 
+@pytest.fixture
+def full_disk():
+    """A real file system with no space left: a 64 KiB tmpfs, filled. Mounting needs root
+    (CAP_SYS_ADMIN); elsewhere the test skips and /dev/full above still checks the line."""
+    mountpoint = Path(tempfile.mkdtemp(prefix="bayescomp-full-"))
+    mounted = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=64k", "tmpfs",
+                              str(mountpoint)], capture_output=True, text=True)
+    if mounted.returncode != 0:
+        mountpoint.rmdir()
+        pytest.skip(f"cannot mount a small tmpfs here: {mounted.stderr.strip()}")
+    try:
+        with pytest.raises(OSError, match="No space left"), open(mountpoint / "filler",
+                                                                  "wb") as fh:
+            for _ in range(64):
+                fh.write(b"\0" * 4096)
+                fh.flush()
+        yield mountpoint
+    finally:
+        subprocess.run(["umount", str(mountpoint)], check=True)
+        mountpoint.rmdir()
+
+
+def test_a_full_file_system_gives_one_line_and_leaves_nothing(scores_csv, full_disk):
+    out = full_disk / "report"
+    done = run([*COMPARE, scores_csv, "--out", out])
+    assert one_error_line(done) == (f"bayescomp: error: {out}: no space left on the device; "
+                                    "free some space or write elsewhere")
+    assert [p.name for p in full_disk.iterdir()] == ["filler"]   # no staging left behind
+
+
 def test_outputs_appear_together_and_nothing_else(scores_csv, shared_dir):
     out, target = shared_dir / "a" / "report", shared_dir / "a" / "result.json"
     done = run([*COMPARE, scores_csv, "--out", out, "--json", target])

@@ -125,10 +125,11 @@ def _write(args, console: Console, document: dict, report=None) -> None:
 
     with Outputs() as outputs:
         if args.out is not None and report is not None:
-            staging = outputs.directory(Path(args.out))
-            markdown, figures = report(staging)
-            images = "\n".join(f"![{name}]({name})" for name in figures)
-            (staging / "report.md").write_text(f"{markdown}\n\n{images}\n", encoding="utf-8")
+            with outputs.staged_directory(Path(args.out)) as staging:
+                markdown, figures = report(staging)
+                images = "\n".join(f"![{name}]({name})" for name in figures)
+                (staging / "report.md").write_text(f"{markdown}\n\n{images}\n",
+                                                   encoding="utf-8")
         if args.json is not None:
             outputs.write_text(Path(args.json), to_json(document))
         if args.csv is not None:

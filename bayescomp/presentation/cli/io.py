@@ -9,6 +9,7 @@ interrupt, a full disk or any other failure leaves no partial output behind.
 """
 from __future__ import annotations
 
+import contextlib
 import errno
 import os
 import shutil
@@ -163,6 +164,18 @@ class Outputs:
             self._moves.append((staging, final))
         self._staging_dirs.append(staging)
         return staging
+
+    @contextlib.contextmanager
+    def staged_directory(self, final: Path):
+        """:meth:`directory` as a context: a failure to write inside the staging directory
+        (e.g. a full disk, whose error names no file) is reported against ``final``."""
+        try:
+            yield self.directory(final)
+        except OSError as error:
+            # staged names hold ".partial-"; the user knows only ``final``
+            if error.filename is None or ".partial-" in str(error.filename):
+                raise OSError(error.errno, error.strerror, str(final)) from None
+            raise
 
     def write_text(self, final: Path, text: str) -> None:
         """Stage ``text`` for ``final`` (``-`` is standard output, a device is written at

@@ -95,10 +95,11 @@ def run(args, console=None) -> int:
         print(result.summary())
     with Outputs() as outputs:
         if args.out is not None:
-            staging = outputs.directory(Path(args.out))
-            _figure(result, staging / "ranking.png")
-            (staging / "report.md").write_text(
-                f"{result.to_markdown()}\n\n![ranking.png](ranking.png)\n", encoding="utf-8")
+            with outputs.staged_directory(Path(args.out)) as staging:
+                _figure(result, staging / "ranking.png")
+                (staging / "report.md").write_text(
+                    f"{result.to_markdown()}\n\n![ranking.png](ranking.png)\n",
+                    encoding="utf-8")
         if args.json is not None:
             document = dict(result.to_dict(), command="rank", input=str(args.file))
             outputs.write_text(Path(args.json), json.dumps(document, indent=2) + "\n")
