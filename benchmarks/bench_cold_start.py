@@ -13,10 +13,13 @@ example (17 datasets, 10 x 10-fold CV, ROPE 0.01) with their own defaults:
   1000), once per engine this machine has (cmdstanpy compiles with CmdStan, which is
   installed once like a compiler; pystan's native route builds its module with the toolchain
   of the httpstan wheel);
-* baycomp: ``baycomp.two_on_multiple(x, y, rope=0.01, runs=10)``, its hierarchical test
-  through pystan 3 (httpstan compiles baycomp's program), 4 chains x (1000 + 10000). baycomp
-  caches its last result in ``./last-sample.pickle``; it is removed before the warm call so
-  that the warm call samples.
+* baycomp: ``baycomp.two_on_multiple(x, y, rope=0.01, runs=10, nsamples=...)``, its
+  hierarchical test through pystan 3 (httpstan compiles baycomp's program), 4 chains x
+  (1000 + nsamples). Its default, nsamples=10000, did not finish a cold call in 22 minutes
+  on the 2-core development machine, so the benchmark gives it bayescomp's 1000 draws per
+  chain (``--baycomp-nsamples``). baycomp caches its last result in
+  ``./last-sample.pickle``; it is removed before the warm call so that the warm call
+  samples.
 
 The figures are wall-clock seconds and ratios within one run; compiles use one core each (a
 Stan program is one translation unit).
@@ -64,7 +67,8 @@ times, probs = [], []
 for seed in (1, 2):
     if os.path.exists("last-sample.pickle"):
         os.remove("last-sample.pickle")
-    probs.append(baycomp.two_on_multiple(x, y, rope={rope}, runs=10, random_state=seed))
+    probs.append(baycomp.two_on_multiple(x, y, rope={rope}, runs=10, random_state=seed,
+                                         nsamples={nsamples}))
     times.append(time.perf_counter() - start)
     start = time.perf_counter()
 print(json.dumps(dict(cold=times[0], warm=times[1], next=[float(p) for p in probs[0]])))
@@ -88,6 +92,8 @@ def in_fresh_interpreter(code: str, *args: str, files: dict | None = None) -> di
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--out", type=Path, default=OUT)
+    parser.add_argument("--baycomp-nsamples", type=int, default=1000,
+                        help="baycomp's draws per chain (its own default is 10000)")
     args = parser.parse_args(argv)
 
     import bayescomp as bc
@@ -111,7 +117,8 @@ def main(argv=None):
         import baycomp  # noqa: F401
         print("baycomp ...", flush=True)
         rows.append(("baycomp (pystan 3)", in_fresh_interpreter(
-            BAYCOMP.format(rope=ROPE), files={"first.npy": first, "second.npy": second})))
+            BAYCOMP.format(rope=ROPE, nsamples=args.baycomp_nsamples),
+            files={"first.npy": first, "second.npy": second})))
         print("  ", rows[-1][1], flush=True)
     except ImportError:
         rows.append(("baycomp", dict(error="not installed (pip install baycomp)")))
@@ -123,7 +130,8 @@ def main(argv=None):
         f"`python benchmarks/bench_cold_start.py`; Python {platform.python_version()}, "
         f"{platform.machine()}, {os.cpu_count()} cores, load {load:.1f} at the start. "
         f"{FIRST} against {SECOND} on the package's example (17 datasets x 100 scores), ROPE "
-        f"{ROPE}; each package's defaults; empty caches, fresh interpreter.",
+        f"{ROPE}; bayescomp's defaults, baycomp's with {args.baycomp_nsamples} draws per "
+        "chain; empty caches, fresh interpreter.",
         "",
         "| who | cold: first result (s) | warm: second result (s) | cold, baycomp / this "
         "| P(left, rope, right) of the next dataset | note |",
@@ -140,7 +148,10 @@ def main(argv=None):
                      f"{probabilities} | {note} |")
     lines += ["", "baycomp is given x = tree and y = forest: its differences y - x are "
               "bayescomp's forest - tree, so both list P(tree better), P(rope), "
-              "P(forest better) in that order."]
+              "P(forest better) in that order. baycomp's three numbers are the shares of "
+              "posterior draws in which each region is the most probable one for the next "
+              "dataset (the corners of bayescomp's simplex figure); bayescomp's are the "
+              "posterior means of the next dataset's probabilities."]
     text = "\n".join(lines) + "\n"
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(text)
