@@ -38,15 +38,23 @@ def _diagnostics(divergences):
 
 
 def test_safer_settings_ladder():
-    first = dict(adapt_delta=0.95, iter_warmup=1000, iter_sampling=500)
-    # slow mixing without divergences: more draws, the same step size
-    second = safer_run(first, 1, _diagnostics(0))
-    assert second == dict(adapt_delta=0.95, iter_warmup=2000, iter_sampling=1000)
-    # divergences: a smaller step too
-    assert safer_run(first, 1, _diagnostics(3)) == dict(adapt_delta=0.99, iter_warmup=2000,
-                                                         iter_sampling=1000)
+    first = dict(adapt_delta=0.95, iter_warmup=1000, iter_sampling=500, continued=False)
+    # slow mixing without a sampler problem: the chains continue, a short warm-up, as many
+    # draws again
+    assert safer_run(first, 1, _diagnostics(0)) == dict(first, continued=True, iter_warmup=300)
+    # never a longer warm-up than the user's own
+    assert safer_run(dict(first, iter_warmup=100), 1, _diagnostics(0))["iter_warmup"] == 100
+    # divergences: afresh, a smaller step, twice the iterations
+    second = safer_run(first, 1, _diagnostics(3))
+    assert second == dict(adapt_delta=0.99, iter_warmup=2000, iter_sampling=1000,
+                          continued=False)
     assert safer_run(second, 2, _diagnostics(1)) == dict(adapt_delta=0.99, iter_warmup=4000,
-                                                          iter_sampling=2000)
+                                                          iter_sampling=2000, continued=False)
+    # saturated tree depth or a low E-BFMI: afresh too, the step size left alone
+    deep = dataclasses.replace(_diagnostics(0), treedepth_saturated=7)
+    assert safer_run(first, 1, deep) == dict(first, iter_warmup=2000, iter_sampling=1000)
+    flat = dataclasses.replace(_diagnostics(0), min_bfmi=0.2)
+    assert safer_run(first, 1, flat) == dict(first, iter_warmup=2000, iter_sampling=1000)
     assert safer_run(second, 3, _diagnostics(1)) is None   # only two retries are defined
     # adapt_delta is never lowered
     assert safer_run(dict(first, adapt_delta=0.995), 1, _diagnostics(2))["adapt_delta"] == 0.995
@@ -106,7 +114,7 @@ def test_without_retries_a_failed_fit_is_unreliable_everywhere(scores):
 
 
 @pytest.mark.stan
-def test_retries_raise_adapt_delta_and_double_iterations_twice(scores):
+def test_two_retries_then_unreliable_and_reproducible(scores):
     def fit():
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
@@ -115,40 +123,81 @@ def test_retries_raise_adapt_delta_and_double_iterations_twice(scores):
 
     result, said = fit()
     attempts = result.settings["attempts"]
-    first = attempts[0]["parameterization"]
-    # adapt_delta rises after an attempt that diverged, and stays there
-    deltas = [0.95]
-    for attempt in attempts[:-1]:
-        diverged = any("divergent" in p for p in attempt["problems"])
-        deltas.append(0.99 if diverged or deltas[-1] == 0.99 else deltas[-1])
-    assert [(a["attempt"], a["parameterization"], a["adapt_delta"], a["iter_warmup"],
-             a["iter_sampling"], a["ok"]) for a in attempts] == [
-        (1, first, deltas[0], 10, 10, False), (2, first, deltas[1], 20, 20, False),
-        (3, first, deltas[2], 40, 40, False)]
+    assert [(a["attempt"], a["ok"]) for a in attempts] == [(1, False), (2, False), (3, False)]
+    assert (attempts[0]["continued"], attempts[0]["draws"]) == (False, 10)
+    fresh_draws = 10
+    for before, after in zip(attempts, attempts[1:]):
+        struggled = any(word in problem for problem in before["problems"]
+                        for word in ("divergent", "tree depth", "E-BFMI"))
+        # continued after slow mixing alone (as many draws again, pooled), else afresh with
+        # twice the draws of the last fresh fit
+        assert after["continued"] == (not struggled)
+        if after["continued"]:
+            assert after["draws"] == before["draws"] + fresh_draws
+        else:
+            assert after["draws"] == after["iter_sampling"] == 2 * fresh_draws
+            fresh_draws = after["iter_sampling"]
     assert len(said["retry"]) == 2
-    assert said["retry"][0].startswith(
-        f"hierarchical model a - b: retried with adapt_delta {deltas[1]}, 20 + 20 iterations "
-        "after: ")
+    assert all(s.startswith("hierarchical model a - b: ") for s in said["retry"])
     assert "effective sample size" in said["retry"][0]
-    assert said["retry"][1].startswith(
-        f"hierarchical model a - b: retried with adapt_delta {deltas[2]}, 40 + 40 iterations "
-        "after: ")
     assert said["sampling"] == [s for s in said["sampling"]
                                 if s.startswith("hierarchical model a - b (after 3 attempts): ")]
     assert len(said["sampling"]) == 1
-    # the result is the last fit's
-    assert result.idata.posterior.sizes["draw"] == 40
-    assert (result.settings["parameterization"], result.settings["adapt_delta"],
-            result.settings["iter_warmup"], result.settings["iter_sampling"]) == \
-        (first, deltas[2], 40, 40)
+    # the result holds the last fit's draws (pooled when it continued)
+    assert result.idata.posterior.sizes["draw"] == attempts[-1]["draws"]
+    assert result.settings["iter_sampling"] == attempts[-1]["draws"]
     summary = result.summary()
     assert summary.startswith("UNRELIABLE: the sampler failed its diagnostics after 3 attempts")
-    assert f"  2. {first}, adapt_delta {deltas[1]}, 20 + 20 iterations: " in summary
     assert "let the package retry" not in summary
-    # same call, same seed: the same draws
+    # same call, same seed: the same draws, continuations included
     again, _ = fit()
     np.testing.assert_array_equal(again.idata.posterior["delta"].values,
                                   result.idata.posterior["delta"].values)
+
+
+@pytest.mark.stan
+def test_a_continued_fit_keeps_the_first_draws_then_a_struggling_one_starts_afresh(
+        scores, monkeypatch):
+    """Made-up verdicts: the first fit mixes slowly (continued), the continuation diverges
+    (afresh, longer, smaller step), the third passes."""
+    real, seen = hierarchical_module.diagnose, []
+    verdicts = [dict(problems=("effective sample size 99 < 200: made up by the test",)),
+                dict(problems=("1 divergent transition(s): made up by the test",),
+                     divergences=1),
+                dict(problems=())]
+
+    def diagnose(idata, **options):
+        seen.append(idata)
+        made_up = dict(divergences=0, treedepth_saturated=0, min_bfmi=1.0)
+        made_up.update(verdicts[len(seen) - 1])
+        return dataclasses.replace(real(idata, **options), **made_up)
+
+    monkeypatch.setattr(hierarchical_module, "diagnose", diagnose)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        result = bc.hierarchical(scores, "a", "b", seed=5, chains=2, iter_warmup=100,
+                                 iter_sampling=50, adapt_delta=0.9, baselines=False)
+    said = caught_by_kind(caught)
+    assert [i.posterior.sizes["draw"] for i in seen] == [50, 100, 100]
+    # the continued fit begins with the first fit's draws, unchanged
+    for name in ("delta0", "sigma0", "nu"):
+        np.testing.assert_array_equal(seen[1].posterior[name].values[:, :50],
+                                      seen[0].posterior[name].values)
+    assert said == {"retry": [
+        "hierarchical model a - b: continued every chain from its last draw, 100 + 50 more "
+        "iterations after: effective sample size 99 < 200: made up by the test",
+        "hierarchical model a - b: retried with adapt_delta 0.99, 200 + 100 iterations "
+        "after: 1 divergent transition(s): made up by the test"], "sampling": []}
+    assert [(a["continued"], a["adapt_delta"], a["iter_warmup"], a["iter_sampling"],
+             a["draws"], a["ok"]) for a in result.settings["attempts"]] == [
+        (False, 0.9, 100, 50, 50, False), (True, 0.9, 100, 50, 100, False),
+        (False, 0.99, 200, 100, 100, True)]
+    assert result.reliable and result.idata.posterior.sizes["draw"] == 100
+    summary = result.summary()
+    p = result.settings["parameterization"]
+    assert (f"  2. {p}, adapt_delta 0.9, continued from the last draws, 100 + 50 more "
+            "iterations (100 draws per chain): 1 divergent transition(s)") in summary
+    assert f"  3. {p}, adapt_delta 0.99, 200 + 100 iterations: ok" in summary
 
 
 @pytest.mark.stan

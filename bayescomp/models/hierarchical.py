@@ -32,12 +32,14 @@ from scipy import stats
 
 from bayescomp.models import nu_prior
 from bayescomp import sampling
-from bayescomp.models.hierarchical_program import PROGRAM, initial_values, prepare, to_user_scale
+from bayescomp.models.hierarchical_program import (PROGRAM, continuation_inits, initial_values,
+                                                   pool_draws, prepare, to_user_scale)
 from bayescomp.baselines.across_datasets import baselines as run_baselines
 from bayescomp.models.correlated import correlated_ttests
 from bayescomp.data.scores import Scores
 from bayescomp.decisions import decide
-from bayescomp.models.diagnostics import Diagnostics, SamplerChecked, diagnose, warn_if_problems
+from bayescomp.models.diagnostics import (BFMI_MIN, Diagnostics, SamplerChecked, diagnose,
+                                          warn_if_problems)
 from bayescomp.exceptions import ConstantDifferencesWarning, InputWarning, RetryWarning
 from bayescomp.presentation.reports import Reportable
 from bayescomp.rope import Rope, check_rope, most_probable_shares, region_labels
@@ -185,9 +187,12 @@ class HierarchicalResult(SamplerChecked, Reportable):
         lines = []
         for a in self.attempts:
             verdict = "ok" if a["ok"] else "; ".join(p.split(":")[0] for p in a["problems"])
+            how = (f"continued from the last draws, {a['iter_warmup']} + "
+                   f"{a['iter_sampling']} more iterations ({a['draws']} draws per chain)"
+                   if a.get("continued") else
+                   f"{a['iter_warmup']} + {a['iter_sampling']} iterations")
             lines.append(f"  {a['attempt']}. {a['parameterization']}, adapt_delta "
-                         f"{a['adapt_delta']}, {a['iter_warmup']} + {a['iter_sampling']} "
-                         f"iterations: {verdict} ({a['seconds']:.1f} s)")
+                         f"{a['adapt_delta']}, {how}: {verdict} ({a['seconds']:.1f} s)")
         return lines
 
     def to_frame(self) -> pd.DataFrame:
@@ -251,8 +256,9 @@ class HierarchicalResult(SamplerChecked, Reportable):
         if self.baselines is not None:
             lines += ["Baselines on the dataset means:", self.baselines.summary()]
         if len(self.attempts) > 1:
-            lines += ["Attempts (a fit that failed its diagnostics was run again with safer "
-                      "settings, same seed):", *self._attempt_lines()]
+            lines += ["Attempts (a fit that failed its diagnostics was continued when it "
+                      "only mixed slowly, else run again afresh with safer settings):",
+                      *self._attempt_lines()]
         lines.append(self.diagnostics.summary())
         if not self.reliable:
             lines.append(f"UNRELIABLE: no decision ({len(self.diagnostics.problems)} sampling "
@@ -301,20 +307,36 @@ def _region_summary(draws, rope: Rope, hdi_prob: float = 0.95) -> dict:
 PARAMETERIZATIONS = ("auto", "marginal")
 
 
+#: warm-up of a continued chain, which adapts its step size and metric again from its last
+#: draw (at most the first fit's own warm-up). On the example's naive_bayes - logistic,
+#: whose population has two modes, 150 left too few effective draws and 300 enough
+#: (benchmarks/results/hard_collections.md).
+CONTINUATION_WARMUP = 300
+
+
 def safer_run(run: dict, retry: int, diagnostics: Diagnostics) -> dict | None:
     """Settings of retry number ``retry`` (from 1), or None when there is no safer one.
 
-    Each of the two retries doubles iter_warmup and iter_sampling (R-hat and ESS need more
-    draws; a longer warm-up adapts the step size better); adapt_delta rises to at least
-    0.99 only after divergences, since a smaller step costs every iteration. A population
-    split in two clusters (the package's naive_bayes - logistic: four datasets 9 to 12
-    points apart from the rest) mixes slowly without diverging.
+    ``run`` holds the settings of the last fit started afresh. A fit that only mixes
+    slowly (R-hat or ESS; a population split in two clusters, as the package's
+    naive_bayes - logistic, does that without diverging) is continued: every chain
+    restarts from its last draw, adapts for :data:`CONTINUATION_WARMUP` iterations and
+    draws ``iter_sampling`` more, pooled with the draws so far; that costs about half of a
+    fresh fit twice as long. A fit with divergences, saturated tree depth or a low E-BFMI
+    (the sampler itself struggles) starts afresh with twice the warm-up and draws, and
+    adapt_delta at least 0.99 after divergences, since a smaller step costs every
+    iteration.
     """
     if retry not in (1, 2):
         return None
+    struggles = (diagnostics.divergences or diagnostics.treedepth_saturated
+                 or diagnostics.min_bfmi < BFMI_MIN)
+    if not struggles:
+        return dict(run, continued=True,
+                    iter_warmup=min(CONTINUATION_WARMUP, run["iter_warmup"]))
     adapt_delta = max(0.99, run["adapt_delta"]) if diagnostics.divergences else run["adapt_delta"]
-    return dict(run, adapt_delta=adapt_delta, iter_warmup=2 * run["iter_warmup"],
-                iter_sampling=2 * run["iter_sampling"])
+    return dict(run, continued=False, adapt_delta=adapt_delta,
+                iter_warmup=2 * run["iter_warmup"], iter_sampling=2 * run["iter_sampling"])
 
 
 def hierarchical(scores: Scores, first: str, second: str, *, rope: RopeLike = 0.01,
@@ -355,12 +377,15 @@ def hierarchical(scores: Scores, first: str, second: str, *, rope: RopeLike = 0.
         Add the pointwise log-likelihood of every dataset's differences given the draws
         of delta_i and sigma_i (a ``log_likelihood`` group, e.g. for ``arviz.loo``).
     retries : int
-        How many times a fit that fails its diagnostics is run again with safer settings,
-        with the same seed (0 disables): iter_warmup and iter_sampling doubled, and doubled
-        again at the second retry; adapt_delta raised to at least 0.99 after divergences.
-        Sampling stops at the first fit that passes. Each retry
-        is announced by a :class:`RetryWarning`; ``settings["attempts"]`` records every fit.
-        At most 2 retries are defined.
+        How many times a fit that fails its diagnostics is sampled again (0 disables; at
+        most 2 are defined). A fit that only mixes slowly (R-hat, ESS) is continued: every
+        chain restarts from its last draw, with a short warm-up, for ``iter_sampling`` more
+        draws pooled with the earlier ones. A fit with divergences, saturated tree depth
+        or a low E-BFMI starts afresh with the same seed, twice the warm-up and draws and,
+        after divergences, adapt_delta at least 0.99 (:func:`safer_run`). Sampling stops
+        at the first fit that passes. Each retry is announced by a :class:`RetryWarning`;
+        ``settings["attempts"]`` records every fit, and ``settings["iter_sampling"]`` the
+        draws per chain of the result.
 
     Returns
     -------
@@ -391,33 +416,45 @@ def hierarchical(scores: Scores, first: str, second: str, *, rope: RopeLike = 0.
     check_rope(rope, scores, first, second)
     data, scale = prepare(scores, first, second, prior)
     var_names = ["delta0", "sigma0", "delta", "sigma"] + (["nu"] if data["population"] else [])
-    run = dict(adapt_delta=adapt_delta, iter_warmup=iter_warmup, iter_sampling=iter_sampling)
-    attempts = []
+    run = dict(adapt_delta=adapt_delta, iter_warmup=iter_warmup, iter_sampling=iter_sampling,
+               continued=False)
+    fresh, attempts, fit = run, [], None
     while True:
         started = time.perf_counter()
-        fit = sampling.sample(PROGRAM, data, backend=backend, route=route, chains=chains,
-                              inits=initial_values(data, chains, seed),
-                              iter_warmup=run["iter_warmup"], iter_sampling=run["iter_sampling"],
-                              seed=seed, adapt_delta=run["adapt_delta"],
-                              max_treedepth=max_treedepth, show_progress=show_progress)
+        if run["continued"]:
+            # a seed of its own: the first fit's random numbers must not be used again
+            inits, run_seed = continuation_inits(fit, data), (seed + len(attempts)) % 2 ** 31
+        else:
+            inits, run_seed = initial_values(data, chains, seed), seed
+        new = sampling.sample(PROGRAM, data, backend=backend, route=route, chains=chains,
+                              inits=inits, iter_warmup=run["iter_warmup"],
+                              iter_sampling=run["iter_sampling"], seed=run_seed,
+                              adapt_delta=run["adapt_delta"], max_treedepth=max_treedepth,
+                              show_progress=show_progress)
+        fit = pool_draws(fit, new) if run["continued"] else new
         idata = to_user_scale(fit, data, scale, scores.dataset_names, seed, log_likelihood,
                               prior)
         diagnostics = diagnose(idata, var_names=var_names, max_treedepth=max_treedepth)
         attempts.append(dict(
             attempt=len(attempts) + 1, parameterization="marginal",
-            adapt_delta=run["adapt_delta"], iter_warmup=run["iter_warmup"],
-            iter_sampling=run["iter_sampling"], ok=diagnostics.ok,
+            continued=run["continued"], adapt_delta=run["adapt_delta"],
+            iter_warmup=run["iter_warmup"], iter_sampling=run["iter_sampling"],
+            draws=int(fit.posterior.sizes["draw"]), ok=diagnostics.ok,
             verdict=diagnostics.verdict, problems=diagnostics.problems,
             seconds=time.perf_counter() - started))
         safer = None if diagnostics.ok or len(attempts) > retries else \
-            safer_run(run, len(attempts), diagnostics)
+            safer_run(fresh, len(attempts), diagnostics)
         if safer is None:
             break
         run = safer
-        warnings.warn(
-            f"{what}: retried with adapt_delta {run['adapt_delta']}, {run['iter_warmup']} + "
-            f"{run['iter_sampling']} iterations after: " + "; ".join(diagnostics.problems),
-            RetryWarning, stacklevel=2)
+        if not run["continued"]:
+            fresh = run
+        how = (f"continued every chain from its last draw, {run['iter_warmup']} + "
+               f"{run['iter_sampling']} more iterations" if run["continued"] else
+               f"retried with adapt_delta {run['adapt_delta']}, {run['iter_warmup']} + "
+               f"{run['iter_sampling']} iterations")
+        warnings.warn(f"{what}: {how} after: " + "; ".join(diagnostics.problems),
+                      RetryWarning, stacklevel=2)
     warn_if_problems(diagnostics, what + (f" (after {len(attempts)} attempts)"
                                           if len(attempts) > 1 else ""))
 
@@ -445,8 +482,8 @@ def hierarchical(scores: Scores, first: str, second: str, *, rope: RopeLike = 0.
                     parameterization="marginal",
                     backend=fit.attrs.get("backend", backend), seed=seed, scale=scale,
                     **{key: fit.attrs.get(key) for key in ("engine_version", "route", "stan_version")},
-                    chains=chains, iter_warmup=run["iter_warmup"],
-                    iter_sampling=run["iter_sampling"], adapt_delta=run["adapt_delta"],
+                    chains=chains, iter_warmup=fresh["iter_warmup"],
+                    iter_sampling=int(fit.posterior.sizes["draw"]), adapt_delta=run["adapt_delta"],
                     max_treedepth=max_treedepth, retries=retries, attempts=tuple(attempts))
     return HierarchicalResult(
         first=first, second=second, rope=rope, idata=idata, next_masses=next_masses,

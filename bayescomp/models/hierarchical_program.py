@@ -146,6 +146,45 @@ def initial_values(data: dict, chains: int, seed: int) -> list[dict]:
     return inits
 
 
+def continuation_inits(idata, data: dict) -> list[dict]:
+    """Each chain's last draw as initial values, so that a continued fit picks up where the
+    chain stopped. Values are nudged inside their bounds: CmdStan's CSV keeps 6 digits,
+    which can round a draw next to a bound onto it, where Stan rejects an initial value."""
+    posterior = idata.posterior
+    margin = 1e-6
+    lower = np.asarray(data["sigma_lower"], dtype=float)
+    inits = []
+    for chain in range(posterior.sizes["chain"]):
+        last = posterior.isel(chain=chain, draw=-1)
+        sigma0 = float(last["sigma0"])
+        sigma = np.asarray(last["sigma"].values, dtype=float)
+        init = dict(
+            sigma0=float(np.clip(sigma0, margin * data["sigma0_upper"],
+                                 (1 - margin) * data["sigma0_upper"])),
+            sigma=np.clip(sigma, lower * (1 + margin),
+                          (1 - margin) * data["sigma_upper"]).tolist())
+        if data["population"]:
+            init.update(log_nu_minus_one=np.ravel(last["log_nu_minus_one"].values).tolist(),
+                        lambda_z=np.ravel(last["lambda_z"].values).tolist())
+        inits.append(init)
+    return inits
+
+
+def pool_draws(earlier, later) -> az.InferenceData:
+    """The draws of a continued fit appended, chain by chain, to those of the fit it
+    continues (posterior and sampler statistics); the attrs are the later fit's."""
+    offset = earlier.posterior.sizes["draw"]
+    groups = {}
+    for group in ("posterior", "sample_stats"):
+        before, after = getattr(earlier, group), getattr(later, group)
+        after = after.assign_coords(draw=after["draw"].values + offset)
+        groups[group] = xr.concat([before, after], dim="draw", combine_attrs="override")
+        groups[group].attrs = dict(after.attrs)
+    pooled = az.InferenceData(**groups)
+    pooled.attrs.update(later.attrs)
+    return pooled
+
+
 def log_lambda(nu, lambda_z) -> np.ndarray:
     """log(lambda_i) from the sampled standardised values, as the program defines them."""
     half = np.asarray(nu, dtype=float)[..., None] / 2

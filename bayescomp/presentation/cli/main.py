@@ -147,8 +147,9 @@ def build_parser() -> argparse.ArgumentParser:
                            "default), baycomp, kruschke, juarez_steel (Student-t with those "
                            "priors on nu) or gaussian (normal delta_i)")
         group.add_argument("--retries", type=_non_negative_int, metavar="N",
-                           help="refits with safer settings after a fit fails its diagnostics "
-                           "(default 2; 0 disables)")
+                           help="after a fit fails its diagnostics: continue slowly mixing "
+                           "chains, or refit afresh with safer settings (default 2; 0 "
+                           "disables)")
 
     def reading(sub):
         add_input_arguments(sub)
