@@ -155,16 +155,11 @@ def test_two_retries_then_unreliable_and_reproducible(scores):
                                   result.idata.posterior["delta"].values)
 
 
-@pytest.mark.stan
-def test_a_continued_fit_keeps_the_first_draws_then_a_struggling_one_starts_afresh(
-        scores, monkeypatch):
-    """Made-up verdicts: the first fit mixes slowly (continued), the continuation diverges
-    (afresh, longer, smaller step), the third passes."""
+def fit_with_made_up_verdicts(scores, monkeypatch, verdicts):
+    """``bc.hierarchical`` (2 chains x (100 + 50), adapt_delta 0.9) whose diagnostics of fit
+    k are replaced by ``verdicts[k]`` (fields of Diagnostics; a clean sampler otherwise).
+    Returns the result, the warnings by kind and the InferenceData diagnosed, in order."""
     real, seen = hierarchical_module.diagnose, []
-    verdicts = [dict(problems=("effective sample size 99 < 200: made up by the test",)),
-                dict(problems=("1 divergent transition(s): made up by the test",),
-                     divergences=1),
-                dict(problems=())]
 
     def diagnose(idata, **options):
         seen.append(idata)
@@ -177,7 +172,18 @@ def test_a_continued_fit_keeps_the_first_draws_then_a_struggling_one_starts_afre
         warnings.simplefilter("always")
         result = bc.hierarchical(scores, "a", "b", seed=5, chains=2, iter_warmup=100,
                                  iter_sampling=50, adapt_delta=0.9, baselines=False)
-    said = caught_by_kind(caught)
+    return result, caught_by_kind(caught), seen
+
+
+@pytest.mark.stan
+def test_a_continued_fit_keeps_the_first_draws_then_a_struggling_one_starts_afresh(
+        scores, monkeypatch):
+    """Made-up verdicts: the first fit mixes slowly (continued), the continuation diverges
+    (afresh, longer, smaller step), the third passes."""
+    result, said, seen = fit_with_made_up_verdicts(scores, monkeypatch, [
+        dict(problems=("effective sample size 99 < 200: made up by the test",)),
+        dict(problems=("1 divergent transition(s): made up by the test",), divergences=1),
+        dict(problems=())])
     assert [i.posterior.sizes["draw"] for i in seen] == [50, 100, 100]
     # the continued fit begins with the first fit's draws, unchanged
     for name in ("delta0", "sigma0", "nu"):
@@ -204,21 +210,10 @@ def test_a_continued_fit_keeps_the_first_draws_then_a_struggling_one_starts_afre
 def test_a_retry_that_passes_is_announced_but_not_flagged(scores, monkeypatch):
     """The first fit is declared failed (a made-up problem), the retry passes: a RetryWarning,
     no SamplingWarning, a reliable result from the retry's draws."""
-    real, calls = hierarchical_module.diagnose, []
-
-    def diagnose(idata, **options):
-        calls.append(idata.posterior.sizes["draw"])
-        first = len(calls) == 1
-        made_up = ("1 divergent transition(s): made up by the test",) if first else ()
-        return dataclasses.replace(real(idata, **options), problems=made_up,
-                                   divergences=1 if first else 0)
-
-    monkeypatch.setattr(hierarchical_module, "diagnose", diagnose)
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        result = bc.hierarchical(scores, "a", "b", seed=5, chains=2, iter_warmup=100,
-                                 iter_sampling=50, adapt_delta=0.9, baselines=False)
-    said = caught_by_kind(caught)
+    result, said, seen = fit_with_made_up_verdicts(scores, monkeypatch, [
+        dict(problems=("1 divergent transition(s): made up by the test",), divergences=1),
+        dict(problems=())])
+    calls = [idata.posterior.sizes["draw"] for idata in seen]
     assert calls == [50, 100]                       # stopped at the first fit that passed
     assert said == {"retry": ["hierarchical model a - b: retried with adapt_delta 0.99, "
                               "200 + 100 iterations after: 1 divergent transition(s): made up "
