@@ -15,7 +15,8 @@ designs), every pair of the package's own example (``bayescomp.data.datasets``) 
 
 Columns: ``datasets``; ``parameterization`` (always "marginal" since delta0 and the delta_i
 are integrated out; kept to compare with earlier tables); ``attempts`` (fits run, 1 unless
-a retry was needed); ``divergences``, ``max_rhat``, ``min_ess_bulk``,
+a retry was needed) and ``continued`` (of those, retries that continued the chains rather
+than refit afresh); ``divergences``, ``max_rhat``, ``min_ess_bulk``,
 ``min_ess_tail`` (over delta0, sigma0, nu and every delta_i and sigma_i, the delta_i as
 drawn from their conditionals), ``min_bfmi``,
 ``treedepth`` (draws at the maximum tree depth) of the final fit; ``clean`` (all of: no
@@ -101,7 +102,9 @@ def _row(label, scores, first, second, reference: bool, seed: int) -> dict:
     d = result.diagnostics
     row = dict(collection=label, datasets=len(scores),
                parameterization=result.settings["parameterization"],
-               attempts=len(result.settings.get("attempts", (1,))), divergences=d.divergences,
+               attempts=len(result.settings.get("attempts", (1,))),
+               continued=sum(bool(a.get("continued")) for a in result.settings["attempts"]),
+               divergences=d.divergences,
                max_rhat=d.max_rhat, min_ess_bulk=d.min_ess_bulk, min_ess_tail=d.min_ess_tail,
                min_bfmi=d.min_bfmi, treedepth=d.treedepth_saturated,
                clean=bool(d.divergences == 0 and d.max_rhat <= 1.01 and d.treedepth_saturated == 0
