@@ -42,6 +42,9 @@ def test_safer_settings_ladder():
     # slow mixing without a sampler problem: the chains continue, a short warm-up, as many
     # draws again
     assert safer_run(first, 1, _diagnostics(0)) == dict(first, continued=True, iter_warmup=300)
+    # the second continuation draws twice as many: four times the first fit's draws in all
+    assert safer_run(first, 2, _diagnostics(0)) == dict(first, continued=True, iter_warmup=300,
+                                                         iter_sampling=1000)
     # never a longer warm-up than the user's own
     assert safer_run(dict(first, iter_warmup=100), 1, _diagnostics(0))["iter_warmup"] == 100
     # divergences: afresh, a smaller step, twice the iterations
@@ -126,14 +129,14 @@ def test_two_retries_then_unreliable_and_reproducible(scores):
     assert [(a["attempt"], a["ok"]) for a in attempts] == [(1, False), (2, False), (3, False)]
     assert (attempts[0]["continued"], attempts[0]["draws"]) == (False, 10)
     fresh_draws = 10
-    for before, after in zip(attempts, attempts[1:]):
+    for retry, (before, after) in enumerate(zip(attempts, attempts[1:]), start=1):
         struggled = any(word in problem for problem in before["problems"]
                         for word in ("divergent", "tree depth", "E-BFMI"))
-        # continued after slow mixing alone (as many draws again, pooled), else afresh with
-        # twice the draws of the last fresh fit
+        # continued after slow mixing alone (retry times the last fresh fit's draws, pooled),
+        # else afresh with twice the draws of the last fresh fit
         assert after["continued"] == (not struggled)
         if after["continued"]:
-            assert after["draws"] == before["draws"] + fresh_draws
+            assert after["draws"] == before["draws"] + retry * fresh_draws
         else:
             assert after["draws"] == after["iter_sampling"] == 2 * fresh_draws
             fresh_draws = after["iter_sampling"]

@@ -321,8 +321,9 @@ def safer_run(run: dict, retry: int, diagnostics: Diagnostics) -> dict | None:
     slowly (R-hat or ESS; a population split in two clusters, as the package's
     naive_bayes - logistic, does that without diverging) is continued: every chain
     restarts from its last draw, adapts for :data:`CONTINUATION_WARMUP` iterations and
-    draws ``iter_sampling`` more, pooled with the draws so far; that costs about half of a
-    fresh fit twice as long. A fit with divergences, saturated tree depth or a low E-BFMI
+    draws ``retry`` times ``iter_sampling`` more, pooled with the draws so far (after two
+    retries, four times the first fit's draws, as two doublings would give); each costs
+    about half of a fresh fit as long. A fit with divergences, saturated tree depth or a low E-BFMI
     (the sampler itself struggles) starts afresh with twice the warm-up and draws, and
     adapt_delta at least 0.99 after divergences, since a smaller step costs every
     iteration.
@@ -332,7 +333,7 @@ def safer_run(run: dict, retry: int, diagnostics: Diagnostics) -> dict | None:
     struggles = (diagnostics.divergences or diagnostics.treedepth_saturated
                  or diagnostics.min_bfmi < BFMI_MIN)
     if not struggles:
-        return dict(run, continued=True,
+        return dict(run, continued=True, iter_sampling=retry * run["iter_sampling"],
                     iter_warmup=min(CONTINUATION_WARMUP, run["iter_warmup"]))
     adapt_delta = max(0.99, run["adapt_delta"]) if diagnostics.divergences else run["adapt_delta"]
     return dict(run, continued=False, adapt_delta=adapt_delta,
@@ -380,7 +381,7 @@ def hierarchical(scores: Scores, first: str, second: str, *, rope: RopeLike = 0.
         How many times a fit that fails its diagnostics is sampled again (0 disables; at
         most 2 are defined). A fit that only mixes slowly (R-hat, ESS) is continued: every
         chain restarts from its last draw, with a short warm-up, for ``iter_sampling`` more
-        draws pooled with the earlier ones. A fit with divergences, saturated tree depth
+        draws (twice that at the second retry) pooled with the earlier ones. A fit with divergences, saturated tree depth
         or a low E-BFMI starts afresh with the same seed, twice the warm-up and draws and,
         after divergences, adapt_delta at least 0.99 (:func:`safer_run`). Sampling stops
         at the first fit that passes. Each retry is announced by a :class:`RetryWarning`;
