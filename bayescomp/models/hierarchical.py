@@ -323,10 +323,10 @@ def safer_run(run: dict, retry: int, diagnostics: Diagnostics) -> dict | None:
     restarts from its last draw, adapts for :data:`CONTINUATION_WARMUP` iterations and
     draws ``retry`` times ``iter_sampling`` more, pooled with the draws so far (after two
     retries, four times the first fit's draws, as two doublings would give); each costs
-    about half of a fresh fit as long. A fit with divergences, saturated tree depth or a low E-BFMI
-    (the sampler itself struggles) starts afresh with twice the warm-up and draws, and
-    adapt_delta at least 0.99 after divergences, since a smaller step costs every
-    iteration.
+    about half of a fresh fit as long. A fit with divergences, saturated tree depth or a
+    low E-BFMI (the sampler itself struggles) starts afresh with twice the warm-up and
+    draws, and adapt_delta at least 0.99 after divergences, since a smaller step costs
+    every iteration.
     """
     if retry not in (1, 2):
         return None
@@ -381,9 +381,10 @@ def hierarchical(scores: Scores, first: str, second: str, *, rope: RopeLike = 0.
         How many times a fit that fails its diagnostics is sampled again (0 disables; at
         most 2 are defined). A fit that only mixes slowly (R-hat, ESS) is continued: every
         chain restarts from its last draw, with a short warm-up, for ``iter_sampling`` more
-        draws (twice that at the second retry) pooled with the earlier ones. A fit with divergences, saturated tree depth
-        or a low E-BFMI starts afresh with the same seed, twice the warm-up and draws and,
-        after divergences, adapt_delta at least 0.99 (:func:`safer_run`). Sampling stops
+        draws (twice that at the second retry) pooled with the earlier ones. A fit with
+        divergences, saturated tree depth or a low E-BFMI starts afresh with the same seed,
+        twice the warm-up and draws and, after divergences, adapt_delta at least 0.99
+        (:func:`safer_run`). Sampling stops
         at the first fit that passes. Each retry is announced by a :class:`RetryWarning`;
         ``settings["attempts"]`` records every fit, and ``settings["iter_sampling"]`` the
         draws per chain of the result.
@@ -484,7 +485,7 @@ def hierarchical(scores: Scores, first: str, second: str, *, rope: RopeLike = 0.
                     backend=fit.attrs.get("backend", backend), seed=seed, scale=scale,
                     **{key: fit.attrs.get(key) for key in ("engine_version", "route", "stan_version")},
                     chains=chains, iter_warmup=fresh["iter_warmup"],
-                    iter_sampling=int(fit.posterior.sizes["draw"]), adapt_delta=run["adapt_delta"],
+                    iter_sampling=attempts[-1]["draws"], adapt_delta=run["adapt_delta"],
                     max_treedepth=max_treedepth, retries=retries, attempts=tuple(attempts))
     return HierarchicalResult(
         first=first, second=second, rope=rope, idata=idata, next_masses=next_masses,

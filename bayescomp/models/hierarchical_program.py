@@ -178,7 +178,7 @@ def pool_draws(earlier, later) -> az.InferenceData:
     for group in ("posterior", "sample_stats"):
         before, after = getattr(earlier, group), getattr(later, group)
         after = after.assign_coords(draw=after["draw"].values + offset)
-        groups[group] = xr.concat([before, after], dim="draw", combine_attrs="override")
+        groups[group] = xr.concat([before, after], dim="draw")
         groups[group].attrs = dict(after.attrs)
     pooled = az.InferenceData(**groups)
     pooled.attrs.update(later.attrs)

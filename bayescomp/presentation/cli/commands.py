@@ -125,7 +125,7 @@ def _write(args, console: Console, document: dict, report=None) -> None:
 
     with Outputs() as outputs:
         if args.out is not None and report is not None:
-            with outputs.staged_directory(Path(args.out)) as staging:
+            with outputs.directory(Path(args.out)) as staging:
                 markdown, figures = report(staging)
                 images = "\n".join(f"![{name}]({name})" for name in figures)
                 (staging / "report.md").write_text(f"{markdown}\n\n{images}\n",

@@ -124,7 +124,7 @@ def check_output_file(path: str | None, option: str) -> Path | None:
 class Outputs:
     """Every file a command writes, staged and then moved into place together.
 
-    Use :meth:`directory` for the ``--out`` staging directory and :meth:`write_text` for
+    Use :meth:`directory` (a context) for the ``--out`` staging directory and :meth:`write_text` for
     single files, then :meth:`commit`; :meth:`discard` (also on any exception inside a
     ``with`` block) removes whatever was staged and the directories made for it.
     """
@@ -152,25 +152,22 @@ class Outputs:
         directory.mkdir(parents=True, exist_ok=True)
         self._created.extend(missing)   # deepest first, as they must be removed
 
-    def directory(self, final: Path) -> Path:
-        """A staging directory whose files end up in ``final`` at :meth:`commit`."""
-        final = Path(final)
-        if final.is_dir():
-            staging = Path(tempfile.mkdtemp(dir=final, prefix=".bayescomp-partial-"))
-            self._moves.append((staging, final))
-        else:
-            self._make_parents(final.parent)
-            staging = Path(tempfile.mkdtemp(dir=final.parent, prefix=f".{final.name}.partial-"))
-            self._moves.append((staging, final))
-        self._staging_dirs.append(staging)
-        return staging
-
     @contextlib.contextmanager
-    def staged_directory(self, final: Path):
-        """:meth:`directory` as a context: a failure to write inside the staging directory
-        (e.g. a full disk, whose error names no file) is reported against ``final``."""
+    def directory(self, final: Path):
+        """A staging directory, as a context, whose files end up in ``final`` at
+        :meth:`commit`. A failure to write inside it (e.g. a full disk, whose error names no
+        file) is reported against ``final``."""
+        final = Path(final)
         try:
-            yield self.directory(final)
+            if final.is_dir():
+                staging = Path(tempfile.mkdtemp(dir=final, prefix=".bayescomp-partial-"))
+            else:
+                self._make_parents(final.parent)
+                staging = Path(tempfile.mkdtemp(dir=final.parent,
+                                                prefix=f".{final.name}.partial-"))
+            self._moves.append((staging, final))
+            self._staging_dirs.append(staging)
+            yield staging
         except OSError as error:
             # staged names hold ".partial-"; the user knows only ``final``
             if error.filename is None or ".partial-" in str(error.filename):

@@ -95,7 +95,7 @@ def run(args, console=None) -> int:
         print(result.summary())
     with Outputs() as outputs:
         if args.out is not None:
-            with outputs.staged_directory(Path(args.out)) as staging:
+            with outputs.directory(Path(args.out)) as staging:
                 _figure(result, staging / "ranking.png")
                 (staging / "report.md").write_text(
                     f"{result.to_markdown()}\n\n![ranking.png](ranking.png)\n",
