@@ -56,9 +56,8 @@ def ours(scores, seed=1, adapt_delta=0.95):
     idata, _ = timed("hierarchical", data, seed=seed, adapt_delta=adapt_delta,
                      inits=initial_values(data, SETTINGS["chains"], seed))
     post = idata.posterior
-    nu = 1 + np.exp(post["log_nu_minus_one"].values[..., 0])
-    delta = draw_delta(post["delta0"].values, post["sigma0"].values, post["sigma"].values, nu,
-                       post["lambda_z"].values, data, np.random.default_rng(seed))
+    delta = draw_delta(post["delta0"].values, post["sigma0"].values, post["sigma"].values,
+                       post["log_lambda"].values, data, np.random.default_rng(seed))
     post["delta"] = post["sigma"].copy(data=delta)
     return idata, time.perf_counter() - start, scale, "marginal"
 

@@ -2,8 +2,9 @@
 // comparison of classifiers through Bayesian hierarchical modelling", Machine Learning 106,
 // 1817-1837, written plainly: every parameter of the paper is a parameter here and every
 // line of the model is one line of the paper. It is the reference against which the fast
-// program (hierarchical.stan: sigma_i, alpha and beta integrated out, delta0 standardised,
-// delta_i centred or not) is tested; use that one for analyses.
+// program (hierarchical.stan: the Student-t written as a scale mixture, delta0 and every
+// delta_i integrated out, alpha and beta given nu afterwards) is tested; use that one for
+// analyses.
 //
 // Paper (dataset i = 1..q, its n_i cross-validation differences x_i):
 //   x_i             ~ MVN(1 delta_i, Sigma_i),  Sigma_i = sigma_i^2 ((1 - rho_i) I + rho_i 11')

@@ -39,7 +39,8 @@ def marginal_loglik(xs, rho, sigma, tau, bound):
 def test_stan_log_density_equals_scipy(pystan_backend, population):
     """log p(data, theta) of the program at several points theta, differenced (Stan drops
     constants), against scipy: the raw differences' normal density with delta_i integrated
-    out as a rank-one covariance term and delta0 by quadrature, lambda_i's Gamma(nu/2, nu/2) density on the standardised log scale
+    out as a rank-one covariance term and delta0 by quadrature, lambda_i's Gamma(nu/2, nu/2)
+    density on the log scale, standardised by the approximate conditional of log_mixing
     (nu/2 below and above 10, where the program switches to Stirling's series), the
     paper's prior of nu, and the uniform priors through their logit transforms."""
     import stan
@@ -76,7 +77,12 @@ def test_stan_log_density_equals_scipy(pystan_backend, population):
         tau = np.full(6, sigma0)
         if population:
             half = nu / 2
-            mean_log, sd_log = special.digamma(half) - np.log(half), np.sqrt(special.polygamma(1, half))
+            # z-scores of log(lambda) under Gamma((nu + 1) / 2, (nu + r^2) / 2), r the mean's
+            # deviation from the median mean over sqrt(sigma0^2 + its squared standard error)
+            fold_variance = np.maximum(ss / (n - 1) / (1 - rho), lower ** 2)
+            r2 = (means - np.median(means)) ** 2 / (sigma0 ** 2 + fold_variance * (rho + (1 - rho) / n))
+            shape, rate = (nu + 1) / 2, (nu + r2) / 2
+            mean_log, sd_log = special.digamma(shape) - np.log(rate), np.sqrt(special.polygamma(1, shape))
             log_lambda = mean_log + sd_log * np.asarray(lambda_z)
             weight = np.exp(log_lambda)
             # density of log(lambda) = Gamma density x lambda, times d log(lambda) / dz
@@ -103,16 +109,16 @@ def test_stan_log_density_equals_scipy(pystan_backend, population):
 def test_delta_draws_follow_their_conditional():
     """draw_delta against the product of the normal prior N(delta0, sigma0^2 / lambda) and
     the mean's likelihood N(m | delta, sigma^2 v), integrated numerically."""
-    from bayescomp.models.hierarchical_program import draw_delta, log_lambda
+    from bayescomp.models.hierarchical_program import draw_delta
 
     data = dict(mean_diff=[0.4, -1.0], ss=[1.0, 2.0], n_scores=[10, 4], rho=[0.1, 0.25],
                 sigma_lower=[0.01, 0.01])
     size = 200_000
     delta0, sigma0 = np.full((1, size), 0.1), np.full((1, size), 0.5)
     sigma = np.broadcast_to([0.6, 1.2], (1, size, 2))
-    nu, lambda_z = np.full((1, size), 4.0), np.broadcast_to([0.5, -1.0], (1, size, 2))
-    draws = draw_delta(delta0, sigma0, sigma, nu, lambda_z, data, np.random.default_rng(1))
-    weight = np.exp(log_lambda(np.array([4.0]), np.array([0.5, -1.0])))[0]
+    weight = np.array([1.3, 0.4])
+    log_lambda = np.broadcast_to(np.log(weight), (1, size, 2))
+    draws = draw_delta(delta0, sigma0, sigma, log_lambda, data, np.random.default_rng(1))
     for i in range(2):
         se = np.sqrt(sigma[0, 0, i] ** 2 * (data["rho"][i] + (1 - data["rho"][i]) / data["n_scores"][i]))
         tau = 0.5 / np.sqrt(weight[i])

@@ -2,7 +2,7 @@
 
 The program samples sigma0, every sigma_i, log(nu - 1) and the standardised Student-t
 mixing weights, with delta0 and every delta_i integrated out (see the program's header;
-it draws delta0 itself).
+it draws delta0 and reports every log(lambda_i) itself).
 This module prepares its data on a unit scale, chooses initial values in the posterior's
 bulk, and turns the draws into the model's parameters on the units of the scores: delta_i
 from its normal conditional, alpha and beta given nu (:mod:`bayescomp.models.nu_prior`).
@@ -14,7 +14,6 @@ import warnings
 import arviz as az
 import numpy as np
 import xarray as xr
-from scipy import special
 
 from bayescomp.models import nu_prior
 from bayescomp.data.scores import Scores
@@ -185,24 +184,18 @@ def pool_draws(earlier, later) -> az.InferenceData:
     return pooled
 
 
-def log_lambda(nu, lambda_z) -> np.ndarray:
-    """log(lambda_i) from the sampled standardised values, as the program defines them."""
-    half = np.asarray(nu, dtype=float)[..., None] / 2
-    return special.digamma(half) - np.log(half) + np.sqrt(special.polygamma(1, half)) * lambda_z
-
-
-def draw_delta(delta0, sigma0, sigma, nu, lambda_z, data: dict, rng) -> np.ndarray:
+def draw_delta(delta0, sigma0, sigma, log_lambda, data: dict, rng) -> np.ndarray:
     """Draws of every delta_i from its normal conditional given the sampled parameters.
 
     Given sigma_i and lambda_i, delta_i ~ N(delta0, sigma0^2 / lambda_i) a priori and the
     mean m_i ~ N(delta_i, sigma_i^2 v_i): the conditional is normal with precision
     1 / (sigma_i^2 v_i) + lambda_i / sigma0^2. Everything on the unit scale of ``data``;
-    ``delta0``, ``sigma0``, ``nu`` are (chain, draw), ``sigma``, ``lambda_z`` (chain, draw,
-    dataset); ``nu`` and ``lambda_z`` None for a normal population.
+    ``delta0``, ``sigma0`` are (chain, draw), ``sigma`` and ``log_lambda`` (the program's
+    generated quantity) (chain, draw, dataset); ``log_lambda`` None for a normal population.
     """
     unit = _unit(data)
     noise_precision = 1 / (sigma ** 2 * (unit["rho"] + (1 - unit["rho"]) / unit["n_scores"]))
-    weight = np.ones_like(sigma) if nu is None else np.exp(log_lambda(nu, lambda_z))
+    weight = np.ones_like(sigma) if log_lambda is None else np.exp(log_lambda)
     prior_precision = weight / sigma0[..., None] ** 2
     precision = noise_precision + prior_precision
     centre = (noise_precision * unit["mean_diff"] + prior_precision * delta0[..., None]) / precision
@@ -225,19 +218,19 @@ def to_user_scale(idata, data: dict, scale: float, datasets, seed: int, log_like
     delta0, sigma0 = posterior["delta0"].values, posterior["sigma0"].values
     sigma = posterior["sigma"].values
     variables = {"delta0": posterior["delta0"] * scale, "sigma0": posterior["sigma0"] * scale}
-    nu = lambda_z = None
+    log_lambda = None
     if data["population"]:
         # nu from the sampled log(nu - 1): CmdStan's CSV keeps 6 digits, which round a nu
         # within 5e-6 of 1 to exactly 1, and log(nu - 1) would then be -inf
         log_nu = posterior["log_nu_minus_one"]
         log_nu = log_nu.isel({d: 0 for d in log_nu.dims if d not in ("chain", "draw")})
         nu_draws = 1 + np.exp(log_nu)
-        nu, lambda_z = nu_draws.values, posterior["lambda_z"].values
+        nu, log_lambda = nu_draws.values, posterior["log_lambda"].values
         variables["nu"] = nu_draws
         if prior.nu == "gamma":
             alpha, beta = nu_prior.draw_alpha_beta(nu, prior.alpha, prior.beta, rng)
             variables.update(alpha=nu_draws.copy(data=alpha), beta=nu_draws.copy(data=beta))
-    delta = draw_delta(delta0, sigma0, sigma, nu, lambda_z, data, rng)
+    delta = draw_delta(delta0, sigma0, sigma, log_lambda, data, rng)
     variables.update(delta=per_dataset(delta * scale), sigma=per_dataset(sigma * scale),
                      delta_next=posterior["delta_next"] * scale)
     user = xr.Dataset(variables, attrs=posterior.attrs)

@@ -257,8 +257,8 @@ def _hierarchical_replication(sequence, prior: FixedPrior, fit_prior: FixedPrior
     post = idata.posterior
     nu = 1 + np.exp(post["log_nu_minus_one"].values[..., 0])
     sigma = post["sigma"].values
-    delta = draw_delta(post["delta0"].values, post["sigma0"].values, sigma, nu,
-                       post["lambda_z"].values, data, rng)
+    delta = draw_delta(post["delta0"].values, post["sigma0"].values, sigma,
+                       post["log_lambda"].values, data, rng)
     draws = {"delta0": post["delta0"].values, "sigma0": post["sigma0"].values,
              "nu": nu, "delta_1": delta[:, :, 0], "sigma_1": sigma[:, :, 0]}
     true = {"delta0": truth["delta0"], "sigma0": truth["sigma0"], "nu": truth["nu"],
