@@ -1,8 +1,9 @@
 """The fast hierarchical program against the published model written plainly.
 
 ``stan/hierarchical_reference.stan`` samples every parameter of Corani et al. (2017) with no
-trick (:mod:`bayescomp.models.reference`); ``stan/hierarchical.stan`` integrates sigma_i, alpha and
-beta out and reparameterises delta0 and delta_i. Both must give the same posterior. First the
+trick (:mod:`bayescomp.models.reference`); ``stan/hierarchical.stan`` writes the Student-t
+as a scale mixture, integrates delta0 and every delta_i out and moves the mixing weights as
+data-dependent z-scores. Both must give the same posterior. First the
 reference's own log density is checked against scipy, then the two posteriors are compared on
 simulated collections, the hard ones included (a heavy-tailed population with a small nu,
 datasets whose differences are all zero).
