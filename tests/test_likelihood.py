@@ -77,12 +77,20 @@ def test_stan_log_density_equals_scipy(pystan_backend, population):
         tau = np.full(6, sigma0)
         if population:
             half = nu / 2
-            # z-scores of log(lambda) under Gamma((nu + 1) / 2, (nu + r^2) / 2), r the mean's
-            # deviation from the median mean over sqrt(sigma0^2 + its squared standard error)
+            # z-scores of log(lambda) under Gamma((nu + w) / 2, (nu + w r^2) / 2): r the mean's
+            # deviation from the median mean over sqrt(sigma0^2 + se^2), w = sigma0^2 / (sigma0^2
+            # + se^2); digamma(a) - log(a) and sqrt(trigamma(a)) linear in w between a = nu / 2
+            # and a = (nu + 1) / 2
             fold_variance = np.maximum(ss / (n - 1) / (1 - rho), lower ** 2)
-            r2 = (means - np.median(means)) ** 2 / (sigma0 ** 2 + fold_variance * (rho + (1 - rho) / n))
-            shape, rate = (nu + 1) / 2, (nu + r2) / 2
-            mean_log, sd_log = special.digamma(shape) - np.log(rate), np.sqrt(special.polygamma(1, shape))
+            total_variance = sigma0 ** 2 + fold_variance * (rho + (1 - rho) / n)
+            r2 = (means - np.median(means)) ** 2 / total_variance
+            w = sigma0 ** 2 / total_variance
+            shapes = np.array([nu / 2, (nu + 1) / 2])
+            centres = special.digamma(shapes) - np.log(shapes)
+            scales = np.sqrt(special.polygamma(1, shapes))
+            mean_log = ((1 - w) * centres[0] + w * centres[1]
+                        - np.log((nu + w * r2) / (nu + w)))
+            sd_log = (1 - w) * scales[0] + w * scales[1]
             log_lambda = mean_log + sd_log * np.asarray(lambda_z)
             weight = np.exp(log_lambda)
             # density of log(lambda) = Gamma density x lambda, times d log(lambda) / dz

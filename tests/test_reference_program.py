@@ -81,9 +81,15 @@ def test_reference_log_density_is_scipy_multivariate_normal_and_priors():
 
 def _constant_collection():
     """6 datasets x 20 scores (10-fold CV, rho 1/10), scores on a grid of 0.01; on the last
-    two both algorithms score exactly the same, so the differences are all zero there."""
+    two both algorithms score exactly the same, so the differences are all zero there.
+
+    The population's spread (0.05) keeps sigma0's posterior off 0. With a spread of 0.02 it
+    reaches 0, where the two pinned datasets pin delta0 too: a funnel of the reference program
+    (centred or not) that 4 x 3000 draws at adapt_delta 0.99 never entered, without a
+    divergence, putting a delta_i's mean 3% above the fast program on seeds 1-4, and runs 7
+    times longer or non-centred (which diverge) beside the fast one. No reference then."""
     rng = np.random.default_rng(4)
-    true_delta = rng.normal(0.01, 0.02, 4)
+    true_delta = rng.normal(0.01, 0.05, 4)
     base = [np.round(rng.uniform(0.6, 0.9, 20), 2) for _ in range(6)]
     first = [base[i] + np.round(true_delta[i] + 0.03 * rng.standard_normal(20), 2)
              for i in range(4)] + [base[4].copy(), base[5].copy()]
