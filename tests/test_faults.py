@@ -49,7 +49,12 @@ def fit_command(backend, out):
 
 
 def environment(cache):
-    return dict(os.environ, BAYESCOMP_CACHE_DIR=str(cache))
+    """The child's environment: ``cache``, and a temporary directory beside it. A child killed
+    with SIGKILL cannot remove its temporary files (the build's working directories, the
+    compiler's); they land there, inside this test's directory, not in the machine's /tmp."""
+    scratch_dir = cache.parent / "tmp"
+    scratch_dir.mkdir(exist_ok=True)
+    return dict(os.environ, BAYESCOMP_CACHE_DIR=str(cache), TMPDIR=str(scratch_dir))
 
 
 def fit(backend, cache, out):
