@@ -14,6 +14,10 @@ if TYPE_CHECKING:
     from bayescomp.annotations import ArrayLike
 
 
+#: The decision of a posterior whose chains sit in several modes that decide differently.
+MODES_DISAGREE = "undecided (the modes disagree)"
+
+
 def _as_probabilities(probabilities) -> np.ndarray:
     probabilities = np.asarray(probabilities, dtype=float)
     if probabilities.shape != (3,) or np.any(probabilities < 0) or \

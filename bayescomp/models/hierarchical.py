@@ -22,27 +22,27 @@ from __future__ import annotations
 
 import time
 import warnings
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-import arviz as az
 import numpy as np
 import pandas as pd
 from scipy import stats
 
-from bayescomp.models import nu_prior
 from bayescomp import sampling
-from bayescomp.models.hierarchical_program import (PROGRAM, continuation_inits, initial_values,
-                                                   pool_draws, prepare, to_user_scale)
 from bayescomp.baselines.across_datasets import baselines as run_baselines
-from bayescomp.models.correlated import correlated_ttests
 from bayescomp.data.scores import Scores
-from bayescomp.decisions import decide
-from bayescomp.models.diagnostics import (BFMI_MIN, Diagnostics, SamplerChecked, diagnose,
-                                          warn_if_problems)
 from bayescomp.exceptions import ConstantDifferencesWarning, InputWarning, RetryWarning
-from bayescomp.presentation.reports import Reportable
-from bayescomp.rope import Rope, check_rope, most_probable_shares, region_labels
+from bayescomp.models import nu_prior
+from bayescomp.models.correlated import correlated_ttests
+from bayescomp.models.diagnostics import BFMI_MIN, Diagnostics, diagnose, warn_if_problems
+from bayescomp.models.hierarchical_program import (PROGRAM, continuation_inits, initial_values,
+                                                   pool_draws, prepare, to_user_scale,
+                                                   unconstrained)
+from bayescomp.models.hierarchical_result import HierarchicalResult, region_summary
+from bayescomp.models.modes import find_modes, mixture_indices, settled_decisions
+from bayescomp.presentation.verdicts import THRESHOLD
+from bayescomp.rope import Rope, check_rope
 
 if TYPE_CHECKING:
     from bayescomp.annotations import RopeLike
@@ -110,200 +110,6 @@ PRIORS = {
 }
 
 
-@dataclass(frozen=True)
-class HierarchicalResult(SamplerChecked, Reportable):
-    """Posterior of the hierarchical model for ``first - second``.
-
-    Attributes
-    ----------
-    probabilities : ndarray
-        For the next dataset: the posterior mean of the Student-t mass left of, inside and
-        right of the ROPE.
-    most_probable : ndarray
-        Share of posterior draws in which left, rope or right has the largest mass
-        (the numbers baycomp and the paper print).
-    delta0 : pandas.Series
-        Mean, sd, 95% HDI and P(left / rope / right) of the population mean difference.
-    datasets : pandas.DataFrame
-        Per dataset (index): ``n``, ``rho``, raw ``mean`` difference with its correlated
-        t-test (``p_left_ttest``, ``p_rope_ttest``, ``p_right_ttest``, 95% ``ttest_hdi_low``,
-        ``ttest_hdi_high``) and the shrunken delta_i (``delta_mean``, ``delta_sd``,
-        ``delta_hdi_low``, ``delta_hdi_high``, ``p_left``, ``p_rope``, ``p_right``).
-    """
-
-    first: str
-    second: str
-    rope: Rope
-    idata: az.InferenceData = field(repr=False)
-    next_masses: np.ndarray = field(repr=False)
-    delta0: pd.Series = field(repr=False)
-    datasets: pd.DataFrame = field(repr=False)
-    baselines: object = field(repr=False)
-    diagnostics: Diagnostics = field(repr=False)
-    settings: dict = field(repr=False)
-
-    @property
-    def labels(self) -> tuple[str, str, str]:
-        return region_labels(self.first, self.second)
-
-    @property
-    def probabilities(self) -> np.ndarray:
-        return self.next_masses.mean(axis=0)
-
-    @property
-    def most_probable(self) -> np.ndarray:
-        return most_probable_shares(self.next_masses)
-
-
-    @property
-    def attempts(self) -> tuple:
-        """Every fit made, in order: its settings, diagnostics verdict, problems and seconds."""
-        return tuple(self.settings.get("attempts", ()))
-
-    def decision(self, threshold: float = 0.95) -> str:
-        """Decision for the next dataset from :attr:`probabilities`; ``"unreliable (sampling
-        problems)"`` when the fit is not :attr:`reliable`."""
-        if not self.reliable:
-            return self.UNRELIABLE
-        return decide(self.probabilities, threshold, labels=self.labels)
-
-    def _advice(self) -> str:
-        s = self.settings
-        steps = ["run longer (iter_warmup, iter_sampling; CLI --iter-warmup, --iter-sampling)",
-                 f"raise adapt_delta above {s['adapt_delta']} (--adapt-delta)"]
-        if s.get("retries", 0) == 0:
-            steps.append("or let the package retry (retries=2, --retries 2)")
-        return "; ".join(steps) + "; then check the trace plots (plots.plot_diagnostics)"
-
-    def _unreliable_lines(self) -> list[str]:
-        n = len(self.attempts)
-        after = f" after {n} attempts" if n > 1 else ""
-        return [f"UNRELIABLE: the sampler failed its diagnostics{after}; the numbers below are "
-                "not a decision.",
-                *[f"  - {problem}" for problem in self.diagnostics.problems],
-                f"  What to do: {self._advice()}."]
-
-    def _attempt_lines(self) -> list[str]:
-        lines = []
-        for a in self.attempts:
-            verdict = "ok" if a["ok"] else "; ".join(p.split(":")[0] for p in a["problems"])
-            how = (f"continued from the last draws, {a['iter_warmup']} + "
-                   f"{a['iter_sampling']} more iterations ({a['draws']} draws per chain)"
-                   if a.get("continued") else
-                   f"{a['iter_warmup']} + {a['iter_sampling']} iterations")
-            lines.append(f"  {a['attempt']}. {a['parameterization']}, adapt_delta "
-                         f"{a['adapt_delta']}, {how}: {verdict} ({a['seconds']:.1f} s)")
-        return lines
-
-    def to_frame(self) -> pd.DataFrame:
-        """One row per dataset (see :attr:`datasets`)."""
-        return self.datasets.copy()
-
-    def verdicts(self, threshold: float = 0.95) -> list[str]:
-        """The verdicts on the population (delta0) and on the next dataset, one sentence each
-        (:func:`bayescomp.presentation.verdicts.verdict`); none when the fit is not :attr:`reliable`."""
-        from bayescomp.presentation.verdicts import verdict
-        d0 = self.delta0[["p_left", "p_rope", "p_right"]].to_numpy(dtype=float)
-        return [verdict(masses, self.first, self.second, threshold=threshold, scope=scope,
-                        rope=self.rope, reliable=self.reliable)
-                for masses, scope in ((d0, "On the population of datasets (delta0)"),
-                                      (self.probabilities, "On the next dataset"))]
-
-    def to_dict(self, threshold: float = 0.95) -> dict:
-        """Every number :meth:`summary` shows, JSON-ready (NaN as None), regions keyed by the
-        algorithms' names (``"<second> better"``, ``"equivalent"``, ``"<first> better"``)."""
-        from bayescomp.presentation.serialize import hierarchical_dict
-        return hierarchical_dict(self, threshold)
-
-    def _table(self) -> pd.DataFrame:
-        """The per-dataset table of the summary and the report, columns named by algorithm."""
-        from bayescomp.presentation.verdicts import format_number as n
-        left, equal, right = self.labels
-        t = self.datasets
-        return pd.DataFrame({
-            "n": t.n, "mean": t["mean"], f"P({right}), t-test": t.p_right_ttest,
-            "delta_i": t.delta_mean,
-            "95% HDI": [f"[{n(a)}, {n(b)}]" for a, b in zip(t.delta_hdi_low, t.delta_hdi_high)],
-            f"P({left})": t.p_left, f"P({equal})": t.p_rope, f"P({right})": t.p_right})
-
-    def summary(self) -> str:
-        from bayescomp.presentation.reports import text_table
-        from bayescomp.presentation.verdicts import format_number as n, probability as pr
-        left, equal, right = self.labels
-        d0 = self.delta0
-        p, share = self.probabilities, self.most_probable
-        s = self.settings
-        lines = [] if self.reliable else self._unreliable_lines()
-        lines += [
-            f"Hierarchical model: {self.first} - {self.second} on {len(self.datasets)} datasets, "
-            f"ROPE {self.rope}",
-            *self.verdicts(),
-            f"  prior {s['prior_name']}, delta_i {s['parameterization']}, backend {s['backend']}, "
-            f"seed {s['seed']}",
-            f"  engine {s.get('engine_version')}, route {s.get('route')}, Stan {s.get('stan_version')}",
-            f"delta0 (mean difference of the population): mean {n(d0['mean'])}, sd {n(d0['sd'])}, "
-            f"95% HDI [{n(d0['hdi_low'])}, {n(d0['hdi_high'])}]",
-            f"  P({left}) = {pr(d0['p_left'])}   P({equal}) = {pr(d0['p_rope'])}   "
-            f"P({right}) = {pr(d0['p_right'])}",
-            "Next dataset (posterior mean of the probabilities):",
-            f"  P({left}) = {pr(p[0])}   P({equal}) = {pr(p[1])}   P({right}) = {pr(p[2])}"
-            f"   decision at 0.95: {self.decision()}",
-            f"  share of draws where each is most probable: {pr(share[0])} / {pr(share[1])} / "
-            f"{pr(share[2])}",
-            "Per dataset (mean and t-test: raw; delta_i: shrunken):",
-            text_table(self._table()),
-        ]
-        if self.baselines is not None:
-            lines += ["Baselines on the dataset means:", self.baselines.summary()]
-        if len(self.attempts) > 1:
-            lines += ["Attempts (a fit that failed its diagnostics was continued when it "
-                      "only mixed slowly, else run again afresh with safer settings):",
-                      *self._attempt_lines()]
-        lines.append(self.diagnostics.summary())
-        if not self.reliable:
-            lines.append(f"UNRELIABLE: no decision ({len(self.diagnostics.problems)} sampling "
-                         "problem(s), listed at the top)")
-        return "\n".join(lines)
-
-    def __str__(self) -> str:
-        return self.summary()
-
-    def _report(self):
-        from bayescomp.presentation.verdicts import format_number as n, probability as pr
-        left, equal, right = self.labels
-        d0, p, share = self.delta0, self.probabilities, self.most_probable
-        g = self.diagnostics
-        table = self._table()
-        facts = [
-            f"ROPE {self.rope}; differences are {self.first} - {self.second}; "
-            f"prior {self.settings['prior_name']}",
-            f"delta0: mean {n(d0['mean'])}, 95% HDI [{n(d0['hdi_low'])}, {n(d0['hdi_high'])}]; "
-            f"P({left}) {pr(d0['p_left'])}, P({equal}) {pr(d0['p_rope'])}, "
-            f"P({right}) {pr(d0['p_right'])}",
-            f"next dataset: P({left}) {pr(p[0])}, P({equal}) {pr(p[1])}, P({right}) {pr(p[2])} "
-            f"(most probable in {pr(share[0])} / {pr(share[1])} / {pr(share[2])} of draws)",
-            f"sampler: {g.verdict} (max R-hat {n(g.max_rhat)}, "
-            f"min ESS {n(min(g.min_ess_bulk, g.min_ess_tail))}, {g.divergences} divergences)",
-        ]
-        if len(self.attempts) > 1:
-            facts.append("attempts: " + " / ".join(line.strip() for line in self._attempt_lines()))
-        title = (f"Hierarchical model: {self.first} vs {self.second} on "
-                 f"{len(self.datasets)} datasets")
-        if not self.reliable:
-            banner = self._unreliable_lines()
-            facts.insert(0, banner[0] + " Problems: " + "; ".join(self.diagnostics.problems)
-                         + ". What to do: " + self._advice() + ".")
-            title += " (UNRELIABLE: sampling problems)"
-        return title, facts, table
-
-
-def _region_summary(draws, rope: Rope, hdi_prob: float = 0.95) -> dict:
-    low, high = az.hdi(np.asarray(draws).reshape(-1), hdi_prob=hdi_prob)
-    left, inside, right = rope.shares(draws)
-    return dict(mean=float(np.mean(draws)), sd=float(np.std(draws, ddof=1)), hdi_low=low,
-                hdi_high=high, p_left=left, p_rope=inside, p_right=right)
-
-
 PARAMETERIZATIONS = ("auto", "marginal")
 
 
@@ -312,6 +118,22 @@ PARAMETERIZATIONS = ("auto", "marginal")
 #: whose population has two modes, 150 left too few effective draws and 300 enough
 #: (benchmarks/results/hard_collections.md).
 CONTINUATION_WARMUP = 300
+
+
+def struggles(diagnostics: Diagnostics) -> bool:
+    """Whether the sampler itself struggled (divergences, saturated tree depth, low E-BFMI),
+    rather than only mixed slowly or between modes (R-hat, ESS)."""
+    return bool(diagnostics.divergences or diagnostics.treedepth_saturated
+                or diagnostics.min_bfmi < BFMI_MIN)
+
+
+def _next_masses(idata, population: bool, rope: Rope) -> np.ndarray:
+    """Next-dataset P(left / rope / right) of every draw, chain by chain."""
+    post = idata.posterior
+    delta0, sigma0 = (post[v].values.reshape(-1) for v in ("delta0", "sigma0"))
+    distribution = (stats.t(post["nu"].values.reshape(-1), loc=delta0, scale=sigma0)
+                    if population else stats.norm(loc=delta0, scale=sigma0))
+    return rope.probabilities(distribution)
 
 
 def safer_run(run: dict, retry: int, diagnostics: Diagnostics) -> dict | None:
@@ -330,9 +152,7 @@ def safer_run(run: dict, retry: int, diagnostics: Diagnostics) -> dict | None:
     """
     if retry not in (1, 2):
         return None
-    struggles = (diagnostics.divergences or diagnostics.treedepth_saturated
-                 or diagnostics.min_bfmi < BFMI_MIN)
-    if not struggles:
+    if not struggles(diagnostics):
         return dict(run, continued=True, iter_sampling=retry * run["iter_sampling"],
                     iter_warmup=min(CONTINUATION_WARMUP, run["iter_warmup"]))
     adapt_delta = max(0.99, run["adapt_delta"]) if diagnostics.divergences else run["adapt_delta"]
@@ -437,14 +257,24 @@ def hierarchical(scores: Scores, first: str, second: str, *, rope: RopeLike = 0.
         idata = to_user_scale(fit, data, scale, scores.dataset_names, seed, log_likelihood,
                               prior)
         diagnostics = diagnose(idata, var_names=var_names, max_treedepth=max_treedepth)
+        modes, separate = (), False
+        if not diagnostics.ok and not struggles(diagnostics):
+            # chains in separate modes, or moving slowly between them: more draws rarely
+            # make them agree, but their decisions may
+            modes, separate = find_modes(idata, unconstrained(fit, data),
+                                         _next_masses(idata, data["population"], rope), rope,
+                                         var_names=var_names, max_treedepth=max_treedepth)
+        settled = bool(modes) and settled_decisions(modes, separate, THRESHOLD)
         attempts.append(dict(
             attempt=len(attempts) + 1, parameterization="marginal",
             continued=run["continued"], adapt_delta=run["adapt_delta"],
             iter_warmup=run["iter_warmup"], iter_sampling=run["iter_sampling"],
-            draws=int(fit.posterior.sizes["draw"]), ok=diagnostics.ok,
-            verdict=diagnostics.verdict, problems=diagnostics.problems,
+            draws=int(fit.posterior.sizes["draw"]), ok=diagnostics.ok or settled,
+            verdict=(("separate modes" if separate else "chains agree") if settled
+                     else diagnostics.verdict),
+            modes=len(modes), problems=diagnostics.problems,
             seconds=time.perf_counter() - started))
-        safer = None if diagnostics.ok or len(attempts) > retries else \
+        safer = None if diagnostics.ok or settled or len(attempts) > retries else \
             safer_run(fresh, len(attempts), diagnostics)
         if safer is None:
             break
@@ -457,14 +287,21 @@ def hierarchical(scores: Scores, first: str, second: str, *, rope: RopeLike = 0.
                f"{run['iter_sampling']} iterations")
         warnings.warn(f"{what}: {how} after: " + "; ".join(diagnostics.problems),
                       RetryWarning, stacklevel=2)
-    warn_if_problems(diagnostics, what + (f" (after {len(attempts)} attempts)"
-                                          if len(attempts) > 1 else ""))
+    if not settled:
+        # modes of which one still fails its diagnostics decide nothing
+        modes = ()
+        warn_if_problems(diagnostics, what + (f" (after {len(attempts)} attempts)"
+                                              if len(attempts) > 1 else ""))
 
     post = idata.posterior
-    delta0, sigma0 = (post[v].values.reshape(-1) for v in ("delta0", "sigma0"))
-    population = (stats.t(post["nu"].values.reshape(-1), loc=delta0, scale=sigma0)
-                  if data["population"] else stats.norm(loc=delta0, scale=sigma0))
-    next_masses = rope.probabilities(population)
+    next_masses = _next_masses(idata, data["population"], rope)
+    n_chains, n_draws = post.sizes["chain"], post.sizes["draw"]
+    # every draw once as sampled, or the modes mixed by their weights
+    order = (mixture_indices(modes, n_chains, n_draws) if modes
+             else np.arange(n_chains * n_draws))
+    delta0 = post["delta0"].values.reshape(-1)[order]
+    delta = post["delta"].values.reshape(n_chains * n_draws, -1)[order]
+    next_masses = next_masses[order]
 
     with warnings.catch_warnings():
         # constant datasets and the ROPE were already reported above
@@ -473,7 +310,7 @@ def hierarchical(scores: Scores, first: str, second: str, *, rope: RopeLike = 0.
         ttests = correlated_ttests(scores, first, second, rope=rope)
     rows = []
     for i, (name, test) in enumerate(zip(scores.dataset_names, ttests)):
-        shrunk = _region_summary(post["delta"].values[:, :, i], rope)
+        shrunk = region_summary(delta[:, i], rope)
         rows.append({"dataset": name, "n": test.posterior.n, "rho": test.posterior.rho,
                      "mean": test.posterior.mean, "p_left_ttest": test.probabilities[0],
                      "p_rope_ttest": test.probabilities[1], "p_right_ttest": test.probabilities[2],
@@ -489,8 +326,8 @@ def hierarchical(scores: Scores, first: str, second: str, *, rope: RopeLike = 0.
                     max_treedepth=max_treedepth, retries=retries, attempts=tuple(attempts))
     return HierarchicalResult(
         first=first, second=second, rope=rope, idata=idata, next_masses=next_masses,
-        delta0=pd.Series(_region_summary(delta0, rope), name="delta0"),
+        delta0=pd.Series(region_summary(delta0, rope), name="delta0"),
         datasets=pd.DataFrame(rows).set_index("dataset"),
         baselines=(run_baselines(scores, first, second, rope=rope, seed=seed) if baselines
                    else None),
-        diagnostics=diagnostics, settings=settings)
+        diagnostics=diagnostics, settings=settings, modes=modes, modes_separate=separate)

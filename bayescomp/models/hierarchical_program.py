@@ -242,3 +242,25 @@ def to_user_scale(idata, data: dict, scale: float, datasets, seed: int, log_like
                                             sigma * scale)
         groups["log_likelihood"] = xr.Dataset({"differences": per_dataset(log_lik)})
     return az.InferenceData(**groups)
+
+
+def unconstrained(idata, data: dict) -> np.ndarray:
+    """The sampled parameters on Stan's unconstrained scale, (chain, draw, dimension): where
+    ``lp__`` is the log density. sigma0 on (0, upper) and every sigma_i on (lower_i, upper)
+    by the log-odds of their place in the interval, log(nu - 1) and the z-scores as they are.
+    """
+    posterior = idata.posterior
+
+    def log_odds(value, lower, upper):
+        share = (value - lower) / (upper - lower)
+        # CmdStan's CSV keeps 6 digits: a draw next to a bound can be rounded onto it
+        share = np.clip(share, 1e-12, 1 - 1e-12)
+        return np.log(share) - np.log1p(-share)
+
+    columns = [log_odds(posterior["sigma0"].values, 0.0, data["sigma0_upper"])[..., None],
+               log_odds(posterior["sigma"].values, np.asarray(data["sigma_lower"], dtype=float),
+                        data["sigma_upper"])]
+    if data["population"]:
+        log_nu = posterior["log_nu_minus_one"].values
+        columns += [log_nu.reshape(log_nu.shape[:2] + (-1,)), posterior["lambda_z"].values]
+    return np.concatenate(columns, axis=-1)

@@ -19,7 +19,7 @@ from numbers import Integral, Real
 
 import numpy as np
 
-from bayescomp.decisions import decide
+from bayescomp.decisions import MODES_DISAGREE, decide
 from bayescomp.rope import region_labels
 
 #: The default probability a region needs for a decision.
@@ -95,7 +95,7 @@ def probability(value, digits: int = 4) -> str:
 
 def verdict(probabilities, first: str, second: str, *, threshold: float = THRESHOLD,
             scope: str | None = None, rope=None, reliable: bool = True,
-            digits: int = 4) -> str:
+            digits: int = 4, decision: str | None = None) -> str:
     """The verdict on ``first - second`` in one sentence naming the algorithms.
 
     Parameters
@@ -116,6 +116,9 @@ def verdict(probabilities, first: str, second: str, *, threshold: float = THRESH
         verdict instead of reading the probabilities.
     digits : int
         Decimals of the probabilities.
+    decision : str, optional
+        The decision of a posterior whose chains sit in several modes (the one every mode
+        makes, or ``"undecided (the modes disagree)"``); the sentence then says so.
 
     Returns
     -------
@@ -128,10 +131,18 @@ def verdict(probabilities, first: str, second: str, *, threshold: float = THRESH
     opening = f"{scope}: " if scope else ""
     if not reliable:
         return f"{opening}no verdict, the sampler failed its diagnostics (unreliable)."
+    if decision == MODES_DISAGREE:
+        return (f"{opening}no decision, the posterior's modes disagree (each mode's verdict "
+                "and weight are listed with the modes).")
     probabilities = np.asarray(probabilities, dtype=float)
     labels = region_labels(first, second)
     region = decide(probabilities, threshold)
     limit = format_number(threshold)
+    if decision is not None:
+        return (verdict(probabilities, first, second, threshold=threshold, scope=scope,
+                        rope=rope, digits=digits)
+                + " Every mode of the posterior makes this decision, so any mixture of "
+                "them does.")
     if region == "undecided":
         top = int(np.argmax(probabilities))
         return (f"{opening}undecided, P({labels[top]}) = "
@@ -174,3 +185,41 @@ def json_number(value):
 def rope_dict(rope) -> dict:
     """A ROPE as ``{"low": ..., "high": ...}``."""
     return {"low": json_number(rope.low), "high": json_number(rope.high)}
+
+
+def mode_lines(result) -> list[str]:
+    """The lines that show the modes of a hierarchical result whose chains settled in
+    several: per mode its chains, weight, location, diagnostics and both verdicts."""
+    left, equal, right = result.labels
+    if result.modes_separate:
+        lines = [f"Modes: the chains settled in {len(result.modes)} separate modes of the "
+                 "posterior (more sampling does not make chains cross between them); each mode "
+                 "passes the diagnostics on its own chains. Weights: posterior mass by "
+                 "reciprocal importance sampling (nan: not estimable; the chains then count "
+                 "alike)."]
+    else:
+        lines = ["Modes: the chains move slowly between modes of the posterior (nu and sigma0 "
+                 "do not mix), so each chain is shown on its own, unweighed; every chain makes "
+                 "the same decisions with a margin of two Monte Carlo errors, so any mixture "
+                 "of what they sampled does. The intervals of nu, sigma0 and delta_i are "
+                 "less certain than they look; to weigh the modes, run longer."]
+    lines.append(f"  probabilities: P({left}) / P({equal}) / P({right})")
+    name = "mode" if result.modes_separate else "chain"
+    for k, mode in enumerate(result.modes, 1):
+        where = ", ".join(f"{name} {format_number(value)}"
+                          for name, value in mode.location.items())
+        per_scope = []
+        for scope, masses in (("delta0", mode.population), ("next dataset", mode.next_dataset)):
+            decision = decide(masses, THRESHOLD, labels=result.labels)
+            per_scope.append(f"{scope} {' / '.join(probability(p) for p in masses)} "
+                             f"({decision})")
+        chains = ", ".join(str(c + 1) for c in mode.chains)
+        lines.append(f"  {name} {k}: chains {chains}; weight {format_number(mode.weight)}; "
+                     f"{where}; R-hat {format_number(mode.max_rhat)}, min ESS "
+                     f"{format_number(min(mode.min_ess_bulk, mode.min_ess_tail))}; "
+                     + "; ".join(per_scope))
+    agreed = [result.population_decision(), result.decision()]
+    lines.append("  " + ("Every mode makes the same decisions: any mixture of these modes gives "
+                         "them." if MODES_DISAGREE not in agreed else
+                         "The modes disagree: no decision where they do."))
+    return lines
