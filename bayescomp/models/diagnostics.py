@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 
 import arviz as az
 import numpy as np
+from scipy import stats
 
 from bayescomp.exceptions import SamplingWarning
 from bayescomp.presentation.verdicts import UNRELIABLE
@@ -59,12 +60,32 @@ class Diagnostics:
         return "\n".join(lines)
 
 
+def rank_rhat(draws: np.ndarray) -> float:
+    """Rank-normalised split R-hat (Vehtari et al. 2021, the larger of the bulk and folded
+    versions) of ``draws`` shaped (chain, draw)."""
+    draws = np.asarray(draws, dtype=float)
+    half = draws.shape[1] // 2
+    split = np.concatenate([draws[:, :half], draws[:, -half:]], axis=0)
+
+    def rhat(x):
+        if np.ptp(x) == 0:
+            return 1.0
+        ranks = stats.rankdata(x, axis=None).reshape(x.shape)
+        z = stats.norm.ppf((ranks - 0.375) / (x.size + 0.25))
+        n = z.shape[1]
+        within = z.var(axis=1, ddof=1).mean()
+        between = n * z.mean(axis=1).var(ddof=1)
+        return float(np.sqrt(((n - 1) / n * within + between / n) / within))
+
+    folded = np.abs(split - np.median(split))
+    return max(rhat(split), rhat(folded))
+
+
 def diagnose(idata: az.InferenceData, var_names: Sequence[str] | None = None,
              max_treedepth: int = 10) -> Diagnostics:
     """Diagnostics of the posterior variables ``var_names`` (default all) of an InferenceData."""
     posterior = idata.posterior if var_names is None else idata.posterior[var_names]
     n_chains, n_draws = posterior.sizes["chain"], posterior.sizes["draw"]
-    rhat = az.rhat(posterior)
     ess_bulk = az.ess(posterior, method="bulk")
     ess_tail = az.ess(posterior, method="tail")
 
@@ -77,7 +98,12 @@ def diagnose(idata: az.InferenceData, var_names: Sequence[str] | None = None,
     divergences = int(stats["diverging"].sum())
     saturated = int((stats["tree_depth"] >= max_treedepth).sum())
     min_bfmi = float(np.min(az.bfmi(idata))) if "energy" in stats else float("nan")
-    max_rhat = extreme(rhat, np.max) if n_chains > 1 else float("nan")
+    if n_chains > 1:
+        max_rhat = extreme(az.rhat(posterior), np.max)
+    else:  # one chain (a mode of a fit): its halves, which arviz does not compare
+        max_rhat = max(rank_rhat(values.reshape(1, n_draws, -1)[..., k])
+                       for values in (v.values for v in posterior.data_vars.values())
+                       for k in range(int(np.prod(values.shape[2:], dtype=int))))
     min_bulk, min_tail = extreme(ess_bulk, np.min), extreme(ess_tail, np.min)
 
     problems = []

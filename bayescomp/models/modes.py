@@ -38,7 +38,7 @@ from scipy.cluster.hierarchy import fcluster, linkage
 from scipy.special import logsumexp
 
 from bayescomp.decisions import decide
-from bayescomp.models.diagnostics import ESS_PER_CHAIN_MIN, diagnose
+from bayescomp.models.diagnostics import ESS_PER_CHAIN_MIN, diagnose, rank_rhat
 from bayescomp.rope import REGIONS
 
 #: the variables whose draws say which mode a chain is in
@@ -53,35 +53,15 @@ TRUNCATION = 0.95
 DRAWS_PER_DIMENSION = 5
 
 
-def rank_rhat(draws: np.ndarray) -> float:
-    """Rank-normalised split R-hat (Vehtari et al. 2021, the larger of the bulk and folded
-    versions) of ``draws`` shaped (chain, draw)."""
-    draws = np.asarray(draws, dtype=float)
-    half = draws.shape[1] // 2
-    split = np.concatenate([draws[:, :half], draws[:, -half:]], axis=0)
-
-    def rhat(x):
-        if np.ptp(x) == 0:
-            return 1.0
-        ranks = stats.rankdata(x, axis=None).reshape(x.shape)
-        z = stats.norm.ppf((ranks - 0.375) / (x.size + 0.25))
-        n = z.shape[1]
-        within = z.var(axis=1, ddof=1).mean()
-        between = n * z.mean(axis=1).var(ddof=1)
-        return float(np.sqrt(((n - 1) / n * within + between / n) / within))
-
-    folded = np.abs(split - np.median(split))
-    return max(rhat(split), rhat(folded))
-
-
 def chain_distances(locators: dict[str, np.ndarray]) -> np.ndarray:
     """Largest pair R-hat minus 1 of every two chains over the ``locators`` (chain, draw)."""
     n_chains = next(iter(locators.values())).shape[0]
     distance = np.zeros((n_chains, n_chains))
     for a in range(n_chains):
         for b in range(a + 1, n_chains):
-            distance[a, b] = distance[b, a] = max(
-                rank_rhat(values[[a, b]]) for values in locators.values()) - 1
+            # R-hat falls a little below 1 by chance; a distance cannot
+            distance[a, b] = distance[b, a] = max(0.0, max(
+                rank_rhat(values[[a, b]]) for values in locators.values()) - 1)
     return distance
 
 
