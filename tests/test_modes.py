@@ -1,6 +1,7 @@
 """Mode-aware inference (issue 28): R-hat by a second route, chains clustered into modes whose
 truth is known, the mass of each mode where the weights are known, the reporting rule, and
 near-identical algorithms decided on every seed."""
+import json
 import warnings
 
 import arviz as az
@@ -148,6 +149,12 @@ def test_near_identical_pair_is_equivalent_on_every_seed(stan_backend, seed):
     assert result.reliable
     assert result.population_decision() == "equivalent"
     assert result.decision() == "equivalent"
+    data = json.loads(json.dumps(result.to_dict()))
+    assert data["delta0"]["verdict"]["decision"] == "equivalent"
+    assert data["next_dataset"]["verdict"]["decision"] == "equivalent"
     if result.modes:
         assert all(m.population[1] == 1.0 for m in result.modes)
         assert "Every mode of the posterior makes this decision" in result.summary()
+        assert {m["delta0"]["decision"] for m in data["modes"]["modes"]} == {"equivalent"}
+    else:
+        assert data["modes"] is None

@@ -55,9 +55,10 @@ import pandas as pd
 from bayescomp.baselines.across_datasets import resolve_seed
 from bayescomp.models.correlated import correlated_ttest
 from bayescomp.data.scores import Scores
-from bayescomp.decisions import decide
+from bayescomp.decisions import MODES_DISAGREE
 from bayescomp.exceptions import BayescompWarning
 from bayescomp.presentation.reports import Reportable, text_table
+from bayescomp.presentation.serialize import modes_dict
 from bayescomp.rope import Rope
 from bayescomp.presentation.verdicts import format_number, json_number, rope_dict, verdict, verdict_dict
 
@@ -163,31 +164,25 @@ def _fit_pair(scores: Scores, first: str, second: str, method: str, rope: Rope, 
     return result, [(str(w.message), w.category) for w in caught]
 
 
-def _population_decision(result, threshold: float) -> str:
-    """The decision on delta0 of a hierarchical result, in the words of its ``decision()``."""
-    if not result.reliable:
-        return result.UNRELIABLE
-    masses = result.delta0[["p_left", "p_rope", "p_right"]].to_numpy(dtype=float)
-    return decide(masses, threshold, labels=result.labels)
-
-
 def _row(result, method: str, seed: int) -> dict:
     row = dict(first=result.first, second=result.second, method=method,
                **dict(zip(("p_left", "p_rope", "p_right"), map(float, result.probabilities))))
     if method == "hierarchical":
         d0, base = result.delta0, result.baselines
-        reliable = bool(result.diagnostics.ok)
+        reliable = bool(result.reliable)
         row.update(delta0_p_left=d0["p_left"], delta0_p_rope=d0["p_rope"],
                    delta0_p_right=d0["p_right"],
-                   delta0_decision=_population_decision(result, THRESHOLD),
+                   delta0_decision=result.population_decision(THRESHOLD),
                    decision=result.decision(THRESHOLD),  # says "unreliable" when it is
                    test="wilcoxon", p_value=base.wilcoxon.p_value if base else np.nan,
                    reliable=reliable, diagnostics_ok=reliable,
-                   attempts=len(result.settings.get("attempts", ())) or 1)
+                   attempts=len(result.settings.get("attempts", ())) or 1,
+                   modes=len(result.modes))
     else:  # no sampling, hence no sampling problems
         row.update(delta0_p_left=np.nan, delta0_p_rope=np.nan, delta0_p_right=np.nan,
                    delta0_decision="", decision=result.decision(THRESHOLD), test="nadeau-bengio",
-                   p_value=result.nb_p_value, reliable=True, diagnostics_ok=True, attempts=1)
+                   p_value=result.nb_p_value, reliable=True, diagnostics_ok=True, attempts=1,
+                   modes=0)
     row["seed"] = seed
     return row
 
@@ -213,7 +208,9 @@ class AllPairsResult(Reportable):
         ``test`` and ``p_value``
         of the frequentist baseline, ``p_value_corrected``, ``reject`` (corrected p-value at
         most 0.05), ``reliable`` (the final fit passed its diagnostics; ``diagnostics_ok`` is
-        the same column under its former name), ``attempts`` (fits made, retries included)
+        the same column under its former name), ``attempts`` (fits made, retries included),
+        ``modes`` (the modes or chains a fit whose chains do not mix decided by, 0 when they
+        mix: :attr:`HierarchicalResult.modes`)
         and ``seed``.
     results : dict
         ``(first, second) -> HierarchicalResult or CorrelatedTTestResult``.
@@ -280,9 +277,12 @@ class AllPairsResult(Reportable):
         if self.method != "hierarchical":
             return [verdict([row["p_left"], row["p_rope"], row["p_right"]], first, second,
                             threshold=self.threshold, scope=pair, rope=self.rope)]
+        # where the chains sit in several modes, the decision is theirs (the probabilities
+        # mix the modes by estimated weights)
         return [verdict([row[f"{k}p_left"], row[f"{k}p_rope"], row[f"{k}p_right"]], first,
                         second, threshold=self.threshold, scope=f"{pair}, {where}",
-                        rope=self.rope, reliable=reliable)
+                        rope=self.rope, reliable=reliable,
+                        decision=row[f"{k}decision"] if row["modes"] else None)
                 for k, where in (("delta0_", "population (delta0)"), ("", "next dataset"))]
 
     def verdicts(self, threshold: float | None = None) -> list[str]:
@@ -313,7 +313,10 @@ class AllPairsResult(Reportable):
         shown[f"{t['test'].iloc[0]} p_value"] = t.p_value
         shown["p_value corrected"] = t.p_value_corrected
         if hierarchical:
-            shown["fit"] = np.where(t.reliable.astype(bool), "ok", "UNRELIABLE")
+            shown["fit"] = [("ok" if not modes else f"ok, {modes} modes agree" if
+                             MODES_DISAGREE not in (a, b) else f"{modes} modes disagree")
+                            if reliable else "UNRELIABLE" for reliable, modes, a, b in
+                            zip(t.reliable.astype(bool), t.modes, t.delta0_decision, t.decision)]
             shown["attempts"] = t.attempts
         return shown
 
@@ -333,10 +336,13 @@ class AllPairsResult(Reportable):
             if self.method == "hierarchical":
                 entry["delta0"] = verdict_dict(
                     [row.delta0_p_left, row.delta0_p_rope, row.delta0_p_right], first, second,
-                    scope=f"{first} vs {second}, population (delta0)", **common)
+                    scope=f"{first} vs {second}, population (delta0)",
+                    decision=row.delta0_decision if row.modes else None, **common)
                 entry["next_dataset"] = verdict_dict(
                     [row.p_left, row.p_rope, row.p_right], first, second,
-                    scope=f"{first} vs {second}, next dataset", **common)
+                    scope=f"{first} vs {second}, next dataset",
+                    decision=row.decision if row.modes else None, **common)
+                entry["modes"] = modes_dict(self.results[(first, second)], self.threshold)
                 if not row["reliable"]:
                     entry["problems"] = list(self.results[(first, second)].diagnostics.problems)
             else:
@@ -495,6 +501,6 @@ def compare_all(scores: Scores, rope: RopeLike = 0.01, *, method: str = "auto",
     table = table[["first", "second", "method", "p_left", "p_rope", "p_right", "delta0_p_left",
                    "delta0_p_rope", "delta0_p_right", "delta0_decision", "decision", "test", "p_value",
                    "p_value_corrected", "reject", "reliable", "diagnostics_ok", "attempts",
-                   "seed"]]
+                   "modes", "seed"]]
     return AllPairsResult(tuple(scores.algorithms), method, rope, correction, table, results,
                           seed=sequence.entropy)

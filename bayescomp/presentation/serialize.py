@@ -6,6 +6,7 @@ the regions' names, which name the algorithms: ``"<second> better"``, ``"equival
 """
 from __future__ import annotations
 
+from bayescomp.decisions import decide
 from bayescomp.presentation.verdicts import json_number as num, rope_dict, verdict_dict
 
 
@@ -32,13 +33,18 @@ def hierarchical_dict(result, threshold: float = 0.95) -> dict:
                                        "adapt_delta", "max_treedepth") if k in s},
         "delta0": {"mean": num(d0["mean"]), "sd": num(d0["sd"]),
                    "hdi_95": [num(d0["hdi_low"]), num(d0["hdi_high"])],
-                   "verdict": verdict_dict(d0[["p_left", "p_rope", "p_right"]], result.first,
-                                           result.second, scope="On the population of "
-                                           "datasets (delta0)", **common)},
-        "next_dataset": {"verdict": verdict_dict(result.probabilities, result.first,
-                                                 result.second, scope="On the next dataset",
-                                                 **common),
+                   "verdict": verdict_dict(
+                       d0[["p_left", "p_rope", "p_right"]], result.first, result.second,
+                       scope="On the population of datasets (delta0)",
+                       decision=result.population_decision(threshold) if result.modes else None,
+                       **common)},
+        "next_dataset": {"verdict": verdict_dict(
+                             result.probabilities, result.first, result.second,
+                             scope="On the next dataset",
+                             decision=result.decision(threshold) if result.modes else None,
+                             **common),
                          "most_probable_shares": keyed(result.most_probable)},
+        "modes": modes_dict(result, threshold),
         "datasets": datasets,
         "baselines": result.baselines.to_dict() if result.baselines is not None else None,
         "diagnostics": {"verdict": g.verdict, "max_rhat": num(g.max_rhat),
@@ -47,4 +53,29 @@ def hierarchical_dict(result, threshold: float = 0.95) -> dict:
         "attempts": [{k: (num(v) if isinstance(v, (int, float)) and not isinstance(v, bool)
                           else v if isinstance(v, (str, bool)) or v is None else list(v))
                       for k, v in a.items()} for a in result.attempts],
+    }
+
+
+def modes_dict(result, threshold: float = 0.95) -> dict | None:
+    """The modes of a hierarchical result whose chains do not mix (None when they do): whether
+    they are separate modes or chains crossing slowly between them, and per mode its chains
+    (from 1), weight, location, diagnostics and both verdicts' probabilities and decisions."""
+    if not result.modes:
+        return None
+    labels = result.labels
+    keyed = lambda masses: {k: num(v) for k, v in zip(labels, masses)}  # noqa: E731
+    return {
+        "kind": "separate modes" if result.modes_separate else "chains crossing between modes",
+        "rule": "a decision stands only when every mode makes it; any mixture of the modes "
+                "then makes it too",
+        "modes": [{
+            "chains": [c + 1 for c in m.chains], "weight": num(m.weight),
+            "location": {k: num(v) for k, v in m.location.items()},
+            "max_rhat": num(m.max_rhat), "min_ess_bulk": num(m.min_ess_bulk),
+            "min_ess_tail": num(m.min_ess_tail), "ok": bool(m.ok),
+            "delta0": {"probabilities": keyed(m.population),
+                       "decision": decide(m.population, threshold, labels=labels)},
+            "next_dataset": {"probabilities": keyed(m.next_dataset),
+                             "decision": decide(m.next_dataset, threshold, labels=labels)},
+        } for m in result.modes],
     }

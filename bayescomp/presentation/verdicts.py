@@ -157,17 +157,22 @@ def verdict(probabilities, first: str, second: str, *, threshold: float = THRESH
 
 
 def verdict_dict(probabilities, first: str, second: str, *, threshold: float = THRESHOLD,
-                 scope: str | None = None, rope=None, reliable: bool = True) -> dict:
+                 scope: str | None = None, rope=None, reliable: bool = True,
+                 decision: str | None = None) -> dict:
     """The verdict as JSON-ready data: probabilities keyed by region names, the decision
-    (``"<name> better"``, ``"equivalent"``, ``"undecided"`` or ``"unreliable (sampling
-    problems)"``), the threshold and the sentence of :func:`verdict`."""
+    (``"<name> better"``, ``"equivalent"``, ``"undecided"``, ``"undecided (the modes
+    disagree)"`` or ``"unreliable (sampling problems)"``), the threshold and the sentence of
+    :func:`verdict` (``decision`` as there)."""
     probabilities = np.asarray(probabilities, dtype=float)
     labels = region_labels(first, second)
-    decision = decide(probabilities, threshold, labels=labels) if reliable else UNRELIABLE
+    sentence = verdict(probabilities, first, second, threshold=threshold, scope=scope,
+                       rope=rope, reliable=reliable, decision=decision)
+    if not reliable:
+        decision = UNRELIABLE
+    elif decision is None:
+        decision = decide(probabilities, threshold, labels=labels)
     return {"probabilities": {label: json_number(p) for label, p in zip(labels, probabilities)},
-            "decision": decision, "threshold": float(threshold),
-            "sentence": verdict(probabilities, first, second, threshold=threshold, scope=scope,
-                                rope=rope, reliable=reliable)}
+            "decision": decision, "threshold": float(threshold), "sentence": sentence}
 
 
 def json_number(value):

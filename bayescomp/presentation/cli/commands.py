@@ -103,7 +103,7 @@ def _figures(result, scores, first, second, out: Path) -> list[str]:
 
     written = []
     if hasattr(result, "idata"):
-        bad = not result.diagnostics.ok
+        bad = not result.reliable
         for name, axes in (
                 ("posterior_delta0.png", lambda: plots.plot_posterior(result, which="delta0")),
                 ("posterior_next.png", lambda: plots.plot_posterior(result, which="next")),
@@ -186,7 +186,7 @@ def _run_comparison(scores, first, second, args, console: Console, extra: dict) 
         markdown = "\n\n".join([result.to_markdown(), result.baselines.to_markdown(),
                                 "```\n" + result.diagnostics.summary() + "\n```"])
         part = result_dict(result)
-        status = _status([] if result.diagnostics.ok else [f"{first} vs {second}"], console)
+        status = _status([] if result.reliable else [f"{first} vs {second}"], console)
 
     def report(directory):
         figures = [] if args.no_stan and len(scores) > 1 else \
