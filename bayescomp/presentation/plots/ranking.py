@@ -24,7 +24,8 @@ def _axes(ax, ncols=1, width=5.0, height=3.5):
 
 
 def plot_rank_probabilities(result, ax=None):
-    """Heatmap of P(algorithm has rank r), algorithms ordered by expected rank.
+    """Heatmap of P(the algorithm's worth has rank r), algorithms ordered by the posterior
+    mean rank of their worths.
 
     Parameters
     ----------
@@ -45,34 +46,47 @@ def plot_rank_probabilities(result, ax=None):
                 color="white" if matrix[i, j] > 0.6 else "black")
     ax.set_xticks(range(k), [str(r) for r in range(1, k + 1)])
     ax.set_yticks(range(len(order)), list(order))
-    ax.set_xlabel("rank (1 = largest worth)")
-    ax.set_title("Posterior probability of each rank")
+    ax.set_xlabel("rank of the worth (1 = largest worth)")
+    ax.set_title("Posterior probability of each rank of the worth", fontsize=10)
     ax.figure.colorbar(image, ax=ax, fraction=0.046, pad=0.04)
     return ax
 
 
-def plot_expected_ranks(result, ax=None):
-    """Expected rank of each algorithm with its credible interval, best at the top, and
-    P(best) written beside it.
+def plot_worth_ranks(result, ax=None):
+    """Per algorithm, best at the top: the posterior mean rank of its worth with its credible
+    interval, its mean observed rank on the datasets (a cross) and P(best) beside them.
+
+    Two different ranks, named apart: the rank of the worth (1 = largest worth, the
+    algorithm most likely first on a new dataset) narrows as datasets accrue; the mean
+    observed rank is the data's, with algorithms tied within the ROPE sharing their rank.
 
     Returns
     -------
     matplotlib Axes
+        The intervals are a line collection with gid ``"worth_rank_interval"``, the means a
+        line with gid ``"worth_rank"``, the crosses ``"observed_rank"``.
     """
     ax = _axes(ax, height=0.45 * len(result.algorithms) + 1.5)
     frame = result.to_frame()
     y = np.arange(len(frame))[::-1]
-    ax.hlines(y, frame.rank_low, frame.rank_high, color="tab:blue", lw=2)
-    ax.plot(frame.rank_mean, y, "o", color="tab:blue")
-    ax.plot(frame.mean_observed_rank, y, "x", color="black", label="mean observed rank")
+    interval = ax.hlines(y, frame.rank_low, frame.rank_high, color="tab:blue", lw=2)
+    interval.set_gid("worth_rank_interval")
+    mean, = ax.plot(frame.rank_mean, y, "o", color="tab:blue",
+                    label=f"rank of the worth: posterior mean, "
+                    f"{result.settings['interval']:.0%} interval")
+    mean.set_gid("worth_rank")
+    observed, = ax.plot(frame.mean_observed_rank, y, "x", color="black",
+                        label=f"mean observed rank on the {result.settings['datasets']} "
+                        f"datasets (ties within ROPE {result.settings['rope']:g})")
+    observed.set_gid("observed_rank")
     k = len(frame)
     for yi, p_best in zip(y, frame.p_best):  # in a right-hand margin, clear of the intervals
         ax.text(k + 0.35, yi, f"P(best) {p_best:.2f}", va="center", fontsize=8)
     ax.set_xlim(0.5, k + 1.5)
     ax.set_xticks(range(1, k + 1))
     ax.set_yticks(y, list(frame.index))
-    ax.set_xlabel(f"rank ({result.settings['interval']:.0%} interval)")
-    ax.set_title("Expected rank (Plackett-Luce)")
+    ax.set_xlabel("rank (1 = best)")
+    ax.set_title("Rank of each worth (Plackett-Luce) and mean observed rank", fontsize=10)
     ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.25), fontsize=8, frameon=False)
     return ax
 
@@ -84,7 +98,7 @@ def plot_ranking(result: RankingResult, axes=None) -> np.ndarray:
     if axes is None:
         k = len(result.algorithms)
         _, axes = plt.subplots(1, 2, figsize=(11, 0.45 * k + 1.8), constrained_layout=True)
-    plot_expected_ranks(result, ax=axes[0])
+    plot_worth_ranks(result, ax=axes[0])
     plot_rank_probabilities(result, ax=axes[1])
     if not result.reliable:
         axes[0].figure.suptitle("UNRELIABLE: the sampler failed its diagnostics; not a verdict",
