@@ -484,3 +484,59 @@ def test_clean_text_is_idempotent_and_names_missing_characters():
     from bayescomp.presentation.plots import clean_text
     assert clean_text("a$b") == r"a\$b" == clean_text(clean_text("a$b"))
     assert clean_text("\U000F0000") == "<U+F0000>"  # private use: in no font
+
+
+# --------------------------------------------------------------------------- many datasets
+
+def saved_height(ax, path):
+    """Pixel height of the figure saved as the command line saves it (150 dpi, tight)."""
+    ax.figure.savefig(path, dpi=150, bbox_inches="tight")
+    return plt.imread(path).shape[0]
+
+
+def shrinkage_stand_in(k, seed=0):
+    """What plot_shrinkage reads of a HierarchicalResult, for k datasets (a fit of 1,000
+    datasets is minutes of sampling; the figure only reads this table)."""
+    from types import SimpleNamespace
+    rng = np.random.default_rng(seed)
+    mean = rng.normal(0.01, 0.02, k)
+    delta = 0.5 * mean + 0.005
+    table = pd.DataFrame({"mean": mean, "ttest_hdi_low": mean - 0.02,
+                          "ttest_hdi_high": mean + 0.02, "delta_mean": delta,
+                          "delta_hdi_low": delta - 0.01, "delta_hdi_high": delta + 0.01},
+                         index=[f"dataset_{i}" for i in range(k)])
+    return SimpleNamespace(datasets=table, rope=bc.Rope(-0.01, 0.01), first="forest",
+                           second="tree", delta0=pd.Series({"mean": 0.005}))
+
+
+@pytest.mark.parametrize("k", [2, 40, 1000])
+def test_per_dataset_figures_are_bounded_and_name_the_extremes(k, tmp_path):
+    result = shrinkage_stand_in(k)
+    rng = np.random.default_rng(1)
+    scores = bc.from_arrays({"forest": rng.normal(0.8, 0.02, (k, 10)) + result.datasets["mean"]
+                             .to_numpy()[:, None], "tree": rng.normal(0.8, 0.02, (k, 10))},
+                            rho=0.1, datasets=list(result.datasets.index))
+    shrinkage = plots.plot_shrinkage(result)
+    differences = plots.plot_differences(scores, "forest", "tree", rope=0.01)
+    for ax, means in ((shrinkage, result.datasets["mean"]),
+                      (differences, pd.Series(scores.mean_differences("forest", "tree"),
+                                              index=result.datasets.index))):
+        assert saved_height(ax, tmp_path / "figure.png") < 4000
+        order = list(means.sort_values(kind="stable").index)
+        ticks = [t.get_text() for t in ax.get_yticklabels()]
+        named = [t.get_text() for t in by_gid(ax.texts, "name")]
+        if k <= 40:  # every dataset named, bottom to top by mean difference
+            assert ticks == order and not named
+        else:  # the three lowest and the three highest, bottom to top, no other name
+            assert ticks == [] and named == order[:3] + order[-3:]
+            assert ax.get_ylabel() == f"{k} datasets sorted by mean difference; the lowest " \
+                "and highest 3 named"
+    if k > 40:
+        # every dataset is still drawn: its interval (shrinkage), its quartiles (differences)
+        intervals, = by_gid(shrinkage.collections, "shrunk_interval")
+        np.testing.assert_allclose(np.array(intervals.get_segments())[:, 0, 0],
+                                   result.datasets.sort_values("mean")["delta_hdi_low"])
+        quartiles, = by_gid(differences.collections, "quartiles")
+        x = scores.differences("forest", "tree")
+        lows = [np.percentile(x[list(result.datasets.index).index(name)], 25) for name in order]
+        np.testing.assert_allclose(np.array(quartiles.get_segments())[:, 0, 0], lows)
