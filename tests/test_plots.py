@@ -456,6 +456,48 @@ def test_all_pairs_of_compare_all_on_one_dataset(save):
     save(ax, "all_pairs_correlated")
 
 
+@pytest.mark.parametrize("which", [None, "next"])
+def test_probability_heatmap_shows_the_three_regions_of_every_pair(which, save):
+    table = pairs_table()
+    ax = plots.plot_probability_heatmap(table, which=which)
+    prefix = "" if which == "next" else "delta0_"  # the population by default
+    names = ["x", "y", "z"]
+    segments = by_gid(ax.patches, "segment")
+    assert len(segments) == 3 * 2 * 3  # three parts in both cells of each of three pairs
+    for k, row in table.iterrows():
+        left, inside, right = row[[f"{prefix}p_left", f"{prefix}p_rope", f"{prefix}p_right"]]
+        i, j = names.index(row["first"]), names.index(row["second"])
+        # cell (first, second) reads first - second: column better, equivalent, row better
+        for cell, (r, c), expected in ((segments[6 * k:6 * k + 3], (i, j), (left, inside, right)),
+                                       (segments[6 * k + 3:6 * k + 6], (j, i),
+                                        (right, inside, left))):
+            widths = np.array([p.get_width() for p in cell])
+            np.testing.assert_allclose(widths / widths.sum(), expected, atol=1e-12)
+            assert [p.get_x() for p in cell] == pytest.approx(
+                c - widths.sum() / 2 + np.concatenate([[0], np.cumsum(widths)[:2]]))
+            assert all(abs(p.get_y() + p.get_height() / 2 - r) < 0.5 for p in cell)
+            assert [p.get_facecolor()[:3] for p in cell] == \
+                [matplotlib.colors.to_rgb(color) for color in plots.REGION_COLORS]
+    # the two cells of x and y, equivalent (P = 1.0 / 0.997), both say so in grey
+    first = table.loc[0, [f"{prefix}p_left", f"{prefix}p_rope", f"{prefix}p_right"]].tolist()
+    values = [t.get_text() for t in by_gid(ax.texts, "value")]
+    assert values[:6] == [f"{p:.2f}" for p in first + first[::-1]]
+    # y vs z is unreliable: both of its cells hatched and marked, and the title says so
+    hatched = [p for p in by_gid(ax.patches, "unreliable")]
+    assert sorted((p.get_x() + 0.5, p.get_y() + 0.5) for p in hatched) == [(1, 2), (2, 1)]
+    assert [t.get_text() for t in by_gid(ax.texts, "unreliable")] == ["UNRELIABLE"] * 2
+    assert "UNRELIABLE (1 pair(s)" in ax.get_title()
+    quantity = "next dataset" if which == "next" else "population (delta0)"
+    assert f"All pairs, {quantity}: posterior P(column better | equivalent | row better)" in \
+        ax.get_title()
+    legend = [t.get_text() for t in ax.get_legend().get_texts()]
+    assert legend == ["column better", "practically equivalent", "row better"]
+    assert [t.get_text() for t in ax.get_yticklabels()] == names
+    with pytest.raises(ValueError, match="reliable"):
+        plots.plot_probability_heatmap(table, unreliable=[("y", "z")])
+    save(ax, f"heatmap_regions_{which}")
+
+
 # --------------------------------------------------------------------------- fonts
 
 def test_any_dataset_name_renders_without_warnings(tmp_path):
