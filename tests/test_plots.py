@@ -158,6 +158,34 @@ def test_posterior_rejects_unknown_variable(fit):
         plots.plot_posterior(fit, which="delta")
 
 
+def test_histogram_follows_the_draws_far_inside_the_rope(save):
+    """A posterior 500 times narrower than the ROPE: histogram, density and the normal
+    density the draws come from agree at the peak (bins from the draws' own spread)."""
+    import arviz as az
+    from types import SimpleNamespace
+    sd = 1e-4
+    draws = np.random.default_rng(6).normal(0.0, sd, (2, 4000))
+    stand_in = SimpleNamespace(  # what plot_posterior reads of a HierarchicalResult
+        idata=az.from_dict(posterior={"delta0": draws}), next_masses=None,
+        delta0=pd.Series({"p_left": 0.0, "p_rope": 1.0, "p_right": 0.0}),
+        datasets=pd.DataFrame(index=range(5)), rope=bc.Rope(-0.05, 0.05), first="a",
+        second="b")
+    ax = plots.plot_posterior(stand_in, which="delta0")
+    peak = stats.norm.pdf(0, 0, sd)
+    curve, = by_gid(ax.lines, "posterior")
+    assert curve.get_ydata().max() == pytest.approx(peak, rel=0.1)
+    histogram, = [p for p in ax.patches if type(p).__name__ == "StepPatch"]
+    heights, edges, _ = histogram.get_data()  # (values, edges, baseline)
+    assert len(heights) >= 10  # not two bins under the peak
+    assert heights.max() == pytest.approx(peak, rel=0.15)
+    # Freedman-Diaconis: bin width 2 IQR n^(-1/3) over the central 99.5% of the draws
+    q1, q3 = np.quantile(draws, [0.25, 0.75])
+    low, high = np.quantile(draws, [0.0025, 0.9975])
+    assert len(heights) == int(np.ceil((high - low) / (2 * (q3 - q1) * draws.size ** (-1 / 3))))
+    assert (edges[0], edges[-1]) == pytest.approx((low, high), rel=1e-12)
+    save(ax, "posterior_narrow")
+
+
 def test_posterior_rejects_other_objects():
     with pytest.raises(TypeError, match="CorrelatedTTestResult"):
         plots.plot_posterior(np.zeros(3))
@@ -177,8 +205,23 @@ def check_triangle(ax, rows, labels, shares, probabilities=None):
     assert np.all(barycentric >= -1e-12) and np.allclose(barycentric.sum(axis=1), 1)
     vertices = by_gid(ax.texts, "vertex")
     assert [t.get_text() for t in vertices] == [
-        f"{label}\nP = {p:.3f}\nmost probable: {share:.3f} of draws"
-        for label, p, share in zip(labels, probabilities, shares)]
+        f"{label}\nP = {p:.3f}" for label, p in zip(labels, probabilities)]
+    # the share of draws is secondary: labelled, smaller, not bold, under the probability
+    secondary = by_gid(ax.texts, "share")
+    assert [t.get_text() for t in secondary] == [
+        f"(largest mass in {share:.3f} of the draws)" for share in shares]
+    for main, share in zip(vertices, secondary):
+        assert main.get_fontweight() == "bold" and share.get_fontweight() == "normal"
+        assert share.get_fontsize() < main.get_fontsize()
+    # the headline: the decision from the probabilities, at 0.95
+    headline, = by_gid(ax.texts, "decision")
+    k = int(np.argmax(probabilities))
+    if probabilities[k] >= 0.95:
+        assert headline.get_text() == f"Decision at P \u2265 0.95: {labels[k]} " \
+            f"(P = {probabilities[k]:.3f})"
+    else:
+        assert headline.get_text() == ("Decision at P \u2265 0.95: undecided (largest: "
+                                       f"{labels[k]}, P = {probabilities[k]:.3f})")
     # left bottom left, rope on top, right bottom right
     (xl, yl), (xe, ye), (xr, yr) = (t.get_position() for t in vertices)
     assert xl < xe < xr and ye > yl and ye > yr
@@ -209,6 +252,21 @@ def test_simplex_with_no_rope_mass_still_scatters():
     check_triangle(ax, rows, ("left", "rope", "right"), most_probable_shares(rows))
     np.testing.assert_allclose(by_gid(ax.collections, "points")[0].get_offsets()[:, 1], 0,
                                atol=1e-15)
+
+
+def test_simplex_headline_is_the_decision_not_the_share_of_draws():
+    # the rope's mass is the largest in every draw (share 1.000) but P(rope) = 0.59 only:
+    # the headline says undecided, and the share is the small grey line
+    rng = np.random.default_rng(4)
+    rope = rng.uniform(0.55, 0.63, 3000)
+    rows = np.column_stack([1 - rope - 0.01, rope, np.full_like(rope, 0.01)])
+    ax = plots.plot_simplex(rows, labels=("b better", "equivalent", "a better"))
+    shares = most_probable_shares(rows)
+    assert shares[1] == 1.0
+    check_triangle(ax, rows, ("b better", "equivalent", "a better"), shares)
+    headline, = by_gid(ax.texts, "decision")
+    assert headline.get_text().startswith("Decision at P \u2265 0.95: undecided (largest: "
+                                          "equivalent, P = 0.59")
 
 
 def test_simplex_projection_round_trip():
@@ -496,6 +554,43 @@ def test_probability_heatmap_shows_the_three_regions_of_every_pair(which, save):
     with pytest.raises(ValueError, match="reliable"):
         plots.plot_probability_heatmap(table, unreliable=[("y", "z")])
     save(ax, f"heatmap_regions_{which}")
+
+
+# --------------------------------------------------------------------------- sensitivity
+
+def test_sensitivity_tells_every_prior_apart_and_names_coinciding_ones(save):
+    from types import SimpleNamespace
+    ropes = [0.0, 0.01, 0.02]
+    rows = []
+    for prior, shift in (("paper", 0.0), ("baycomp", 0.1), ("gaussian", 0.1 + 0.001)):
+        for quantity in ("delta0", "next"):
+            for r in ropes:  # baycomp and gaussian differ by 0.001 (< 0.005): they coincide
+                inside = min(1.0, 10 * r + shift)
+                rows.append(dict(prior=prior, quantity=quantity, rope=r, p_left=0.0,
+                                 p_rope=inside, p_right=1 - inside))
+    result = SimpleNamespace(table=pd.DataFrame(rows), priors=["paper", "baycomp", "gaussian"],
+                             labels=("b better", "equivalent", "a better"), threshold=0.95)
+    axes = plots.plot_sensitivity(result)
+    for ax in axes:
+        styles = {}
+        for prior in result.priors:
+            lines = by_gid(ax.lines, f"prior:{prior}")
+            assert len(lines) == 3
+            styles[prior] = {(line.get_marker(), line.get_linestyle(), line.get_markersize())
+                             for line in lines}
+            assert len(styles[prior]) == 1  # one style per prior
+            expected = result.table[(result.table.prior == prior)]
+            np.testing.assert_allclose(lines[1].get_ydata(), expected.p_rope[
+                expected.quantity == ("delta0" if ax is axes[0] else "next")])
+        markers = [next(iter(s))[0] for s in styles.values()]
+        dashes = [next(iter(s))[1] for s in styles.values()]
+        assert len(set(markers)) == 3 and len(set(dashes)) == 3
+        note, = by_gid(ax.texts, "coincide")
+        assert note.get_text() == "coincide (within 0.005):\nbaycomp = gaussian"
+    legend = [t.get_text() for t in axes[1].get_legend().get_texts()]
+    assert legend == ["P(b better)", "P(equivalent)", "P(a better)", "prior paper",
+                      "prior baycomp", "prior gaussian"]
+    save(axes, "sensitivity")
 
 
 # --------------------------------------------------------------------------- fonts

@@ -108,7 +108,13 @@ def plot_ranking(result: RankingResult, axes=None) -> np.ndarray:
 
 def plot_sensitivity(result: SensitivityResult, axes=None) -> np.ndarray:
     """P(left / rope / right) against the ROPE half-width, for delta0 (left panel) and the
-    next dataset (right panel); one line style per prior.
+    next dataset (right panel).
+
+    Colour is the region; each prior has its own marker and line style, hollow markers of
+    decreasing size so that priors whose curves coincide still show every marker, and its
+    own legend entry. Priors whose probabilities differ by less than ``SAME`` (0.005) at
+    every ROPE width of a panel are named in that panel as coinciding: identical curves
+    cannot be told apart by their style alone.
 
     Parameters
     ----------
@@ -118,29 +124,69 @@ def plot_sensitivity(result: SensitivityResult, axes=None) -> np.ndarray:
     Returns
     -------
     numpy array of two Axes
+        Each prior's three lines carry gid ``"prior:<name>"``; the coincidence notes are
+        texts with gid ``"coincide"``.
     """
     import matplotlib.pyplot as plt
     from matplotlib.lines import Line2D
 
     if axes is None:
-        _, axes = plt.subplots(1, 2, figsize=(11, 3.8), sharey=True, constrained_layout=True)
+        _, axes = plt.subplots(1, 2, figsize=(12, 4.2), sharey=True, constrained_layout=True)
     table = result.table
     labels = result.labels
+    styles = [prior_style(p) for p in range(len(result.priors))]
     for ax, quantity, title in zip(axes, ("delta0", "next"),
                                    ("delta0 (population mean difference)", "next dataset")):
-        for p, prior in enumerate(result.priors):
+        curves = {}
+        for prior, style in zip(result.priors, styles):
             rows = table[(table.prior == prior) & (table.quantity == quantity)].sort_values("rope")
+            curves[prior] = rows[["p_left", "p_rope", "p_right"]].to_numpy()
             for colour, column in zip(REGION_COLOURS, ("p_left", "p_rope", "p_right")):
-                ax.plot(rows.rope, rows[column], color=colour, marker=".",
-                        linestyle=PRIOR_STYLES[p % len(PRIOR_STYLES)])
+                line, = ax.plot(rows.rope, rows[column], color=colour, mfc="none", **style)
+                line.set_gid(f"prior:{prior}")
         ax.axhline(result.threshold, color="black", lw=0.7, alpha=0.5)
+        same = coinciding(curves)
+        if same:
+            note = ax.text(0.02, 0.5, "coincide (within 0.005):\n" + "\n".join(
+                " = ".join(group) for group in same), transform=ax.transAxes, fontsize=8,
+                va="center", bbox=dict(facecolor="white", edgecolor="#999999", alpha=0.85))
+            note.set_gid("coincide")
         ax.set_title(title)
         ax.set_xlabel("ROPE half-width (units of the scores)")
         ax.set_ylim(-0.02, 1.02)
     axes[0].set_ylabel("posterior probability")
-    handles = [Line2D([], [], color=c, label=f"P({label})")
+    handles = [Line2D([], [], color=c, lw=2, label=f"P({label})")
                for c, label in zip(REGION_COLOURS, labels)]
-    handles += [Line2D([], [], color="black", linestyle=PRIOR_STYLES[p % len(PRIOR_STYLES)],
-                       label=f"prior {prior}") for p, prior in enumerate(result.priors)]
-    axes[1].legend(handles=handles, fontsize=8, loc="best")
+    handles += [Line2D([], [], color="black", mfc="none", label=f"prior {prior}", **style)
+                for prior, style in zip(result.priors, styles)]
+    axes[1].legend(handles=handles, fontsize=8, loc="upper left", bbox_to_anchor=(1.02, 1))
     return np.asarray(axes)
+
+
+#: Priors whose probabilities differ by less than this everywhere coincide on the figure.
+SAME = 0.005
+_MARKERS = ("o", "s", "^", "D", "v", "P", "X", "*")
+
+
+def prior_style(p: int) -> dict:
+    """Marker, marker size and line style of the p-th prior of :func:`plot_sensitivity`:
+    distinct shapes, and sizes shrinking so that coinciding markers nest inside each other."""
+    return dict(marker=_MARKERS[p % len(_MARKERS)], markersize=max(3.0, 9.0 - 1.3 * p),
+                linestyle=PRIOR_STYLES[p % len(PRIOR_STYLES)], lw=1.2)
+
+
+def coinciding(curves: dict) -> list[list[str]]:
+    """Groups (two or more) of priors whose curves differ by less than :data:`SAME` at every
+    point, each prior in the group of the first prior it coincides with."""
+    groups, placed = [], set()
+    names = list(curves)
+    for i, a in enumerate(names):
+        if a in placed:
+            continue
+        group = [a] + [b for b in names[i + 1:] if b not in placed and
+                       curves[a].shape == curves[b].shape and
+                       np.max(np.abs(curves[a] - curves[b])) < SAME]
+        if len(group) > 1:
+            groups.append(group)
+            placed.update(group)
+    return groups
