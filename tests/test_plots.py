@@ -158,6 +158,34 @@ def test_posterior_rejects_unknown_variable(fit):
         plots.plot_posterior(fit, which="delta")
 
 
+def test_histogram_follows_the_draws_far_inside_the_rope(save):
+    """A posterior 500 times narrower than the ROPE: histogram, density and the normal
+    density the draws come from agree at the peak (bins from the draws' own spread)."""
+    import arviz as az
+    from types import SimpleNamespace
+    sd = 1e-4
+    draws = np.random.default_rng(6).normal(0.0, sd, (2, 4000))
+    stand_in = SimpleNamespace(  # what plot_posterior reads of a HierarchicalResult
+        idata=az.from_dict(posterior={"delta0": draws}), next_masses=None,
+        delta0=pd.Series({"p_left": 0.0, "p_rope": 1.0, "p_right": 0.0}),
+        datasets=pd.DataFrame(index=range(5)), rope=bc.Rope(-0.05, 0.05), first="a",
+        second="b")
+    ax = plots.plot_posterior(stand_in, which="delta0")
+    peak = stats.norm.pdf(0, 0, sd)
+    curve, = by_gid(ax.lines, "posterior")
+    assert curve.get_ydata().max() == pytest.approx(peak, rel=0.1)
+    histogram, = [p for p in ax.patches if type(p).__name__ == "StepPatch"]
+    heights, edges, _ = histogram.get_data()  # (values, edges, baseline)
+    assert len(heights) >= 10  # not two bins under the peak
+    assert heights.max() == pytest.approx(peak, rel=0.15)
+    # Freedman-Diaconis: bin width 2 IQR n^(-1/3) over the central 99.5% of the draws
+    q1, q3 = np.quantile(draws, [0.25, 0.75])
+    low, high = np.quantile(draws, [0.0025, 0.9975])
+    assert len(heights) == int(np.ceil((high - low) / (2 * (q3 - q1) * draws.size ** (-1 / 3))))
+    assert (edges[0], edges[-1]) == pytest.approx((low, high), rel=1e-12)
+    save(ax, "posterior_narrow")
+
+
 def test_posterior_rejects_other_objects():
     with pytest.raises(TypeError, match="CorrelatedTTestResult"):
         plots.plot_posterior(np.zeros(3))
@@ -177,8 +205,23 @@ def check_triangle(ax, rows, labels, shares, probabilities=None):
     assert np.all(barycentric >= -1e-12) and np.allclose(barycentric.sum(axis=1), 1)
     vertices = by_gid(ax.texts, "vertex")
     assert [t.get_text() for t in vertices] == [
-        f"{label}\nP = {p:.3f}\nmost probable: {share:.3f} of draws"
-        for label, p, share in zip(labels, probabilities, shares)]
+        f"{label}\nP = {p:.3f}" for label, p in zip(labels, probabilities)]
+    # the share of draws is secondary: labelled, smaller, not bold, under the probability
+    secondary = by_gid(ax.texts, "share")
+    assert [t.get_text() for t in secondary] == [
+        f"(largest mass in {share:.3f} of the draws)" for share in shares]
+    for main, share in zip(vertices, secondary):
+        assert main.get_fontweight() == "bold" and share.get_fontweight() == "normal"
+        assert share.get_fontsize() < main.get_fontsize()
+    # the headline: the decision from the probabilities, at 0.95
+    headline, = by_gid(ax.texts, "decision")
+    k = int(np.argmax(probabilities))
+    if probabilities[k] >= 0.95:
+        assert headline.get_text() == f"Decision at P \u2265 0.95: {labels[k]} " \
+            f"(P = {probabilities[k]:.3f})"
+    else:
+        assert headline.get_text() == ("Decision at P \u2265 0.95: undecided (largest: "
+                                       f"{labels[k]}, P = {probabilities[k]:.3f})")
     # left bottom left, rope on top, right bottom right
     (xl, yl), (xe, ye), (xr, yr) = (t.get_position() for t in vertices)
     assert xl < xe < xr and ye > yl and ye > yr
@@ -209,6 +252,21 @@ def test_simplex_with_no_rope_mass_still_scatters():
     check_triangle(ax, rows, ("left", "rope", "right"), most_probable_shares(rows))
     np.testing.assert_allclose(by_gid(ax.collections, "points")[0].get_offsets()[:, 1], 0,
                                atol=1e-15)
+
+
+def test_simplex_headline_is_the_decision_not_the_share_of_draws():
+    # the rope's mass is the largest in every draw (share 1.000) but P(rope) = 0.59 only:
+    # the headline says undecided, and the share is the small grey line
+    rng = np.random.default_rng(4)
+    rope = rng.uniform(0.55, 0.63, 3000)
+    rows = np.column_stack([1 - rope - 0.01, rope, np.full_like(rope, 0.01)])
+    ax = plots.plot_simplex(rows, labels=("b better", "equivalent", "a better"))
+    shares = most_probable_shares(rows)
+    assert shares[1] == 1.0
+    check_triangle(ax, rows, ("b better", "equivalent", "a better"), shares)
+    headline, = by_gid(ax.texts, "decision")
+    assert headline.get_text().startswith("Decision at P \u2265 0.95: undecided (largest: "
+                                          "equivalent, P = 0.59")
 
 
 def test_simplex_projection_round_trip():
@@ -456,6 +514,85 @@ def test_all_pairs_of_compare_all_on_one_dataset(save):
     save(ax, "all_pairs_correlated")
 
 
+@pytest.mark.parametrize("which", [None, "next"])
+def test_probability_heatmap_shows_the_three_regions_of_every_pair(which, save):
+    table = pairs_table()
+    ax = plots.plot_probability_heatmap(table, which=which)
+    prefix = "" if which == "next" else "delta0_"  # the population by default
+    names = ["x", "y", "z"]
+    segments = by_gid(ax.patches, "segment")
+    assert len(segments) == 3 * 2 * 3  # three parts in both cells of each of three pairs
+    for k, row in table.iterrows():
+        left, inside, right = row[[f"{prefix}p_left", f"{prefix}p_rope", f"{prefix}p_right"]]
+        i, j = names.index(row["first"]), names.index(row["second"])
+        # cell (first, second) reads first - second: column better, equivalent, row better
+        for cell, (r, c), expected in ((segments[6 * k:6 * k + 3], (i, j), (left, inside, right)),
+                                       (segments[6 * k + 3:6 * k + 6], (j, i),
+                                        (right, inside, left))):
+            widths = np.array([p.get_width() for p in cell])
+            np.testing.assert_allclose(widths / widths.sum(), expected, atol=1e-12)
+            assert [p.get_x() for p in cell] == pytest.approx(
+                c - widths.sum() / 2 + np.concatenate([[0], np.cumsum(widths)[:2]]))
+            assert all(abs(p.get_y() + p.get_height() / 2 - r) < 0.5 for p in cell)
+            assert [p.get_facecolor()[:3] for p in cell] == \
+                [matplotlib.colors.to_rgb(color) for color in plots.REGION_COLORS]
+    # the two cells of x and y, equivalent (P = 1.0 / 0.997), both say so in grey
+    first = table.loc[0, [f"{prefix}p_left", f"{prefix}p_rope", f"{prefix}p_right"]].tolist()
+    values = [t.get_text() for t in by_gid(ax.texts, "value")]
+    assert values[:6] == [f"{p:.2f}" for p in first + first[::-1]]
+    # y vs z is unreliable: both of its cells hatched and marked, and the title says so
+    hatched = [p for p in by_gid(ax.patches, "unreliable")]
+    assert sorted((p.get_x() + 0.5, p.get_y() + 0.5) for p in hatched) == [(1, 2), (2, 1)]
+    assert [t.get_text() for t in by_gid(ax.texts, "unreliable")] == ["UNRELIABLE"] * 2
+    assert "UNRELIABLE (1 pair(s)" in ax.get_title()
+    quantity = "next dataset" if which == "next" else "population (delta0)"
+    assert f"All pairs, {quantity}: posterior P(column better | equivalent | row better)" in \
+        ax.get_title()
+    legend = [t.get_text() for t in ax.get_legend().get_texts()]
+    assert legend == ["column better", "practically equivalent", "row better"]
+    assert [t.get_text() for t in ax.get_yticklabels()] == names
+    with pytest.raises(ValueError, match="reliable"):
+        plots.plot_probability_heatmap(table, unreliable=[("y", "z")])
+    save(ax, f"heatmap_regions_{which}")
+
+
+# --------------------------------------------------------------------------- sensitivity
+
+def test_sensitivity_tells_every_prior_apart_and_names_coinciding_ones(save):
+    from types import SimpleNamespace
+    ropes = [0.0, 0.01, 0.02]
+    rows = []
+    for prior, shift in (("paper", 0.0), ("baycomp", 0.1), ("gaussian", 0.1 + 0.001)):
+        for quantity in ("delta0", "next"):
+            for r in ropes:  # baycomp and gaussian differ by 0.001 (< 0.005): they coincide
+                inside = min(1.0, 10 * r + shift)
+                rows.append(dict(prior=prior, quantity=quantity, rope=r, p_left=0.0,
+                                 p_rope=inside, p_right=1 - inside))
+    result = SimpleNamespace(table=pd.DataFrame(rows), priors=["paper", "baycomp", "gaussian"],
+                             labels=("b better", "equivalent", "a better"), threshold=0.95)
+    axes = plots.plot_sensitivity(result)
+    for ax in axes:
+        styles = {}
+        for prior in result.priors:
+            lines = by_gid(ax.lines, f"prior:{prior}")
+            assert len(lines) == 3
+            styles[prior] = {(line.get_marker(), line.get_linestyle(), line.get_markersize())
+                             for line in lines}
+            assert len(styles[prior]) == 1  # one style per prior
+            expected = result.table[(result.table.prior == prior)]
+            np.testing.assert_allclose(lines[1].get_ydata(), expected.p_rope[
+                expected.quantity == ("delta0" if ax is axes[0] else "next")])
+        markers = [next(iter(s))[0] for s in styles.values()]
+        dashes = [next(iter(s))[1] for s in styles.values()]
+        assert len(set(markers)) == 3 and len(set(dashes)) == 3
+        note, = by_gid(ax.texts, "coincide")
+        assert note.get_text() == "coincide (within 0.005):\nbaycomp = gaussian"
+    legend = [t.get_text() for t in axes[1].get_legend().get_texts()]
+    assert legend == ["P(b better)", "P(equivalent)", "P(a better)", "prior paper",
+                      "prior baycomp", "prior gaussian"]
+    save(axes, "sensitivity")
+
+
 # --------------------------------------------------------------------------- fonts
 
 def test_any_dataset_name_renders_without_warnings(tmp_path):
@@ -484,3 +621,59 @@ def test_clean_text_is_idempotent_and_names_missing_characters():
     from bayescomp.presentation.plots import clean_text
     assert clean_text("a$b") == r"a\$b" == clean_text(clean_text("a$b"))
     assert clean_text("\U000F0000") == "<U+F0000>"  # private use: in no font
+
+
+# --------------------------------------------------------------------------- many datasets
+
+def saved_height(ax, path):
+    """Pixel height of the figure saved as the command line saves it (150 dpi, tight)."""
+    ax.figure.savefig(path, dpi=150, bbox_inches="tight")
+    return plt.imread(path).shape[0]
+
+
+def shrinkage_stand_in(k, seed=0):
+    """What plot_shrinkage reads of a HierarchicalResult, for k datasets (a fit of 1,000
+    datasets is minutes of sampling; the figure only reads this table)."""
+    from types import SimpleNamespace
+    rng = np.random.default_rng(seed)
+    mean = rng.normal(0.01, 0.02, k)
+    delta = 0.5 * mean + 0.005
+    table = pd.DataFrame({"mean": mean, "ttest_hdi_low": mean - 0.02,
+                          "ttest_hdi_high": mean + 0.02, "delta_mean": delta,
+                          "delta_hdi_low": delta - 0.01, "delta_hdi_high": delta + 0.01},
+                         index=[f"dataset_{i}" for i in range(k)])
+    return SimpleNamespace(datasets=table, rope=bc.Rope(-0.01, 0.01), first="forest",
+                           second="tree", delta0=pd.Series({"mean": 0.005}))
+
+
+@pytest.mark.parametrize("k", [2, 40, 1000])
+def test_per_dataset_figures_are_bounded_and_name_the_extremes(k, tmp_path):
+    result = shrinkage_stand_in(k)
+    rng = np.random.default_rng(1)
+    scores = bc.from_arrays({"forest": rng.normal(0.8, 0.02, (k, 10)) + result.datasets["mean"]
+                             .to_numpy()[:, None], "tree": rng.normal(0.8, 0.02, (k, 10))},
+                            rho=0.1, datasets=list(result.datasets.index))
+    shrinkage = plots.plot_shrinkage(result)
+    differences = plots.plot_differences(scores, "forest", "tree", rope=0.01)
+    for ax, means in ((shrinkage, result.datasets["mean"]),
+                      (differences, pd.Series(scores.mean_differences("forest", "tree"),
+                                              index=result.datasets.index))):
+        assert saved_height(ax, tmp_path / "figure.png") < 4000
+        order = list(means.sort_values(kind="stable").index)
+        ticks = [t.get_text() for t in ax.get_yticklabels()]
+        named = [t.get_text() for t in by_gid(ax.texts, "name")]
+        if k <= 40:  # every dataset named, bottom to top by mean difference
+            assert ticks == order and not named
+        else:  # the three lowest and the three highest, bottom to top, no other name
+            assert ticks == [] and named == order[:3] + order[-3:]
+            assert ax.get_ylabel() == f"{k} datasets sorted by mean difference; the lowest " \
+                "and highest 3 named"
+    if k > 40:
+        # every dataset is still drawn: its interval (shrinkage), its quartiles (differences)
+        intervals, = by_gid(shrinkage.collections, "shrunk_interval")
+        np.testing.assert_allclose(np.array(intervals.get_segments())[:, 0, 0],
+                                   result.datasets.sort_values("mean")["delta_hdi_low"])
+        quartiles, = by_gid(differences.collections, "quartiles")
+        x = scores.differences("forest", "tree")
+        lows = [np.percentile(x[list(result.datasets.index).index(name)], 25) for name in order]
+        np.testing.assert_allclose(np.array(quartiles.get_segments())[:, 0, 0], lows)

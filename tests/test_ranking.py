@@ -7,6 +7,9 @@
   independent maximum-likelihood fit (scipy.optimize on the Plackett-Luce likelihood);
 * known worths are recovered inside their credible intervals;
 * rank probabilities are a doubly stochastic matrix consistent with p_best and the ranks;
+* the ROPE ties algorithms within it of the best of their group: two algorithms within the
+  ROPE of each other on every dataset have equal P(best) by symmetry, a winner beyond it
+  still wins;
 * the same seed gives the same draws, and pystan and CmdStan give the same draws.
 """
 import json
@@ -32,11 +35,18 @@ def scores_from_rankings(orders, names, ties=()):
     k = len(names)
     values = np.zeros((len(orders), k))
     for d, order in enumerate(orders):
-        values[d, order] = 0.9 - 0.01 * np.arange(k)  # place j scores 0.9 - 0.01 j
+        # place j scores 0.9 - 0.05 j: a step five times the default ROPE, no tie
+        values[d, order] = 0.9 - 0.05 * np.arange(k)
     for d, a, b in ties:
         values[d, b] = values[d, a]
-    # two splits per dataset, the second a constant shift: same means order
-    return bc.from_arrays({n: np.stack([values[:, i], values[:, i] - 0.001], axis=1)
+    return scores_from_means(values, names)
+
+
+def scores_from_means(values, names):
+    """Scores with the given means (datasets x algorithms): two splits per dataset, the
+    mean -+ 0.001 (a constant shift keeps the order of the means)."""
+    values = np.asarray(values, dtype=float)
+    return bc.from_arrays({n: np.stack([values[:, i] + 0.001, values[:, i] - 0.001], axis=1)
                            for i, n in enumerate(names)}, n_folds=2)
 
 
@@ -77,6 +87,20 @@ def test_tie_groups_and_observed_ranks_by_hand():
     assert observed_ranks(means).iloc[0].tolist() == [2.5, 1, 2.5, 4]
 
 
+def test_rope_ties_within_the_rope_of_the_groups_best():
+    # A ~ B and B ~ C (gaps 0.006) but not A ~ C (0.012): A and B tie, C leads the next group
+    assert [g.tolist() for g in tie_groups([0.900, 0.894, 0.888], rope=0.01)] == [[0, 1], [2]]
+    # a gap of exactly the ROPE is within it, whatever the rounding of 0.9 - 0.89
+    assert [g.tolist() for g in tie_groups([0.89, 0.9, 0.7], rope=0.01)] == [[1, 0], [2]]
+    assert [g.tolist() for g in tie_groups([0.89, 0.9, 0.7], rope=0.0099)] == [[1], [0], [2]]
+    # losses: the smallest first, the ROPE measured from it
+    assert [g.tolist() for g in tie_groups([0.20, 0.105, 0.10, 0.111], False, rope=0.01)] == \
+        [[2, 1], [3], [0]]
+    means = pd.DataFrame([[0.900, 0.894, 0.888, 0.5]], columns=list("abcd"))
+    assert observed_ranks(means).iloc[0].tolist() == [1, 2, 3, 4]
+    assert observed_ranks(means, rope=0.01).iloc[0].tolist() == [1.5, 1.5, 3, 4]
+
+
 def test_tie_orders_enumerate_every_order_of_each_group():
     groups = [np.array([1]), np.array([0, 2, 4]), np.array([3, 5])]
     orders = tie_orders(groups, "average")
@@ -99,6 +123,10 @@ def test_bad_arguments_say_what_to_do():
         rank_algorithms(scores.subset(algorithms=["a"]), seed=1)
     with pytest.raises(ValueError, match="ties must be one of"):
         rank_algorithms(scores, ties="drop", seed=1)
+    with pytest.raises(ValueError, match="ROPE must be symmetric"):
+        rank_algorithms(scores, rope=(-0.01, 0.02), seed=1)
+    with pytest.raises(ValueError, match="half-width must be"):
+        rank_algorithms(scores, rope=-0.01, seed=1)
 
 
 # --- the Stan program -------------------------------------------------------------------------
@@ -231,6 +259,52 @@ def test_same_seed_same_draws_on_both_engines(pystan_backend, cmdstanpy_backend)
     assert py.settings["backend"] == "pystan" and cmd.settings["backend"] == "cmdstanpy"
 
 
+def monte_carlo_se(result, algorithm, rank):
+    """Monte Carlo standard error of P(rank of the worth of ``algorithm`` is ``rank``), from
+    the effective sample size of the indicator across the chains."""
+    import arviz as az
+
+    chains = result.idata.posterior.sizes["chain"]
+    indicator = (ranking.ranks_of_draws(result.worths.to_numpy())[:, list(result.algorithms)
+                                                                  .index(algorithm)] == rank)
+    p = indicator.mean()
+    return np.sqrt(p * (1 - p) / az.ess(indicator.reshape(chains, -1).astype(float)))
+
+
+@pytest.mark.stan
+def test_algorithms_within_the_rope_tie_and_a_winner_beyond_it_wins(stan_backend):
+    rng = np.random.default_rng(7)
+    base = rng.uniform(0.7, 0.9, 12)
+    # a above b by 0.004 on every dataset: inside the ROPE, a hair's win without it
+    a, b = base, base - 0.004
+    top = scores_from_means(np.column_stack([a, b, base - 0.05, base - 0.10]), list("abcd"))
+    tied = rank_algorithms(top, seed=3, backend=stan_backend, **SHORT)
+    assert tied.settings["rope"] == 0.01 and tied.settings["tied_datasets"] == 12
+    # a and b enter the likelihood symmetrically: equal P(best) up to Monte Carlo error
+    se = np.hypot(monte_carlo_se(tied, "a", 1), monte_carlo_se(tied, "b", 1))
+    assert abs(tied.p_best["a"] - tied.p_best["b"]) < 4 * se, (tied.p_best, se)
+    assert tied.p_best["a"] + tied.p_best["b"] > 0.95
+    assert tied.observed_ranks[["a", "b"]].to_numpy().tolist() == [[1.5, 1.5]] * 12
+    # without the ROPE the same data make a best: a win by 0.004 counts as a win
+    strict = rank_algorithms(top, rope=0, seed=3, backend=stan_backend, **SHORT)
+    assert strict.best == "a" and strict.p_best["a"] > 0.95
+    # a winner beyond the ROPE on every dataset still wins; a and b tie for second
+    winner = scores_from_means(np.column_stack([base + 0.02, a, b, base - 0.10]), list("wabd"))
+    result = rank_algorithms(winner, seed=3, backend=stan_backend, **SHORT)
+    assert result.best == "w" and result.p_best["w"] > 0.95
+    assert result.verdict().startswith("w is the best of the 4 algorithms")
+    se = np.hypot(monte_carlo_se(result, "a", 2), monte_carlo_se(result, "b", 2))
+    second = result.rank_probabilities[2]
+    assert abs(second["a"] - second["b"]) < 4 * se, (second, se)
+    # the outputs state the ROPE and tell the rank of the worth from the observed rank
+    verdict = result.verdict()
+    assert "ties within the ROPE 0.01" in verdict and "rank of its worth" in verdict
+    assert "mean observed rank 1.00 on the 12 datasets" in verdict
+    for text in (result.summary(), result.to_markdown()):
+        assert "within the ROPE 0.01 of the best of their group tie" in text
+        assert "not the mean observed rank" in text
+
+
 def test_module_is_exported():
     assert bc.rank_algorithms is rank_algorithms and bc.RankingResult is ranking.RankingResult
 
@@ -251,6 +325,15 @@ def test_figure_shows_every_algorithm(tied_fit):
     ticks = sorted(zip(ranks_ax.get_yticks(), [t.get_text() for t in ranks_ax.get_yticklabels()]),
                    reverse=True)
     assert [label for _, label in ticks] == list(result.to_frame().index)
+    # the two ranks, named apart: dots at the worth's mean rank, crosses at the observed one
+    frame = result.to_frame()
+    worth, = [line for line in ranks_ax.lines if line.get_gid() == "worth_rank"]
+    observed, = [line for line in ranks_ax.lines if line.get_gid() == "observed_rank"]
+    np.testing.assert_allclose(worth.get_xdata(), frame.rank_mean)
+    np.testing.assert_allclose(observed.get_xdata(), result.observed_ranks.mean()[frame.index])
+    assert [t.get_text() for t in ranks_ax.get_legend().get_texts()] == [
+        "rank of the worth: posterior mean, 95% interval",
+        "mean observed rank on the 12 datasets (ties within ROPE 0.01)"]
     plt.close("all")
 
 
@@ -271,6 +354,7 @@ def test_command_line_rank(stan_backend, tmp_path, monkeypatch, capsys):
     assert direct.verdict() in printed
     payload = json.loads((tmp_path / "rank.json").read_text())
     assert payload["best"] == direct.best == "forest" and payload["command"] == "rank"
+    assert payload["settings"]["rope"] == 0.01 == direct.settings["rope"]
     assert payload["algorithms"]["forest"]["p_best"] == pytest.approx(direct.p_best["forest"])
     assert sorted(p.name for p in (tmp_path / "out").iterdir()) == ["ranking.png", "report.md"]
     assert (tmp_path / "out" / "report.md").read_text().startswith("### Plackett-Luce ranking")
@@ -278,3 +362,7 @@ def test_command_line_rank(stan_backend, tmp_path, monkeypatch, capsys):
     # bad input: one line naming the problem, exit code 2
     assert cli.main(["rank", str(csv), "--column", "learner"]) == 2
     assert "--column expects KEY=NAME" in capsys.readouterr().err
+    with pytest.raises(SystemExit) as exit_info:  # bad usage: argparse's one line, code 2
+        cli.main(["rank", str(csv), "--rope", "-0.01,0.02"])
+    assert exit_info.value.code == 2
+    assert "expects a half-width W >= 0" in capsys.readouterr().err

@@ -7,14 +7,24 @@ ranked first on a new dataset with probability ``w_k``, and the order of the wor
 order of the algorithms. Stan samples the worths (``stan/plackett_luce.stan``); everything
 else is computed from the draws.
 
-Ties. Algorithms whose mean scores on a dataset are equal (within 1e-9 relative, i.e.
-floating-point noise) are tied there. ``ties="average"`` (default) treats the tied ranking as
-what it is, a coarsened observation: its likelihood is the mean Plackett-Luce probability of
-the strict orders consistent with it (every order of each tied group), which is, up to a
-constant, the probability of seeing that tied ranking. When a dataset has more than
-``max_tie_orders`` such orders, a random sample of that many of them (drawn with the seed)
-stands in for all of them. ``ties="random"`` breaks each tie by one random order drawn with
-the seed, as scmamp does (``rank(..., ties.method="random")``).
+Ties and the ROPE. A win by 1e-5 accuracy is no win: as with the local ROPE of Wainer's
+Bayesian Bradley-Terry model (JMLR 2023), algorithms whose mean scores on a dataset differ by
+at most ``rope`` (units of the scores; 0.01 as in the pairwise comparisons) tie there. Being
+within the ROPE is not transitive (A ~ B, B ~ C, not A ~ C), so groups are formed one way:
+sorted best first, an algorithm joins the current group when within the ROPE of the group's
+*best* mean, else it starts the next group (A, B tie; C leads the next group). A group never
+spans more than the ROPE, as chaining neighbours would. ``rope=0`` ties equal means only
+(within 1e-9 relative, floating-point noise). ``ties="average"`` (default) treats a tied
+ranking as the coarsened observation it is: its likelihood is the mean Plackett-Luce
+probability of the strict orders consistent with it (every order of each tied group), up to
+a constant the probability of that tied ranking; beyond ``max_tie_orders`` orders, a random
+sample of that many (drawn with the seed) stands in for them. ``ties="random"`` breaks each
+tie by one random order drawn with the seed, as scmamp does.
+
+What a rank is. Rank 1 is the largest *worth* (the algorithm most likely first on a new
+dataset); ``expected_rank`` is the posterior mean rank of an algorithm's worth, which
+settles on one integer as datasets accrue. It is not the algorithm's mean rank on the datasets
+(``observed_ranks.mean()``), which stays as spread as the data: the outputs name both.
 """
 from __future__ import annotations
 
@@ -30,6 +40,7 @@ from bayescomp import sampling
 from bayescomp.data.scores import Scores
 from bayescomp.models.diagnostics import Diagnostics, SamplerChecked, diagnose, warn_if_problems
 from bayescomp.presentation.reports import Reportable
+from bayescomp.rope import Rope
 
 
 TIES = ("average", "random")
@@ -42,19 +53,22 @@ def mean_scores(scores: Scores) -> pd.DataFrame:
                         columns=pd.Index(scores.algorithms, name="algorithm"))
 
 
-def tie_groups(means, higher_is_better: bool = True, rtol: float = 1e-9) -> list[np.ndarray]:
-    """Indices of the algorithms grouped by equal mean score, best group first.
+def tie_groups(means, higher_is_better: bool = True, rope: float = 0.0,
+               rtol: float = 1e-9) -> list[np.ndarray]:
+    """Indices of the algorithms grouped as tied on one dataset (``means``), best first.
 
-    Means closer than ``rtol`` times the largest absolute mean (at least 1) are equal: they
-    differ by floating-point rounding only (a mean of the same scores summed in another order).
+    Sorted best first, an algorithm joins the current group when its mean is within ``rope``
+    of the group's best mean, else it starts a new group (see the module notes). A gap that
+    exceeds ``rope`` by less than ``rtol`` times the largest absolute mean (at least 1) is
+    floating-point rounding (the same scores summed in another order; 0.9 - 0.89 > 0.01).
     """
     means = np.asarray(means, dtype=float)
     key = -means if higher_is_better else means
     order = np.argsort(key, kind="stable")
-    tolerance = rtol * max(1.0, float(np.abs(means).max()))
+    tolerance = float(rope) + rtol * max(1.0, float(np.abs(means).max()))
     groups, current = [], [order[0]]
-    for previous, index in zip(order[:-1], order[1:]):
-        if key[index] - key[previous] <= tolerance:
+    for index in order[1:]:
+        if key[index] - key[current[0]] <= tolerance:  # the gap to the group's best
             current.append(index)
         else:
             groups.append(np.array(current))
@@ -99,12 +113,14 @@ def tie_orders(groups, ties: str = "average", max_orders: int = 720,
     return np.array([random_order() for _ in range(max_orders)])
 
 
-def observed_ranks(means: pd.DataFrame, higher_is_better: bool = True) -> pd.DataFrame:
-    """Rank of every algorithm on every dataset (1 best), ties sharing their average rank."""
+def observed_ranks(means: pd.DataFrame, higher_is_better: bool = True,
+                   rope: float = 0.0) -> pd.DataFrame:
+    """Rank of every algorithm on every dataset (1 best), ties (:func:`tie_groups` with
+    ``rope``) sharing their average rank."""
     ranks = np.empty(means.shape)
     for row, values in enumerate(means.to_numpy()):
         place = 1
-        for group in tie_groups(values, higher_is_better):
+        for group in tie_groups(values, higher_is_better, rope):
             ranks[row, group] = place + (len(group) - 1) / 2
             place += len(group)
     return pd.DataFrame(ranks, index=means.index, columns=means.columns)
@@ -130,13 +146,15 @@ class RankingResult(SamplerChecked, Reportable):
         Algorithms x ranks 1..k: posterior probability that the algorithm's worth is the
         r-th largest. Rows and columns sum to 1.
     expected_rank : pandas.DataFrame
-        Per algorithm, the posterior mean rank of its worth (``mean``) and the central
-        credible interval ``low``, ``high`` (ranks are integers, so are its bounds).
+        Per algorithm, the posterior mean rank of its worth (``mean``; 1 = largest worth) and
+        the central credible interval ``low``, ``high`` (ranks are integers, so are its
+        bounds). Not the mean observed rank (``observed_ranks.mean()``).
     worth : pandas.DataFrame
         Per algorithm the worth's ``mean`` (the probability of being ranked first on a new
         dataset, scmamp's ``expected.win.prob``), ``sd`` and HDI ``hdi_low``, ``hdi_high``.
     observed_ranks : pandas.DataFrame
-        Datasets x algorithms: the data, ranks by mean score (ties share their average rank).
+        Datasets x algorithms: the data, ranks by mean score, algorithms tied within the
+        ROPE (``settings["rope"]``) sharing their average rank.
     """
 
     algorithms: tuple
@@ -150,7 +168,6 @@ class RankingResult(SamplerChecked, Reportable):
     diagnostics: Diagnostics = field(repr=False)
     settings: dict = field(repr=False)
 
-
     @property
     def best(self) -> str:
         """The algorithm most probably best (largest p_best)."""
@@ -163,9 +180,11 @@ class RankingResult(SamplerChecked, Reportable):
             raise ValueError(f"threshold must be in (0.5, 1], got {threshold}")
         p = self.p_best.sort_values(ascending=False)
         best, runner = p.index[0], p.index[1]
-        rank = self.expected_rank.loc[best]
-        interval = (f"expected rank {rank['mean']:.2f}, {self.settings['interval']:.0%} "
-                    f"interval [{rank['low']:.0f}, {rank['high']:.0f}]")
+        rank, s = self.expected_rank.loc[best], self.settings
+        interval = (f"posterior mean rank of its worth {rank['mean']:.2f}, {s['interval']:.0%} "
+                    f"interval [{rank['low']:.0f}, {rank['high']:.0f}]; mean observed rank "
+                    f"{self.observed_ranks[best].mean():.2f} on the {s['datasets']} datasets, "
+                    f"ties within the ROPE {s['rope']:g}")
         if not self.reliable:
             return (f"No verdict, the fit is {self.UNRELIABLE}: {best} looked most probably "
                     f"best (P = {p.iloc[0]:.3f}).")
@@ -177,8 +196,8 @@ class RankingResult(SamplerChecked, Reportable):
                 f"(P = {p.iloc[1]:.3f}).")
 
     def to_frame(self) -> pd.DataFrame:
-        """One row per algorithm, best first: worth, P(best), expected rank and interval,
-        mean observed rank."""
+        """One row per algorithm, best first: worth, P(best), posterior mean rank of the
+        worth (``rank_mean``) and its interval, mean observed rank on the datasets."""
         frame = pd.concat([
             self.worth.add_prefix("worth_"), self.p_best.rename("p_best"),
             self.expected_rank.add_prefix("rank_"),
@@ -206,10 +225,12 @@ class RankingResult(SamplerChecked, Reportable):
         s = self.settings
         lines = [
             f"Plackett-Luce ranking of {len(self.algorithms)} algorithms on {s['datasets']} "
-            f"datasets (ties: {s['ties']}, {s['tied_datasets']} dataset(s) with ties; "
+            f"datasets (ROPE {s['rope']:g}; ties: {s['ties']}, {s['tied_datasets']} "
+            f"dataset(s) with ties; "
             f"Dirichlet prior {s['prior_text']}; backend {s['backend']}, seed {s['seed']})",
-            self.verdict(),
-            "Per algorithm (worth_mean: probability of ranking first on a new dataset):",
+            self.verdict(), self.meaning(),
+            "Per algorithm (worth_mean: probability of ranking first on a new dataset; "
+            "rank_*: rank of the worth; mean_observed_rank: on the datasets):",
             self.to_frame().to_string(float_format=lambda v: f"{v:.4g}"),
             "Probability of each rank (rows: algorithms, columns: ranks):",
             self.rank_probabilities.to_string(float_format=lambda v: f"{v:.3f}"),
@@ -217,11 +238,20 @@ class RankingResult(SamplerChecked, Reportable):
         ]
         return "\n".join(lines)
 
+    def meaning(self) -> str:
+        """What the ROPE and the ranks are, in one sentence."""
+        return (f"On each dataset, algorithms whose mean scores are within the ROPE "
+                f"{self.settings['rope']:g} of the best of their group tie "
+                f"({self.settings['direction']}); the rank of a worth is its place among the "
+                "worths (1 = largest, the algorithm most likely first on a new dataset), not "
+                "the mean observed rank.")
+
     def __str__(self) -> str:
         return self.summary()
 
     def plot(self, axes=None):
-        """Expected ranks and rank probabilities (:func:`bayescomp.presentation.plots.ranking.plot_ranking`)."""
+        """Ranks of the worths and their probabilities
+        (:func:`bayescomp.presentation.plots.ranking.plot_ranking`)."""
         from bayescomp.presentation.plots.ranking import plot_ranking
 
         return plot_ranking(self, axes=axes)
@@ -230,7 +260,7 @@ class RankingResult(SamplerChecked, Reportable):
         s = self.settings
         frame = self.to_frame()
         table = pd.DataFrame({
-            "P(best)": frame.p_best, "expected rank": frame.rank_mean,
+            "P(best)": frame.p_best, "rank of the worth (mean)": frame.rank_mean,
             f"{s['interval']:.0%} interval": [f"[{a:.0f}, {b:.0f}]" for a, b in
                                              zip(frame.rank_low, frame.rank_high)],
             "worth": frame.worth_mean,
@@ -238,16 +268,22 @@ class RankingResult(SamplerChecked, Reportable):
                           zip(frame.worth_hdi_low, frame.worth_hdi_high)],
             "mean observed rank": frame.mean_observed_rank}, index=frame.index)
         facts = [
-            self.verdict(),
-            f"{s['datasets']} datasets ranked by mean score ({s['direction']}); ties "
-            f"{s['ties']} ({s['tied_datasets']} dataset(s) with ties); Dirichlet prior "
-            f"{s['prior_text']} on the worths",
+            self.verdict(), self.meaning(),
+            f"{s['datasets']} datasets ranked by mean score; ties {s['ties']} "
+            f"({s['tied_datasets']} dataset(s) with ties); Dirichlet prior {s['prior_text']}",
             f"sampler: {self.diagnostics.verdict} (max R-hat {self.diagnostics.max_rhat:.3f}, "
             f"min ESS {min(self.diagnostics.min_ess_bulk, self.diagnostics.min_ess_tail):.0f}, "
             f"{self.diagnostics.divergences} divergences); backend {s['backend']}, seed {s['seed']}",
         ]
         title = f"Plackett-Luce ranking of {len(self.algorithms)} algorithms"
         return title, facts, table
+
+
+def _half_width(rope) -> float:
+    rope = Rope.coerce(rope)
+    if rope.low != -rope.high:  # a tie has no direction
+        raise ValueError(f"the ranking's ROPE must be symmetric, a half-width, got {rope}")
+    return float(rope.high)
 
 
 def _dirichlet(prior, algorithms) -> np.ndarray:
@@ -258,9 +294,9 @@ def _dirichlet(prior, algorithms) -> np.ndarray:
     return alpha
 
 
-def rank_algorithms(scores: Scores, *, seed: int | None = None, ties: str = "average",
-                    prior: float = 1.0, higher_is_better: bool = True, max_tie_orders: int = 720,
-                    interval: float = 0.95, backend: str = "auto", chains: int = 4,
+def rank_algorithms(scores: Scores, *, rope: float = 0.01, seed: int | None = None,
+                    ties: str = "average", prior: float = 1.0, higher_is_better: bool = True,
+                    max_tie_orders: int = 720, interval: float = 0.95, backend: str = "auto", chains: int = 4,
                     iter_warmup: int = 1000, iter_sampling: int = 1000, adapt_delta: float = 0.8,
                     show_progress: bool = False) -> RankingResult:
     """Rank several algorithms across datasets with a Bayesian Plackett-Luce model.
@@ -270,6 +306,10 @@ def rank_algorithms(scores: Scores, *, seed: int | None = None, ties: str = "ave
     scores : Scores
         Paired scores of at least two algorithms on one or more datasets; each dataset ranks
         the algorithms by their mean score over its splits.
+    rope : float or symmetric Rope
+        Half-width of the ROPE, in the units of the scores (default 0.01, as the pairwise
+        comparisons): on a dataset, algorithms within it of the best of their group are
+        tied (see the module notes). 0 ties equal means only.
     seed : int, optional
         Seeds Stan and the random tie orders; drawn and recorded in ``settings`` when None.
         The same seed gives the same draws on the same backend.
@@ -304,6 +344,7 @@ def rank_algorithms(scores: Scores, *, seed: int | None = None, ties: str = "ave
     if not 0 < interval < 1:
         raise ValueError(f"interval must lie in (0, 1), got {interval}")
     alpha = _dirichlet(prior, scores.algorithms)
+    rope = _half_width(rope)
     if seed is None:
         seed = int(np.random.default_rng().integers(2 ** 31 - 1))
     # its own stream for the tie orders: the seed also seeds Stan
@@ -311,7 +352,7 @@ def rank_algorithms(scores: Scores, *, seed: int | None = None, ties: str = "ave
     means = mean_scores(scores)
     orders, first, counts, tied = [], [], [], 0
     for values in means.to_numpy():
-        groups = tie_groups(values, higher_is_better)
+        groups = tie_groups(values, higher_is_better, rope)
         tied += any(len(g) > 1 for g in groups)
         rows = tie_orders(groups, ties, int(max_tie_orders), rng)
         first.append(sum(len(o) for o in orders) + 1)
@@ -333,25 +374,23 @@ def rank_algorithms(scores: Scores, *, seed: int | None = None, ties: str = "ave
     draws = fit.posterior["worth"].values.reshape(-1, len(algorithms))
     # CmdStan's CSV keeps 6 digits, so its simplexes sum to 1 +- 3e-6: close them again
     draws = draws / draws.sum(axis=1, keepdims=True)
-    worths = pd.DataFrame(draws, columns=pd.Index(algorithms, name="algorithm"))
+    names = pd.Index(algorithms, name="algorithm")
+    worths = pd.DataFrame(draws, columns=names)
     ranks = ranks_of_draws(draws)
     k = len(algorithms)
     rank_probabilities = pd.DataFrame(
         [[np.mean(ranks[:, a] == r) for r in range(1, k + 1)] for a in range(k)],
-        index=pd.Index(algorithms, name="algorithm"), columns=pd.Index(range(1, k + 1), name="rank"))
+        index=names, columns=pd.Index(range(1, k + 1), name="rank"))
     tail = (1 - interval) / 2
     expected_rank = pd.DataFrame({
-        "mean": ranks.mean(axis=0),
-        "low": np.quantile(ranks, tail, axis=0, method="lower"),
-        "high": np.quantile(ranks, 1 - tail, axis=0, method="higher")},
-        index=pd.Index(algorithms, name="algorithm"))
+        "mean": ranks.mean(axis=0), "low": np.quantile(ranks, tail, axis=0, method="lower"),
+        "high": np.quantile(ranks, 1 - tail, axis=0, method="higher")}, index=names)
     hdi = np.array([az.hdi(draws[:, a], hdi_prob=interval) for a in range(k)])
     worth = pd.DataFrame({"mean": draws.mean(axis=0), "sd": draws.std(axis=0, ddof=1),
-                          "hdi_low": hdi[:, 0], "hdi_high": hdi[:, 1]},
-                         index=pd.Index(algorithms, name="algorithm"))
+                          "hdi_low": hdi[:, 0], "hdi_high": hdi[:, 1]}, index=names)
     prior_text = (f"alpha = {alpha[0]:g}" if np.all(alpha == alpha[0])
                   else "alpha = (" + ", ".join(f"{a:g}" for a in alpha) + ")")
-    settings = dict(seed=int(seed), ties=ties, prior=alpha, prior_text=prior_text,
+    settings = dict(seed=int(seed), rope=rope, ties=ties, prior=alpha, prior_text=prior_text,
                     higher_is_better=higher_is_better,
                     direction="higher is better" if higher_is_better else "lower is better",
                     max_tie_orders=int(max_tie_orders), interval=interval,
@@ -361,4 +400,5 @@ def rank_algorithms(scores: Scores, *, seed: int | None = None, ties: str = "ave
                     tie_orders=np.array(counts))
     return RankingResult(algorithms, worths, rank_probabilities[1].rename("p_best"),
                          rank_probabilities, expected_rank, worth,
-                         observed_ranks(means, higher_is_better), fit, diagnostics, settings)
+                         observed_ranks(means, higher_is_better, rope), fit, diagnostics,
+                         settings)

@@ -15,6 +15,18 @@ from bayescomp.presentation.cli.io import add_input_arguments
 EXIT_OK, EXIT_UNRELIABLE = 0, 1
 
 
+def _half_width(text: str) -> float:
+    import argparse
+
+    try:
+        value = float(text)
+    except ValueError:
+        value = float("nan")
+    if not value >= 0 or value == float("inf"):  # a tie has no direction: one half-width
+        raise argparse.ArgumentTypeError(f"expects a half-width W >= 0, got {text!r}")
+    return value
+
+
 def _concentration(text: str) -> float:
     import argparse
 
@@ -28,12 +40,17 @@ def add_parser(subparsers):
     """Add the ``rank`` subcommand to ``subparsers`` (an argparse subparsers action)."""
     rank = subparsers.add_parser(
         "rank", help="rank every algorithm in a CSV file (Bayesian Plackett-Luce model)",
-        description="Each dataset ranks the algorithms by mean score; a Plackett-Luce model "
-        "with a Dirichlet prior on the worths gives P(best), the probability of each rank and "
-        "the expected ranks.")
+        description="Each dataset ranks the algorithms by mean score, algorithms within the "
+        "ROPE of the best of their group tied; a Plackett-Luce model with a Dirichlet prior on "
+        "the worths gives P(best), the probability of each rank of the worths and the mean "
+        "observed ranks.")
     add_input_arguments(rank)
     rank.add_argument("--lower-is-better", action="store_true",
                       help="scores are losses (error rates): the smallest mean ranks first")
+    rank.add_argument("--rope", type=_half_width, default=0.01, metavar="W",
+                      help="on a dataset, algorithms whose mean scores are within W of the "
+                      "best of their group tie (units of the scores; default 0.01, as the "
+                      "pairwise commands; 0: equal means only)")
     rank.add_argument("--ties", choices=["average", "random"], default="average",
                       help="average: likelihood averaged over the orders of tied algorithms "
                       "(default); random: ties broken at random with the seed (scmamp)")
@@ -87,7 +104,7 @@ def run(args, console=None) -> int:
 
     scores = read_csv(args.file, format=args.format, **_columns(args.column))
     result = rank_algorithms(
-        scores, seed=args.seed, ties=args.ties, prior=args.prior,
+        scores, rope=args.rope, seed=args.seed, ties=args.ties, prior=args.prior,
         higher_is_better=not args.lower_is_better, backend=args.backend, chains=args.chains,
         iter_warmup=args.iter_warmup, iter_sampling=args.iter_sampling,
         show_progress=bool(args.progress))

@@ -9,12 +9,16 @@ and legends name the algorithms.
 The artists that carry the content have a ``gid`` (``artist.get_gid()``), so that code and
 tests can find them: ``"rope"`` (the shaded ROPE), ``"posterior"`` (the density curve or the
 line of a point mass), ``"probability"`` (the texts of the three probabilities), ``"points"``
-(the simplex's draws), ``"vertex"`` (the simplex's corner texts), ``"raw_interval"``,
+(the simplex's draws), ``"vertex"``, ``"share"`` and ``"decision"`` (the simplex's corner
+texts, their secondary shares of draws and its headline), ``"raw_interval"``,
 ``"raw_mean"``, ``"shrunk_interval"``, ``"shrunk_mean"`` and ``"delta0"`` (the forest plot),
-``"box"`` and ``"strip"`` (one per dataset in :func:`plot_differences`), ``"value"`` (the
-heatmap's and the all-pairs figure's numbers), ``"unreliable"`` (hatched unreliable pairs),
-``"segment"`` (the all-pairs figure's bars, three per pair) and ``"name"`` (its algorithm
-names at both ends of each bar).
+``"box"`` and ``"strip"`` (one per dataset in :func:`plot_differences`; ``"quartiles"`` and
+``"median"`` in its compact form past 40 datasets), ``"value"`` (the heatmap's and the
+all-pairs figure's numbers), ``"unreliable"`` (hatched unreliable pairs), ``"segment"`` (the
+three parts of each pair's bar in the all-pairs figure and the three-region heatmap) and
+``"name"`` (the all-pairs figure's algorithm names at both ends of each bar, and the named
+extreme datasets of a compact per-dataset figure); ``"prior:<name>"`` and ``"coincide"`` in
+the sensitivity figure, ``"worth_rank"`` and ``"observed_rank"`` in the ranking figure.
 
 Every name (dataset, algorithm) is drawn with the installed fonts, falling back from the
 default font to any installed CJK or symbol font; a character no font has is written as

@@ -63,6 +63,51 @@ def dataset_order(means, sort: bool) -> np.ndarray:
     return np.argsort(means, kind="stable") if sort else np.arange(means.size)
 
 
+#: Most datasets a per-dataset figure names one per row; beyond it the figure is compact:
+#: every row drawn unlabelled in a fixed height, only the extremes named.
+MAX_NAMED = 40
+#: Datasets named at each end of a compact figure.
+N_EXTREMES = 3
+
+
+def rows_height(k: int, extra: float, max_named: int = MAX_NAMED) -> float:
+    """Figure height (inches) of a figure of ``k`` dataset rows: 0.42 in per named row,
+    a fixed 7 in once the rows are too many to name (bounded at any ``k``)."""
+    return max(3.5, 0.42 * k + extra) if k <= max_named else 7.0 + extra
+
+
+def name_rows(ax, names, max_named: int = MAX_NAMED, n_extremes: int = N_EXTREMES) -> list[str]:
+    """Name the rows of a per-dataset figure (row i at y = i, sorted or not); the names shown.
+
+    Up to ``max_named`` rows each get their name as tick label. Beyond it the rows are too
+    dense to name (a thousand in a few inches): only the ``n_extremes`` bottom and top rows
+    are named, in the left margin at readable spacing, each joined by a thin line to its
+    row; these are texts with gid ``"name"``.
+    """
+    names = [clean_text(name) for name in names]
+    k = len(names)
+    if k <= max_named:
+        ax.set_yticks(np.arange(k))
+        ax.set_yticklabels(names)
+        return names
+    ax.set_yticks([])
+    n = min(n_extremes, k // 2)
+    rows = list(range(n)) + list(range(k - n, k))
+    # label slots: the bottom and top eighths of the axis, a twentieth of its height apart
+    step = k / 20
+    slots = [(i + 0.5) * step for i in range(n)] + [k - 1 - (n - 1 - i + 0.5) * step
+                                                     for i in range(n)]
+    import matplotlib.transforms as transforms
+    blended = transforms.blended_transform_factory(ax.transAxes, ax.transData)
+    for row, slot in zip(rows, slots):
+        text = ax.annotate(names[row], xy=(0, row), xycoords=blended, xytext=(-0.03, slot),
+                           textcoords=blended, ha="right", va="center", fontsize=8,
+                           arrowprops=dict(arrowstyle="-", lw=0.5, color="#777777",
+                                           shrinkA=1, shrinkB=0))
+        text.set_gid("name")
+    return [names[row] for row in rows]
+
+
 # --------------------------------------------------------------------------- fonts
 
 @functools.cache

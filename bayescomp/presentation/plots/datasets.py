@@ -1,7 +1,11 @@
 """Per-dataset figures: the shrinkage forest plot and the differences of every split.
 
 Both order the datasets by one rule (:func:`bayescomp.presentation.plots.common.dataset_order`), so that
-their rows line up when the figures are read side by side.
+their rows line up when the figures are read side by side. Both are bounded at any number of
+datasets: up to ``max_named`` (40) rows each row is named; beyond, the figure keeps a fixed
+height, draws every row unlabelled and names the extremes only
+(:func:`bayescomp.presentation.plots.common.name_rows`), so that a thousand datasets give a
+figure a viewer, libpng or LaTeX can open (not 63,000 pixels tall).
 """
 from __future__ import annotations
 
@@ -9,8 +13,8 @@ import numpy as np
 from typing import TYPE_CHECKING
 
 from bayescomp.rope import Rope
-from bayescomp.presentation.plots.common import REGION_COLORS, clean_text, dataset_order, difference_label, new_axes, \
-    shade_rope, finish
+from bayescomp.presentation.plots.common import MAX_NAMED, REGION_COLORS, dataset_order, \
+    difference_label, finish, name_rows, new_axes, rows_height, shade_rope
 
 if TYPE_CHECKING:
     from bayescomp.annotations import RopeLike, SeedLike
@@ -22,7 +26,8 @@ if TYPE_CHECKING:
 # --------------------------------------------------------------------------- shrinkage
 
 def plot_shrinkage(result: HierarchicalResult, ax: Axes | None = None, sort: bool = True, *,
-                   offset: float = 0.17, title: str | None = None) -> Axes:
+                   offset: float = 0.17, max_named: int = MAX_NAMED,
+                   title: str | None = None) -> Axes:
     """Forest plot of the raw and the shrunken mean difference of every dataset.
 
     Per dataset: the raw mean of ``first - second`` with its 95% interval of the correlated
@@ -40,20 +45,27 @@ def plot_shrinkage(result: HierarchicalResult, ax: Axes | None = None, sort: boo
         the order of ``result.datasets``, the first at the bottom.
     offset : float
         Vertical distance of each estimate from its dataset's row.
+    max_named : int
+        Most datasets named one per row; with more, the figure has a fixed height and names
+        the three lowest and highest only (sorted, these are the extreme differences).
     title : str, optional
 
     Returns
     -------
     matplotlib.axes.Axes
-        Dataset i of the chosen order is drawn at y = i with its name as tick label; the
-        intervals are the segments of line collections with gid ``"raw_interval"`` and
-        ``"shrunk_interval"``, the means lines ``"raw_mean"`` and ``"shrunk_mean"``.
+        Dataset i of the chosen order is drawn at y = i, named by its tick label (or, beyond
+        ``max_named``, the extremes by texts with gid ``"name"``); the intervals are the
+        segments of line collections with gid ``"raw_interval"`` and ``"shrunk_interval"``,
+        the means lines ``"raw_mean"`` and ``"shrunk_mean"``.
     """
     table = result.datasets
     table = table.iloc[dataset_order(table["mean"], sort)]
     k = len(table)
     y = np.arange(k, dtype=float)
-    ax = new_axes(ax, (7.5, max(3.5, 0.42 * k + 1.8)))
+    ax = new_axes(ax, (7.5, rows_height(k, 1.8, max_named)))
+    # thinner lines and markers when the rows are dense: a band of intervals, not a blot
+    dense = k > max_named
+    lw, ms = (0.6, 1.5) if dense else (1.0, 6)
 
     shade_rope(ax, result.rope)
     ax.axvline(0, color="#777777", lw=0.6, zorder=0)
@@ -62,28 +74,28 @@ def plot_shrinkage(result: HierarchicalResult, ax: Axes | None = None, sort: boo
                       label=f"posterior mean of delta0 = {d0:.4g}")
     line.set_gid("delta0")
     raw = ax.hlines(y + offset, table["ttest_hdi_low"], table["ttest_hdi_high"], color="#555555",
-                    lw=1.6, zorder=2)
+                    lw=1.6 * lw, zorder=2, alpha=0.6 if dense else 1)
     raw.set_gid("raw_interval")
-    raw_mean, = ax.plot(table["mean"], y + offset, "o", mfc="white", mec="#555555", mew=1.4,
-                        ms=6, color="#555555", zorder=3,
+    raw_mean, = ax.plot(table["mean"], y + offset, "o", mfc="white", mec="#555555",
+                        mew=1.4 * lw, ms=ms, color="#555555", zorder=3,
                         label="raw mean, correlated t-test 95% interval")
     raw_mean.set_gid("raw_mean")
     shrunk = ax.hlines(y - offset, table["delta_hdi_low"], table["delta_hdi_high"],
-                       color=REGION_COLORS[0], lw=2.2, zorder=2)
+                       color=REGION_COLORS[0], lw=2.2 * lw, zorder=2)
     shrunk.set_gid("shrunk_interval")
-    shrunk_mean, = ax.plot(table["delta_mean"], y - offset, "o", color=REGION_COLORS[0], ms=6,
+    shrunk_mean, = ax.plot(table["delta_mean"], y - offset, "o", color=REGION_COLORS[0], ms=ms,
                            zorder=3, label="shrunken delta_i (posterior mean), 95% HDI")
     shrunk_mean.set_gid("shrunk_mean")
 
-    ax.set_yticks(y)
-    ax.set_yticklabels([clean_text(name) for name in table.index])
+    named = name_rows(ax, table.index, max_named)
     ax.set_ylim(-0.7, k - 0.3)
-    ax.set_ylabel("dataset" + (" (sorted by mean difference)" if sort else ""))
+    ax.set_ylabel(_rows_label(k, len(named), sort))
     ax.set_xlabel(difference_label(result.first, result.second))
     ax.set_title(title if title is not None else
                  f"Shrinkage of the mean difference {result.first} - {result.second}"
                  " per dataset", fontsize=11)
-    ax.grid(axis="y", color="#EEEEEE", lw=0.8)
+    if not dense:
+        ax.grid(axis="y", color="#EEEEEE", lw=0.8)
     ax.set_axisbelow(True)
     from matplotlib.legend_handler import HandlerTuple
     from matplotlib.transforms import ScaledTranslation
@@ -100,12 +112,20 @@ def plot_shrinkage(result: HierarchicalResult, ax: Axes | None = None, sort: boo
     return finish(ax)
 
 
+def _rows_label(k: int, named: int, sort: bool) -> str:
+    """The y label: what the rows are, and which are named when not all are."""
+    if named == k:
+        return "dataset" + (" (sorted by mean difference)" if sort else "")
+    which = ("the lowest and highest" if sort else "the first and last")
+    return f"{k} datasets{' sorted by mean difference' if sort else ''}; {which} {named // 2} named"
+
 
 # --------------------------------------------------------------------------- differences
 
 def plot_differences(scores: Scores, first: str, second: str, ax: Axes | None = None,
                      kind: str = "box", rope: RopeLike | None = None, *, sort: bool = True,
-                     seed: SeedLike = 0, title: str | None = None) -> Axes:
+                     seed: SeedLike = 0, max_named: int = MAX_NAMED,
+                     title: str | None = None) -> Axes:
     """The differences ``first - second`` of every split, one row per dataset.
 
     Parameters
@@ -125,13 +145,20 @@ def plot_differences(scores: Scores, first: str, second: str, ax: Axes | None = 
         of ``scores`` (the first at the bottom).
     seed : int
         Seed of the jitter of ``kind="strip"``.
+    max_named : int
+        Most datasets drawn and named one per row as ``kind`` says. With more, the figure
+        has a fixed height, each dataset is its interquartile range (a line) and median (a
+        dot), whatever ``kind``, and only the three extreme datasets at each end are named.
     title : str, optional
 
     Returns
     -------
     matplotlib.axes.Axes
-        Dataset i is at y = i with its name as tick label; each box (a patch) or strip (a
-        scatter collection) has gid ``"box"`` or ``"strip"``.
+        Dataset i is at y = i, named by its tick label (beyond ``max_named``, the extremes
+        by texts with gid ``"name"``); each box (a patch) or strip (a scatter collection)
+        has gid ``"box"`` or ``"strip"``; the compact form's quartile ranges are the
+        segments of a line collection with gid ``"quartiles"``, its medians a line
+        ``"median"``.
     """
     if kind not in ("box", "strip"):
         raise ValueError(f"kind must be 'box' or 'strip', got {kind!r}")
@@ -142,12 +169,20 @@ def plot_differences(scores: Scores, first: str, second: str, ax: Axes | None = 
     names = [names[i] for i in order]
     k = len(names)
     y = np.arange(k, dtype=float)
-    ax = new_axes(ax, (7.5, max(3.5, 0.42 * k + 1.6)))
+    ax = new_axes(ax, (7.5, rows_height(k, 1.6, max_named)))
 
     if rope is not None:
         shade_rope(ax, Rope.coerce(rope))
     ax.axvline(0, color="#777777", lw=0.6, zorder=0)
-    if kind == "box":
+    if k > max_named:  # a thousand boxes or strips in a few inches would be a blot
+        quartiles = np.array([np.percentile(x, [25, 50, 75]) for x in differences])
+        ranges = ax.hlines(y, quartiles[:, 0], quartiles[:, 2], color=REGION_COLORS[0],
+                           lw=0.8, alpha=0.7, label="interquartile range")
+        ranges.set_gid("quartiles")
+        medians, = ax.plot(quartiles[:, 1], y, "o", color="black", ms=1.2, label="median")
+        medians.set_gid("median")
+        what = "interquartile range and median"
+    elif kind == "box":
         import matplotlib
         orientation = ({"orientation": "horizontal"}
                        if tuple(int(v) for v in matplotlib.__version__.split(".")[:2]) >= (3, 10)
@@ -166,15 +201,15 @@ def plot_differences(scores: Scores, first: str, second: str, ax: Axes | None = 
             strip.set_gid("strip")
             ax.plot([np.mean(x)] * 2, [position - 0.3, position + 0.3], color="black", lw=2,
                     zorder=3)
-    ax.set_yticks(y)
-    ax.set_yticklabels([clean_text(name) for name in names])
+    named = name_rows(ax, names, max_named)
     ax.set_ylim(-0.7, k - 0.3)
-    ax.set_ylabel("dataset" + (" (sorted by mean difference)" if sort else ""))
+    ax.set_ylabel(_rows_label(k, len(named), sort))
     ax.set_xlabel(f"difference {first} - {second} per split  (> 0: {first} better)")
-    what = "box plots" if kind == "box" else "every split, bar = mean"
+    if k <= max_named:
+        what = "box plots" if kind == "box" else "every split, bar = mean"
     ax.set_title(title if title is not None else
                  f"Differences {first} - {second} on each dataset ({what})", fontsize=11)
-    if rope is not None:
+    if rope is not None or k > max_named:
         ax.legend(loc="best", fontsize=8)
     return finish(ax)
 

@@ -14,39 +14,150 @@ if TYPE_CHECKING:
 
 # --------------------------------------------------------------------------- heatmap
 
-def plot_probability_heatmap(matrix: pd.DataFrame, ax: Axes | None = None, annotate: bool = True, *,
-                             digits: int = 2, cmap: str = "RdBu", colorbar: bool = True,
-                             title: str | None = None, unreliable=None) -> Axes:
-    """Heatmap of P(row better than column) for many algorithms.
+def plot_probability_heatmap(source, ax: Axes | None = None, annotate: bool = True, *,
+                             which: str | None = None, digits: int = 2, cmap: str = "Blues",
+                             colorbar: bool = True, title: str | None = None,
+                             unreliable=None) -> Axes:
+    """All pairs of many algorithms as a matrix: the three regions of every pair, or one
+    probability per cell.
+
+    Given ``compare_all``'s result (or its table), each cell (row a, column b) is a bar of
+    the three regions of ``a - b``: P(b better), P(equivalent), P(a better), left to right
+    in the colours of :func:`plot_all_pairs`, with the three numbers under it; by default
+    for the population (delta0) of the hierarchical model. Equivalent algorithms give grey
+    cells both ways, not two cells that look like defeats. A pair whose fit failed its
+    sampler diagnostics is hatched, faded and marked UNRELIABLE in its cell.
+
+    Given a square matrix (e.g. ``AllPairsResult.probability_matrix()``), each cell is
+    its one number, P(row better than column) by more than the ROPE, on a sequential
+    scale from white (0): P(equivalent) is not shown.
 
     Parameters
     ----------
-    matrix : pandas.DataFrame
-        Square, with the same algorithm names as index and columns, and probabilities in
-        [0, 1]; NaN (e.g. on the diagonal) is left blank.
+    source : AllPairsResult, pandas.DataFrame (its table) or square pandas.DataFrame
+        The result or its table (with ``first``, ``second`` and the ``p_*`` or
+        ``delta0_p_*`` columns; differences ``first - second``, "right" = first better),
+        or a matrix with the same algorithms as index and columns, probabilities in [0, 1],
+        NaN (the diagonal) left blank.
     ax : matplotlib.axes.Axes, optional
     annotate : bool
-        Write each value in its cell, with ``digits`` decimals.
+        Write the numbers in the cells, with ``digits`` decimals.
+    which : {"delta0", "next"}, optional
+        Result or table only: the population (``delta0_p_*``, the default for the
+        hierarchical model) or the next dataset (``p_*``, the default and only choice for
+        the correlated t-test, where it is the one dataset).
     cmap : str
-        A colormap; the default diverging one is white at 0.5.
+        Matrix only: a colormap for values from 0 (white with the default) to 1.
     colorbar : bool
+        Matrix only.
     title : str, optional
     unreliable : iterable of (str, str), optional
-        Pairs whose fit failed its sampler diagnostics (e.g.
-        ``AllPairsResult.unreliable_pairs()``): both of their cells are hatched and the title
-        says so; their values are not decisions.
+        Matrix only: pairs whose fit failed its sampler diagnostics (e.g.
+        ``AllPairsResult.unreliable_pairs()``); a result or table says it in ``reliable``.
+        Both cells are hatched and the title says so.
 
     Returns
     -------
     matplotlib.axes.Axes
-        The annotations have gid ``"value"``, the hatched cells ``"unreliable"``; cell (i, j)
-        is at x = j, y = i (row 0 at the top).
+        Cell (i, j) is at x = j, y = i (row 0 at the top). The numbers have gid
+        ``"value"``, the hatched cells ``"unreliable"``; with a result, the three parts of
+        each bar are Rectangles with gid ``"segment"`` (widths proportional to P(column
+        better), P(equivalent), P(row better)).
     """
+    if isinstance(source, pd.DataFrame) and "first" not in source.columns:
+        return _matrix_heatmap(source, ax, annotate, digits, cmap, colorbar, title, unreliable)
+    if unreliable is not None:
+        raise ValueError("unreliable= is for a matrix; a result or table has its 'reliable' column")
+    if which is None:
+        if isinstance(source, pd.DataFrame):  # a bare table: its column says the method
+            method = source["method"].iloc[0] if "method" in source else "correlated"
+        else:
+            method = source.method
+        which = "delta0" if method == "hierarchical" else "next"
+    rows, what, rope = _pairs_source(source, which)
+    return _regions_heatmap(rows, what, rope, ax, annotate, digits, title)
+
+
+def _regions_heatmap(rows, what, rope, ax, annotate, digits, title):
+    """The three-region matrix of :func:`plot_probability_heatmap`."""
+    from matplotlib.patches import Patch, Rectangle
+
+    names = list(dict.fromkeys(name for row in rows for name in row[:2]))
+    position = {name: k for k, name in enumerate(names)}
+    n = len(names)
+    ax = new_axes(ax, (max(5.0, 1.25 * n + 2.2), max(4.0, 0.95 * n + 2.2)))
+    width, low, height = 0.9, -0.34, 0.34  # the bar in a cell: x centred, y from low down
+    n_unreliable = 0
+    for first, second, left, inside, right, reliable in rows:
+        # cell (first, second) shows first - second; its mirror second - first, reversed
+        for a, b, parts in ((first, second, (left, inside, right)),
+                            (second, first, (right, inside, left))):
+            i, j = position[a], position[b]
+            start = j - width / 2
+            for p, color in zip(parts, REGION_COLORS):
+                segment = Rectangle((start, i + low), p * width, height, facecolor=color,
+                                    edgecolor="white", lw=0.5, alpha=0.9 if reliable else 0.25)
+                segment.set_gid("segment")
+                ax.add_patch(segment)
+                start += p * width
+            if annotate:
+                for dx, p, color in zip((-0.3, 0, 0.3), parts, REGION_COLORS):
+                    value = ax.text(j + dx, i + 0.2, f"{p:.{digits}f}", ha="center",
+                                    va="center", fontsize=8 if n <= 8 else 7,
+                                    color="black" if color == REGION_COLORS[1] else color,
+                                    fontweight="bold" if p >= 0.95 else "normal")
+                    value.set_gid("value")
+            if not reliable:
+                # faded hatch: the cell reads UNRELIABLE, its numbers stay legible
+                cover = Rectangle((j - 0.5, i - 0.5), 1, 1, fill=False, hatch="xx",
+                                  edgecolor="#B00000", lw=1.5, alpha=0.45)
+                cover.set_gid("unreliable")
+                ax.add_patch(cover)
+                flag = ax.text(j, i - 0.02, "UNRELIABLE", ha="center", va="center",
+                               fontsize=8, color="#B00000", fontweight="bold",
+                               bbox=dict(facecolor="white", edgecolor="none", pad=1))
+                flag.set_gid("unreliable")
+        n_unreliable += not reliable
+    for k in range(n):  # the diagonal: no pair
+        ax.add_patch(Rectangle((k - 0.5, k - 0.5), 1, 1, facecolor="#E5E5E5", lw=0))
+    for k in range(n + 1):
+        ax.axhline(k - 0.5, color="#CCCCCC", lw=0.6)
+        ax.axvline(k - 0.5, color="#CCCCCC", lw=0.6)
+    _name_axes(ax, [clean_text(name) for name in names])
+    ax.set_xlim(-0.5, n - 0.5)
+    ax.set_ylim(n - 0.5, -0.5)
+    handles = [Patch(color=REGION_COLORS[0], label="column better"),
+               Patch(color=REGION_COLORS[1],
+                     label="practically equivalent" + (f" (ROPE {rope})" if rope else "")),
+               Patch(color=REGION_COLORS[2], label="row better")]
+    ax.legend(handles=handles, loc="upper center", bbox_to_anchor=(0.5, -0.08 - 0.3 / n),
+              ncol=3, fontsize=8, frameon=False)
+    heading = title if title is not None else (
+        f"All pairs, {what}: posterior P(column better | equivalent | row better)")
+    if n_unreliable:
+        heading += (f"\nUNRELIABLE ({n_unreliable} pair(s) failed the sampler diagnostics): "
+                    "hatched, not a decision")
+    ax.set_title(heading, fontsize=11)
+    return finish(ax)
+
+
+def _name_axes(ax, names):
+    n = len(names)
+    ax.set_xticks(np.arange(n))
+    ax.set_yticks(np.arange(n))
+    rotate = max((len(name) for name in names), default=0) > 4
+    ax.set_xticklabels(names, rotation=40 if rotate else 0, ha="right" if rotate else "center")
+    ax.set_yticklabels(names)
+    ax.set_xlabel("column algorithm")
+    ax.set_ylabel("row algorithm")
+    ax.tick_params(length=0)
+
+
+def _matrix_heatmap(matrix, ax, annotate, digits, cmap, colorbar, title, unreliable):
+    """One probability per cell: the matrix form of :func:`plot_probability_heatmap`."""
     import matplotlib
     from matplotlib.patches import Rectangle
 
-    if not isinstance(matrix, pd.DataFrame):
-        raise TypeError(f"matrix must be a pandas DataFrame, got {type(matrix).__name__}")
     if matrix.shape[0] != matrix.shape[1] or list(matrix.index) != list(matrix.columns):
         raise ValueError("matrix must be square with the same algorithms, in the same order, "
                          f"as index and columns; got {list(matrix.index)} x {list(matrix.columns)}")
@@ -60,14 +171,7 @@ def plot_probability_heatmap(matrix: pd.DataFrame, ax: Axes | None = None, annot
     image = ax.imshow(np.ma.masked_invalid(values), cmap=colormap, vmin=0, vmax=1,
                       aspect="auto")
     names = [clean_text(name) for name in matrix.index]
-    ax.set_xticks(np.arange(n))
-    ax.set_yticks(np.arange(n))
-    rotate = max((len(name) for name in names), default=0) > 4
-    ax.set_xticklabels(names, rotation=40 if rotate else 0, ha="right" if rotate else "center")
-    ax.set_yticklabels(names)
-    ax.set_xlabel("column algorithm")
-    ax.set_ylabel("row algorithm")
-    ax.tick_params(length=0)
+    _name_axes(ax, names)
     if annotate:
         for i in range(n):
             for j in range(n):
@@ -93,7 +197,8 @@ def plot_probability_heatmap(matrix: pd.DataFrame, ax: Axes | None = None, annot
         ax.add_patch(cell)
     if colorbar:
         ax.figure.colorbar(image, ax=ax, label="P(row better than column)", fraction=0.05)
-    title = title if title is not None else "P(row algorithm better than column algorithm)"
+    title = title if title is not None else ("P(row algorithm better than column algorithm by "
+                                             "more than the ROPE)\n(P(equivalent) not shown)")
     if marked:
         title += (f"\nhatched: UNRELIABLE ({len(marked) // 2} pair(s) failed the sampler "
                   "diagnostics)")

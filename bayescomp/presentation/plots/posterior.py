@@ -52,8 +52,23 @@ def _posterior_source(result, which: str):
                     f"{type(result).__name__}")
 
 
+def histogram_edges(draws, span, bins: int | None = None) -> np.ndarray:
+    """Bin edges over ``span`` (the draws' central 99.5%): ``bins`` bins, or by default the
+    Freedman-Diaconis number (width 2 IQR n^(-1/3), from the draws' own spread), 10 to 200."""
+    low, high = float(span[0]), float(span[1])
+    if bins is None:
+        q1, q3 = np.quantile(draws, [0.25, 0.75])
+        width = 2 * (q3 - q1) * np.size(draws) ** (-1 / 3)
+        bins = int(np.clip(np.ceil((high - low) / width), 10, 200)) if width > 0 else 10
+    if int(bins) < 1:
+        raise ValueError(f"bins must be at least 1, got {bins}")
+    if high <= low:  # (nearly) all draws equal: one narrow bin around them
+        low, high = padded(low, high)
+    return np.linspace(low, high, int(bins) + 1)
+
+
 def plot_posterior(result, ax: Axes | None = None, *, which: str = "next", digits: int = 3,
-                   n_points: int = 801, bins: int = 60, title: str | None = None) -> Axes:
+                   n_points: int = 801, bins: int | None = None, title: str | None = None) -> Axes:
     """Posterior density of the mean difference, with the ROPE and the three probabilities.
 
     Parameters
@@ -73,10 +88,15 @@ def plot_posterior(result, ax: Axes | None = None, *, which: str = "next", digit
     digits : int
         Decimals of the probabilities written on the plot.
     n_points : int
-        Points of the density curve.
-    bins : int
-        Bins of the histogram of the draws, over the plotted range (the central 99.5% of
-        the draws and the ROPE); its heights are densities over all the draws.
+        Points of the density curve over the plotted range (the central 99.5% of the draws
+        and the ROPE), and as many again over the draws' central 99.5%: a posterior far
+        narrower than the ROPE still gets a resolved peak.
+    bins : int, optional
+        Bins of the histogram of the draws over their central 99.5%, so that the bins follow
+        the draws' own spread, not the plotted range (a ROPE a hundred times wider than the
+        posterior would leave two bins under the peak). By default the Freedman-Diaconis
+        number (bin width 2 IQR n^(-1/3)), between 10 and 200. Heights are densities over
+        all the draws, so histogram and density curve agree.
     title : str, optional
         Replaces the default title, which names the algorithms.
 
@@ -111,15 +131,16 @@ def plot_posterior(result, ax: Axes | None = None, *, which: str = "next", digit
             tails = np.quantile(payload, [0.0025, 0.9975])
             mode = None
         low, high = padded(min(tails[0], rope.low), max(tails[1], rope.high))
-        # the exact mode and ROPE bounds on the grid: a true peak and crisp region edges
+        # the exact mode and ROPE bounds on the grid: a true peak and crisp region edges;
+        # a second grid over the bulk resolves a peak far narrower than the plotted range
         grid = np.linspace(low, high, n_points)
         extra = [rope.low, rope.high] + ([mode] if mode is not None else [])
-        grid = np.unique(np.concatenate([grid, extra]))
+        grid = np.unique(np.concatenate([grid, np.linspace(*tails, n_points), extra]))
         if kind == "analytic":
             density = payload.pdf(grid)
         else:
-            # density over all draws, drawn over the plotted range only
-            counts, edges = np.histogram(payload, bins=np.linspace(low, high, bins + 1))
+            edges = histogram_edges(payload, tails, bins)
+            counts, edges = np.histogram(payload, bins=edges)
             ax.stairs(counts / (payload.size * np.diff(edges)), edges, color="#666666", lw=0.7,
                       zorder=4, label=f"histogram of {payload.size} posterior draws")
             density = mixture.pdf(grid).mean(axis=0) if kind == "mixture" else \

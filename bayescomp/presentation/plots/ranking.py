@@ -24,7 +24,8 @@ def _axes(ax, ncols=1, width=5.0, height=3.5):
 
 
 def plot_rank_probabilities(result, ax=None):
-    """Heatmap of P(algorithm has rank r), algorithms ordered by expected rank.
+    """Heatmap of P(the algorithm's worth has rank r), algorithms ordered by the posterior
+    mean rank of their worths.
 
     Parameters
     ----------
@@ -45,34 +46,47 @@ def plot_rank_probabilities(result, ax=None):
                 color="white" if matrix[i, j] > 0.6 else "black")
     ax.set_xticks(range(k), [str(r) for r in range(1, k + 1)])
     ax.set_yticks(range(len(order)), list(order))
-    ax.set_xlabel("rank (1 = largest worth)")
-    ax.set_title("Posterior probability of each rank")
+    ax.set_xlabel("rank of the worth (1 = largest worth)")
+    ax.set_title("Posterior probability of each rank of the worth", fontsize=10)
     ax.figure.colorbar(image, ax=ax, fraction=0.046, pad=0.04)
     return ax
 
 
-def plot_expected_ranks(result, ax=None):
-    """Expected rank of each algorithm with its credible interval, best at the top, and
-    P(best) written beside it.
+def plot_worth_ranks(result, ax=None):
+    """Per algorithm, best at the top: the posterior mean rank of its worth with its credible
+    interval, its mean observed rank on the datasets (a cross) and P(best) beside them.
+
+    Two different ranks, named apart: the rank of the worth (1 = largest worth, the
+    algorithm most likely first on a new dataset) narrows as datasets accrue; the mean
+    observed rank is the data's, with algorithms tied within the ROPE sharing their rank.
 
     Returns
     -------
     matplotlib Axes
+        The intervals are a line collection with gid ``"worth_rank_interval"``, the means a
+        line with gid ``"worth_rank"``, the crosses ``"observed_rank"``.
     """
     ax = _axes(ax, height=0.45 * len(result.algorithms) + 1.5)
     frame = result.to_frame()
     y = np.arange(len(frame))[::-1]
-    ax.hlines(y, frame.rank_low, frame.rank_high, color="tab:blue", lw=2)
-    ax.plot(frame.rank_mean, y, "o", color="tab:blue")
-    ax.plot(frame.mean_observed_rank, y, "x", color="black", label="mean observed rank")
+    interval = ax.hlines(y, frame.rank_low, frame.rank_high, color="tab:blue", lw=2)
+    interval.set_gid("worth_rank_interval")
+    mean, = ax.plot(frame.rank_mean, y, "o", color="tab:blue",
+                    label=f"rank of the worth: posterior mean, "
+                    f"{result.settings['interval']:.0%} interval")
+    mean.set_gid("worth_rank")
+    observed, = ax.plot(frame.mean_observed_rank, y, "x", color="black",
+                        label=f"mean observed rank on the {result.settings['datasets']} "
+                        f"datasets (ties within ROPE {result.settings['rope']:g})")
+    observed.set_gid("observed_rank")
     k = len(frame)
     for yi, p_best in zip(y, frame.p_best):  # in a right-hand margin, clear of the intervals
         ax.text(k + 0.35, yi, f"P(best) {p_best:.2f}", va="center", fontsize=8)
     ax.set_xlim(0.5, k + 1.5)
     ax.set_xticks(range(1, k + 1))
     ax.set_yticks(y, list(frame.index))
-    ax.set_xlabel(f"rank ({result.settings['interval']:.0%} interval)")
-    ax.set_title("Expected rank (Plackett-Luce)")
+    ax.set_xlabel("rank (1 = best)")
+    ax.set_title("Rank of each worth (Plackett-Luce) and mean observed rank", fontsize=10)
     ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.25), fontsize=8, frameon=False)
     return ax
 
@@ -84,7 +98,7 @@ def plot_ranking(result: RankingResult, axes=None) -> np.ndarray:
     if axes is None:
         k = len(result.algorithms)
         _, axes = plt.subplots(1, 2, figsize=(11, 0.45 * k + 1.8), constrained_layout=True)
-    plot_expected_ranks(result, ax=axes[0])
+    plot_worth_ranks(result, ax=axes[0])
     plot_rank_probabilities(result, ax=axes[1])
     if not result.reliable:
         axes[0].figure.suptitle("UNRELIABLE: the sampler failed its diagnostics; not a verdict",
@@ -94,7 +108,13 @@ def plot_ranking(result: RankingResult, axes=None) -> np.ndarray:
 
 def plot_sensitivity(result: SensitivityResult, axes=None) -> np.ndarray:
     """P(left / rope / right) against the ROPE half-width, for delta0 (left panel) and the
-    next dataset (right panel); one line style per prior.
+    next dataset (right panel).
+
+    Colour is the region; each prior has its own marker and line style, hollow markers of
+    decreasing size so that priors whose curves coincide still show every marker, and its
+    own legend entry. Priors whose probabilities differ by less than ``SAME`` (0.005) at
+    every ROPE width of a panel are named in that panel as coinciding: identical curves
+    cannot be told apart by their style alone.
 
     Parameters
     ----------
@@ -104,29 +124,69 @@ def plot_sensitivity(result: SensitivityResult, axes=None) -> np.ndarray:
     Returns
     -------
     numpy array of two Axes
+        Each prior's three lines carry gid ``"prior:<name>"``; the coincidence notes are
+        texts with gid ``"coincide"``.
     """
     import matplotlib.pyplot as plt
     from matplotlib.lines import Line2D
 
     if axes is None:
-        _, axes = plt.subplots(1, 2, figsize=(11, 3.8), sharey=True, constrained_layout=True)
+        _, axes = plt.subplots(1, 2, figsize=(12, 4.2), sharey=True, constrained_layout=True)
     table = result.table
     labels = result.labels
+    styles = [prior_style(p) for p in range(len(result.priors))]
     for ax, quantity, title in zip(axes, ("delta0", "next"),
                                    ("delta0 (population mean difference)", "next dataset")):
-        for p, prior in enumerate(result.priors):
+        curves = {}
+        for prior, style in zip(result.priors, styles):
             rows = table[(table.prior == prior) & (table.quantity == quantity)].sort_values("rope")
+            curves[prior] = rows[["p_left", "p_rope", "p_right"]].to_numpy()
             for colour, column in zip(REGION_COLOURS, ("p_left", "p_rope", "p_right")):
-                ax.plot(rows.rope, rows[column], color=colour, marker=".",
-                        linestyle=PRIOR_STYLES[p % len(PRIOR_STYLES)])
+                line, = ax.plot(rows.rope, rows[column], color=colour, mfc="none", **style)
+                line.set_gid(f"prior:{prior}")
         ax.axhline(result.threshold, color="black", lw=0.7, alpha=0.5)
+        same = coinciding(curves)
+        if same:
+            note = ax.text(0.02, 0.5, "coincide (within 0.005):\n" + "\n".join(
+                " = ".join(group) for group in same), transform=ax.transAxes, fontsize=8,
+                va="center", bbox=dict(facecolor="white", edgecolor="#999999", alpha=0.85))
+            note.set_gid("coincide")
         ax.set_title(title)
         ax.set_xlabel("ROPE half-width (units of the scores)")
         ax.set_ylim(-0.02, 1.02)
     axes[0].set_ylabel("posterior probability")
-    handles = [Line2D([], [], color=c, label=f"P({label})")
+    handles = [Line2D([], [], color=c, lw=2, label=f"P({label})")
                for c, label in zip(REGION_COLOURS, labels)]
-    handles += [Line2D([], [], color="black", linestyle=PRIOR_STYLES[p % len(PRIOR_STYLES)],
-                       label=f"prior {prior}") for p, prior in enumerate(result.priors)]
-    axes[1].legend(handles=handles, fontsize=8, loc="best")
+    handles += [Line2D([], [], color="black", mfc="none", label=f"prior {prior}", **style)
+                for prior, style in zip(result.priors, styles)]
+    axes[1].legend(handles=handles, fontsize=8, loc="upper left", bbox_to_anchor=(1.02, 1))
     return np.asarray(axes)
+
+
+#: Priors whose probabilities differ by less than this everywhere coincide on the figure.
+SAME = 0.005
+_MARKERS = ("o", "s", "^", "D", "v", "P", "X", "*")
+
+
+def prior_style(p: int) -> dict:
+    """Marker, marker size and line style of the p-th prior of :func:`plot_sensitivity`:
+    distinct shapes, and sizes shrinking so that coinciding markers nest inside each other."""
+    return dict(marker=_MARKERS[p % len(_MARKERS)], markersize=max(3.0, 9.0 - 1.3 * p),
+                linestyle=PRIOR_STYLES[p % len(PRIOR_STYLES)], lw=1.2)
+
+
+def coinciding(curves: dict) -> list[list[str]]:
+    """Groups (two or more) of priors whose curves differ by less than :data:`SAME` at every
+    point, each prior in the group of the first prior it coincides with."""
+    groups, placed = [], set()
+    names = list(curves)
+    for i, a in enumerate(names):
+        if a in placed:
+            continue
+        group = [a] + [b for b in names[i + 1:] if b not in placed and
+                       curves[a].shape == curves[b].shape and
+                       np.max(np.abs(curves[a] - curves[b])) < SAME]
+        if len(group) > 1:
+            groups.append(group)
+            placed.update(group)
+    return groups

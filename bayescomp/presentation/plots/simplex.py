@@ -4,6 +4,7 @@ from __future__ import annotations
 import numpy as np
 from typing import TYPE_CHECKING
 
+from bayescomp.decisions import decide
 from bayescomp.rope import most_probable_shares
 from bayescomp.presentation.plots.common import REGION_COLORS, clean_text, new_axes, finish
 
@@ -57,17 +58,36 @@ def _simplex_source(result, labels):
     return masses, names, title
 
 
-def vertex_text(name: str, probability: float, share: float, digits: int = 3) -> str:
-    """The text at a corner of :func:`plot_simplex`: the region, its probability (the
-    posterior mean of its mass, the number every summary prints) and the share of draws
-    in which it is the most probable, each labelled."""
-    return (f"{name}\nP = {probability:.{digits}f}\n"
-            f"most probable: {share:.{digits}f} of draws")
+def vertex_text(name: str, probability: float, digits: int = 3) -> str:
+    """The headline at a corner of :func:`plot_simplex`: the region and its posterior
+    probability (the mean of its mass, the number every summary prints)."""
+    return f"{name}\nP = {probability:.{digits}f}"
+
+
+def share_text(share: float, digits: int = 3) -> str:
+    """The secondary line at a corner of :func:`plot_simplex`: the share of the draws in
+    which the region has the largest mass. Not a probability of the region: with masses
+    (0.41, 0.59, 0) in every draw the share is 1 while P = 0.59."""
+    return f"(largest mass in {share:.{digits}f} of the draws)"
+
+
+def decision_text(probabilities, names, threshold: float, reliable: bool = True) -> str:
+    """The simplex's headline: the decision at ``threshold`` from the posterior
+    probabilities, as every summary makes it."""
+    if not reliable:
+        return "UNRELIABLE (sampling problems): no decision"
+    verdict = decide(probabilities, threshold, labels=names)
+    k = int(np.argmax(probabilities))
+    if verdict == "undecided":
+        return (f"Decision at P \u2265 {threshold:g}: undecided (largest: {names[k]}, "
+                f"P = {probabilities[k]:.3f})")
+    return f"Decision at P \u2265 {threshold:g}: {verdict} (P = {probabilities[k]:.3f})"
 
 
 def plot_simplex(result, ax: Axes | None = None, *, labels: Sequence[str] | None = None,
                  max_points: int = 5000, seed: SeedLike = 0, point_size: float = 5.0,
-                 alpha: float = 0.35, digits: int = 3, title: str | None = None) -> Axes:
+                 alpha: float = 0.35, digits: int = 3, threshold: float = 0.95,
+                 title: str | None = None) -> Axes:
     """Posterior samples of the (left, rope, right) probabilities in the probability simplex.
 
     The triangle of Benavoli et al. (2017, JMLR 18(77)): each vertex is one region (the
@@ -77,9 +97,12 @@ def plot_simplex(result, ax: Axes | None = None, *, labels: Sequence[str] | None
     three parts where each region is the most probable; the points are coloured by that part
     (the shares of draws in each part are :func:`bayescomp.rope.most_probable_shares`,
     computed on all the draws). A cross marks
-    the posterior mean. Each corner says what its numbers are (:func:`vertex_text`): the
-    probability of the region (the mean of its mass, as every summary prints it) and the
-    share of draws in which it is the most probable. Unlike baycomp, the scatter is drawn whatever the mass of the ROPE.
+    the posterior mean. The headline above the triangle is the decision at ``threshold``
+    from the posterior probabilities (:func:`decision_text`), the number every summary
+    reports; each corner names its region with its probability P in bold
+    (:func:`vertex_text`) and, below in small grey type, the share of draws in which it
+    has the largest mass (:func:`share_text`), which is not a probability of the region.
+    Unlike baycomp, the scatter is drawn whatever the mass of the ROPE.
 
     Parameters
     ----------
@@ -100,6 +123,9 @@ def plot_simplex(result, ax: Axes | None = None, *, labels: Sequence[str] | None
         Marker area and opacity.
     digits : int
         Decimals of the numbers at the vertices.
+    threshold : float
+        Posterior probability a region needs for the headline's decision (0.95, as the
+        summaries).
     title : str, optional
 
     Returns
@@ -107,7 +133,8 @@ def plot_simplex(result, ax: Axes | None = None, *, labels: Sequence[str] | None
     matplotlib.axes.Axes
         The draws are one scatter collection with gid ``"points"`` (its offsets are
         :func:`to_simplex` of the drawn rows), the vertex texts (:func:`vertex_text`)
-        have gid ``"vertex"``.
+        have gid ``"vertex"``, the shares (:func:`share_text`) ``"share"``, the headline
+        (:func:`decision_text`) ``"decision"``.
     """
     masses, names, default_title = _simplex_source(result, labels)
     if max_points < 1:
@@ -145,23 +172,31 @@ def plot_simplex(result, ax: Axes | None = None, *, labels: Sequence[str] | None
     ax.plot([x_mean], [y_mean], marker="X", ms=9, color="black", mec="white", mew=1.0,
             ls="none", zorder=4)
 
-    offsets = [(0, -0.05, "center", "top"), (0, 0.04, "center", "bottom"),
-               (0, -0.05, "center", "top")]
-    for (x, y), (dx, dy, ha, va), name, probability, share, color in zip(
-            vertices, offsets, names, mean, shares, REGION_COLORS):
-        text = ax.text(x + dx, y + dy, vertex_text(name, probability, share, digits),
-                       ha=ha, va=va,
+    # (y of the bold text, y of the grey share, vertical alignment) per corner: the share
+    # between the bold text and the triangle at the top corner, under it at the others
+    places = [(-0.05, -0.19, "top"), (0.13, 0.04, "bottom"), (-0.05, -0.19, "top")]
+    for (x, y), (dy, dy_share, va), name, probability, share, color in zip(
+            vertices, places, names, mean, shares, REGION_COLORS):
+        text = ax.text(x, y + dy, vertex_text(name, probability, digits), ha="center", va=va,
                        fontsize=10, color="black" if color == REGION_COLORS[1] else color,
                        fontweight="bold", linespacing=1.3)
         text.set_gid("vertex")
-    ax.text(0.5, -0.30, f"Each of the {n_draws} points is a posterior draw of the three "
-            "probabilities\n(its barycentric coordinates); \u2716 their mean. At each corner: P, "
-            "the posterior\nprobability of the region (the mean, as the summaries print it), "
-            "and the share\nof the draws in which that region is the most probable.",
+        secondary = ax.text(x, y + dy_share, share_text(share, digits), ha="center", va=va,
+                            fontsize=7.5, color="#666666", fontweight="normal")
+        secondary.set_gid("share")
+    reliable = bool(getattr(result, "reliable", True))
+    headline = ax.text(0.5, _SQRT3_2 + 0.42, decision_text(mean, names, threshold, reliable),
+                       ha="center", va="bottom", fontsize=11, fontweight="bold",
+                       color="black" if reliable else "#B00000")
+    headline.set_gid("decision")
+    ax.text(0.5, -0.36, f"Each of the {n_draws} points is a posterior draw of the three "
+            "probabilities\n(its barycentric coordinates); \u2716 their mean. P at each corner "
+            "is the\nposterior probability of the region (the mean, as the summaries print it); "
+            "in\ngrey, the share of the draws in which that region has the largest mass.",
             ha="center", va="top", fontsize=8, color="#444444")
     ax.set_aspect("equal")
     ax.set_xlim(-0.34, 1.34)
-    ax.set_ylim(-0.52, _SQRT3_2 + 0.27)
+    ax.set_ylim(-0.58, _SQRT3_2 + 0.52)
     ax.axis("off")
     heading = title if title is not None else default_title
     if heading:
