@@ -212,8 +212,9 @@ bayesian = pd.DataFrame(
        {"analysis": "hierarchical: next dataset",
         **dict(zip([f"P({left})", f"P({equal})", f"P({right})"], result.probabilities))}]
 ).set_index("analysis")
-display(frequentist)
-display(bayesian)
+print(frequentist.to_string())
+print()
+print(bayesian.to_string())
 
 # %% [markdown]
 # What each one says:

@@ -263,10 +263,10 @@ def best_table(probabilities_for):
 
 
 print(f"Best action for {DATASET} (correlated t-test):")
-display(best_table(lambda w: bc.correlated_ttest(scores, FIRST, SECOND, dataset=DATASET,
-                                                 rope=w).probabilities))
+print(best_table(lambda w: bc.correlated_ttest(scores, FIRST, SECOND, dataset=DATASET,
+                                               rope=w).probabilities).to_string())
 print("Best action for a new problem (hierarchical model, next dataset):")
-display(best_table(next_dataset_probabilities))
+print(best_table(next_dataset_probabilities).to_string())
 
 # %% [markdown]
 # ## Take-home

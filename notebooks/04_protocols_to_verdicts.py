@@ -416,8 +416,9 @@ plt.show()
 # %% [markdown]
 # ## All pairs: `compare_all`
 #
-# `compare_all` runs the hierarchical model on every pair (with the same sampler settings; each
-# pair gets its own seed, spawned from `SEED`), and reports beside the Bayesian probabilities the
+# `compare_all` runs the hierarchical model on every pair (with the same sampler settings, and
+# `SEED` itself as every pair's seed, so that a pair's numbers are those of `bc.hierarchical` on
+# that pair with that seed), and reports beside the Bayesian probabilities the
 # Wilcoxon signed-rank p-value of each pair with Holm's correction. The heatmap shows, for each
 # row and column, P(row better than column by more than the ROPE) on the next dataset.
 
@@ -434,8 +435,8 @@ print("Holm-corrected Wilcoxon p-values equal friedman_test's post-hoc ones:",
       np.allclose(both["p_value_corrected"], both["holm_p"]))
 
 # %% [markdown]
-# The `logistic - tree` row reproduces the single fit above up to Monte Carlo error (another
-# seed). The Holm-corrected p-values are the same as in `friedman_test`'s post-hoc table: the
+# The `logistic - tree` row is the single fit above, number for number (same data, seed and
+# settings). The Holm-corrected p-values are the same as in `friedman_test`'s post-hoc table: the
 # classical side of `compare_all` *is* the Holm-corrected Wilcoxon test.
 #
 # Reading the heatmap and the table together:
@@ -477,6 +478,7 @@ print("Holm-corrected Wilcoxon p-values equal friedman_test's post-hoc ones:",
 # Machine-readable summary (checked by the test suite):
 
 # %%
+pair_row = pairs.table.set_index(["first", "second"]).loc[(FIRST, SECOND)]
 print("RESULT " + json.dumps({
     "first": FIRST, "second": SECOND, "focus": FOCUS, "rope": ROPE, "alpha": ALPHA,
     "seed": SEED, "fit": FIT, "datasets": list(scores.dataset_names),
@@ -494,4 +496,5 @@ print("RESULT " + json.dumps({
     "hierarchical_ok": bool(hier.diagnostics.ok),
     "pairs": [[row.first, row.second] for row in pairs.table.itertuples()],
     "pairs_p_value_corrected": [float(p) for p in pairs.table["p_value_corrected"]],
-    "pairs_ok": bool(pairs.table["diagnostics_ok"].all())}))
+    "pairs_ok": bool(pairs.table["diagnostics_ok"].all()),
+    "pair_next": [float(pair_row[k]) for k in ("p_left", "p_rope", "p_right")]}))

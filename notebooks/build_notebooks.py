@@ -26,9 +26,10 @@ HEADER = """# ---
 #     name: python3
 # ---
 """
-#: The notebooks built as .ipynb (05 is run as a script by tests/test_notebook_ranking.py).
+#: The notebooks built as .ipynb: every percent-format source in notebooks/.
 NOTEBOOKS = ("01_grid_search_one_dataset", "02_two_classifiers_many_datasets",
-             "03_cost_sensitive_choice", "04_protocols_to_verdicts")
+             "03_cost_sensitive_choice", "04_protocols_to_verdicts",
+             "05_ranking_and_sensitivity")
 
 
 def read_percent(text: str) -> list:

@@ -101,9 +101,18 @@ def test_same_results_whatever_n_jobs(one_dataset, single, backend):
         parallel = compare_all(one_dataset, 0.01, seed=1)
     pd.testing.assert_frame_equal(parallel.table, single.table)
     assert compare_all(one_dataset, 0.01, seed=1, n_jobs=2).table.equals(single.table)
-    seeds = single.table.seed
-    assert seeds.nunique() == 3 and single.seed == 1
-    assert not compare_all(one_dataset, 0.01, seed=2).table.seed.equals(seeds)
+
+
+def test_every_pair_has_the_users_seed(one_dataset, single):
+    # the seed that reproduces a row with a single-pair call is the user's, in every row
+    assert single.seed == 1 and single.table.seed.tolist() == [1, 1, 1]
+    assert compare_all(one_dataset, 0.01, seed=2).table.seed.tolist() == [2, 2, 2]
+    # None: one seed is drawn, once, and recorded in the result and every row
+    drawn = compare_all(one_dataset, 0.01)
+    assert isinstance(drawn.seed, int) and drawn.table.seed.tolist() == [drawn.seed] * 3
+    assert drawn.to_dict()["seed"] == drawn.seed
+    with pytest.raises(TypeError, match="seed must be an integer"):
+        compare_all(one_dataset, 0.01, seed=np.random.SeedSequence(1))
 
 
 def test_summary_frame_and_progress(single, one_dataset, capsys):
@@ -172,7 +181,7 @@ def test_hierarchical_row_equals_direct_fit(serial, collection, stan_backend):
     assert (row["first"], row["second"]) == ("b", "c")
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        direct = bc.hierarchical(collection, "b", "c", rope=0.01, seed=int(row.seed),
+        direct = bc.hierarchical(collection, "b", "c", rope=0.01, seed=5,
                                  backend=stan_backend, **SMALL)
     assert [row.p_left, row.p_rope, row.p_right] == direct.probabilities.tolist()
     assert [row.delta0_p_left, row.delta0_p_rope, row.delta0_p_right] == \
@@ -182,6 +191,27 @@ def test_hierarchical_row_equals_direct_fit(serial, collection, stan_backend):
     better = serial.probability_matrix()
     assert better.loc["b", "c"] == row.p_right and better.loc["c", "b"] == row.p_left
     assert "hierarchical" in serial.summary()
+
+
+@pytest.mark.stan
+def test_cell_equals_hierarchical_with_the_users_seed(stan_backend):
+    """A cell of compare_all is bc.hierarchical on that pair with the user's seed, number for
+    number: the pair's seed depends neither on its position (the last of three pairs here)
+    nor on the other algorithms (the direct fit sees all four, compare_all three)."""
+    scores = bc.datasets.load_classifiers()
+    options = dict(rope=0.01, seed=1, backend=stan_backend, **SMALL)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        pairs = compare_all(scores.subset(algorithms=["logistic", "tree", "forest"]), **options)
+        direct = bc.hierarchical(scores, "tree", "forest", **options)
+    row = pairs.table.iloc[2]
+    assert (row["first"], row["second"], row["seed"], pairs.seed) == ("tree", "forest", 1, 1)
+    assert [row.delta0_p_left, row.delta0_p_rope, row.delta0_p_right] == \
+        direct.delta0[["p_left", "p_rope", "p_right"]].tolist()
+    assert [row.p_left, row.p_rope, row.p_right] == direct.probabilities.tolist()
+    np.testing.assert_array_equal(pairs.results[("tree", "forest")].idata.posterior["delta0"],
+                                  direct.idata.posterior["delta0"])
+    assert row.p_value == direct.baselines.wilcoxon.p_value
 
 
 @pytest.mark.stan

@@ -7,12 +7,17 @@ machine-readable line ``RESULT {...}`` of the notebook's last cell must equal th
 called here directly on the same data. The notebooks themselves assert nothing and are kept
 in the repository without outputs. Their one source is the percent-format ``.py`` file beside
 each ``.ipynb``: the committed ``.ipynb`` must equal what ``notebooks/build_notebooks.py``
-builds from it.
+builds from it, and every source is built. The sources also run as plain Python scripts: they
+compile without IPython's syntax and use no name they do not define (``display`` and
+``get_ipython`` exist only in a kernel).
 """
+import builtins
 import json
 import os
+import symtable
 import sys
 import time
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -21,7 +26,7 @@ import pytest
 import bayescomp as bc
 
 _NEEDS = ("executing the example notebooks needs nbformat, nbclient and ipykernel: "
-          "`pip install nbformat nbclient ipykernel` (in the test extra)")
+          "`pip install '.[notebooks]'` (also in the test extra)")
 nbformat = pytest.importorskip("nbformat", reason=_NEEDS)
 nbclient = pytest.importorskip("nbclient", reason=_NEEDS)
 pytest.importorskip("ipykernel", reason=_NEEDS)
@@ -51,6 +56,51 @@ def test_committed_notebooks_equal_their_sources():
         committed = (NOTEBOOKS / f"{name}.ipynb").read_text(encoding="utf-8")
         assert committed == built, (f"notebooks/{name}.ipynb differs from its source {name}.py: "
                                     "run python notebooks/build_notebooks.py notebooks")
+
+
+def test_every_source_is_built():
+    """No notebook is left without its .ipynb: the builder's list is every NN_*.py source."""
+    sources = sorted(path.stem for path in NOTEBOOKS.glob("[0-9][0-9]_*.py"))
+    assert list(_builder().NOTEBOOKS) == sources and len(sources) == 5
+
+
+def undefined_names(source: str, filename: str) -> list:
+    """Names a module reads, at its top level or as a global inside its functions, that it
+    neither assigns, imports, defines nor finds among the builtins: a NameError in plain
+    Python (``compile`` already refuses IPython's magics and shell escapes)."""
+    top = symtable.symtable(source, filename, "exec")
+    known = set(dir(builtins)) | {symbol.get_name() for symbol in top.get_symbols()
+                                  if symbol.is_assigned() or symbol.is_imported()
+                                  or symbol.is_namespace()}
+    missing, tables = set(), [top]
+    while tables:
+        table = tables.pop()
+        tables += table.get_children()
+        missing |= {symbol.get_name() for symbol in table.get_symbols()
+                    if (symbol.is_referenced() if table is top else symbol.is_global())
+                    and symbol.get_name() not in known}
+    return sorted(missing)
+
+
+def test_undefined_names_finds_what_plain_python_lacks():
+    """The checker on snippets whose answer is known: IPython's display, a name used in a
+    function and never defined, a comprehension's source; defined names pass."""
+    assert undefined_names("import pandas as pd\ndisplay(pd.DataFrame())\n", "a") == ["display"]
+    assert undefined_names("def f():\n    return g(x)\nx = 1\n", "b") == ["g"]
+    assert undefined_names("[y for y in z]\n", "c") == ["z"]
+    assert undefined_names("import os.path\nclass A:\n    n = os.sep\nfor i in range(2):\n"
+                           "    print(A.n, i, __name__)\n", "d") == []
+    with pytest.raises(SyntaxError):
+        compile("%matplotlib inline\n", "e", "exec")
+
+
+def test_sources_run_as_plain_python():
+    """Each source is a Python script as well as a notebook: it compiles, and every name it
+    reads is its own or a builtin (``python notebooks/02_*.py`` stopped at ``display``)."""
+    for path in sorted(NOTEBOOKS.glob("[0-9][0-9]_*.py")):
+        source = path.read_text(encoding="utf-8")
+        compile(source, str(path), "exec")
+        assert undefined_names(source, str(path)) == [], path.name
 
 
 def test_percent_format_round_trips():
@@ -300,5 +350,68 @@ def test_04_protocols_to_verdicts(tmp_path, monkeypatch, stan_backend):
     assert got["fit"] == {"iter_warmup": 3000, "iter_sampling": 3000}
     hier = bc.hierarchical(scores, first, second, rope=rope, seed=got["seed"], **got["fit"])
     np.testing.assert_allclose(got["next"], hier.probabilities, rtol=0, atol=1e-9)
+    # compare_all fits the pair with the same seed: its row is the single fit, number for number
+    assert got["pair_next"] == got["next"]
     assert got["hierarchical_ok"] and hier.diagnostics.ok and got["pairs_ok"]
     assert hier.probabilities[1] < 0.1  # the prose: practical equivalence is improbable
+
+
+def _notebook_05_data():
+    """The scores of notebook 05: five classifiers, ten built-in datasets, 2 x 5-fold CV."""
+    from sklearn.ensemble import RandomForestClassifier
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.model_selection import RepeatedStratifiedKFold
+    from sklearn.naive_bayes import GaussianNB
+    from sklearn.neighbors import KNeighborsClassifier
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import StandardScaler
+    from sklearn.tree import DecisionTreeClassifier
+
+    from bayescomp.data.datasets.make_classifiers import load_dataset
+
+    estimators = {
+        "naive_bayes": GaussianNB(),
+        "logistic": make_pipeline(StandardScaler(), LogisticRegression(max_iter=2000)),
+        "knn": make_pipeline(StandardScaler(), KNeighborsClassifier(n_neighbors=7)),
+        "tree": DecisionTreeClassifier(random_state=0),
+        "forest": RandomForestClassifier(n_estimators=50, random_state=0, n_jobs=1),
+    }
+    names = ["iris", "wine", "breast_cancer", "clf_hard", "clf_label_noise", "clf_wide",
+             "moons_noisy", "circles", "gaussian_quantiles", "hastie"]
+    return bc.protocols.cross_validate_scores(
+        estimators, {name: load_dataset(name) for name in names},
+        cv=RepeatedStratifiedKFold(n_splits=5, n_repeats=2, random_state=0))
+
+
+@pytest.mark.stan
+def test_05_ranking_and_sensitivity(tmp_path, monkeypatch, stan_backend):
+    pytest.importorskip("sklearn", reason="notebook 05 cross-validates scikit-learn models")
+    got, nb = run_notebook("05_ranking_and_sensitivity.ipynb", tmp_path, monkeypatch)
+    assert "SamplingWarning" not in _stderr(nb)
+
+    scores = _notebook_05_data()
+    assert got["algorithms"] == list(scores.algorithms) and got["datasets"] == list(
+        scores.dataset_names)
+    seed, fit = got["seed"], got["fit"]
+    assert (seed, fit) == (2024, {"chains": 4, "iter_warmup": 500, "iter_sampling": 1000})
+
+    # the ranking: the same scores, seed and settings give the same draws
+    ranking = bc.rank_algorithms(scores, seed=seed, **fit)
+    assert got["best"] == ranking.best
+    np.testing.assert_allclose([got["p_best"][a] for a in scores.algorithms],
+                               ranking.p_best[list(scores.algorithms)], rtol=0, atol=1e-12)
+
+    # best against the runner-up: the notebook's pairwise fit, bc.hierarchical here and the
+    # sensitivity analysis's "paper" prior are one fit (one seed), number for number
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", bc.ConstantDifferencesWarning)
+        direct = bc.hierarchical(scores, got["best"], got["runner_up"], rope=0.01, seed=seed,
+                                 baselines=False, **fit)
+    delta0 = direct.delta0[["p_left", "p_rope", "p_right"]].to_numpy(dtype=float)
+    np.testing.assert_allclose(got["next"][got["runner_up"]], direct.probabilities, rtol=0,
+                               atol=1e-12)
+    np.testing.assert_allclose(got["delta0"][got["runner_up"]], delta0, rtol=0, atol=1e-12)
+    np.testing.assert_allclose(got["sensitivity_paper"]["next"], direct.probabilities, rtol=0,
+                               atol=1e-12)
+    np.testing.assert_allclose(got["sensitivity_paper"]["delta0"], delta0, rtol=0, atol=1e-12)
+    assert set(got["next"]) == set(scores.algorithms) - {got["best"]}

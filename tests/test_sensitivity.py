@@ -99,6 +99,22 @@ def test_numbers_are_the_direct_computation_from_the_draws(result):
 
 
 @pytest.mark.stan
+@pytest.mark.stan
+def test_a_prior_is_hierarchical_with_the_same_seed(result, scores, stan_backend):
+    """The "paper" column is bc.hierarchical on the pair with the user's seed: the same draws,
+    and at a ROPE of 0.01 the same probabilities of delta0 and of the next dataset."""
+    direct = bc.hierarchical(scores, "a", "b", rope=0.01, prior="paper", seed=7,
+                             backend=stan_backend, **SHORT)
+    np.testing.assert_array_equal(result.fits["paper"].idata.posterior["delta0"],
+                                  direct.idata.posterior["delta0"])
+    rows = result.table[(result.table.prior == "paper") & (result.table.rope == 0.01)]
+    columns = ["p_left", "p_rope", "p_right"]
+    np.testing.assert_allclose(rows[rows.quantity == "delta0"][columns].to_numpy()[0],
+                               direct.delta0[columns].to_numpy(dtype=float), rtol=0, atol=1e-12)
+    np.testing.assert_allclose(rows[rows.quantity == "next"][columns].to_numpy()[0],
+                               direct.probabilities, rtol=0, atol=1e-12)
+
+
 def test_outputs_and_figure(result):
     decisions = result.decisions("next")
     assert list(decisions.columns) == result.priors and list(decisions.index) == list(ROPES)

@@ -27,8 +27,14 @@ chains to one pool of ``os.cpu_count()`` processes per Python process. Hence
   ``dask.config.set({"distributed.worker.daemon": False})`` precedes the cluster's start;
   ``LocalCluster(processes=False)`` (threads) needs nothing.
 
-Results do not depend on ``n_jobs`` or on the order of execution: each pair gets its own
-seed, derived from ``seed`` with :class:`numpy.random.SeedSequence` spawning.
+Every pair is fitted with ``seed`` as it is, so a pair's numbers are those of
+``bayescomp.hierarchical(scores, first, second, seed=seed)`` with the same options (and of
+``bayescomp compare --seed``), whatever ``n_jobs``, the order of execution or the other
+algorithms; a seed spawned per pair would tie them to the pair's position instead. Sharing
+a seed correlates nothing a user reads: each pair is a different posterior, the seed fixes
+only the stream of random numbers the sampler consumes, and every pair's Monte Carlo error
+is what any seed would give it.
+
 Warnings issued inside a fit (e.g. :class:`~bayescomp.exceptions.SamplingWarning`) are
 recorded in the task, whatever thread or process runs it, and re-issued here naming the pair.
 
@@ -63,7 +69,7 @@ from bayescomp.rope import Rope
 from bayescomp.presentation.verdicts import format_number, json_number, rope_dict, verdict, verdict_dict
 
 if TYPE_CHECKING:
-    from bayescomp.annotations import ArrayLike, RopeLike, SeedLike
+    from bayescomp.annotations import ArrayLike, RopeLike
 
 METHODS = ("auto", "hierarchical", "correlated")
 CORRECTIONS = ("holm", "bonferroni", None)
@@ -210,12 +216,12 @@ class AllPairsResult(Reportable):
         most 0.05), ``reliable`` (the final fit passed its diagnostics; ``diagnostics_ok`` is
         the same column under its former name), ``attempts`` (fits made, retries included),
         ``modes`` (the modes or chains a fit whose chains do not mix decided by, 0 when they
-        mix: :attr:`HierarchicalResult.modes`)
-        and ``seed``.
+        mix: :attr:`HierarchicalResult.modes`) and ``seed`` (the seed of the pair's fit:
+        :attr:`seed`, the same in every row).
     results : dict
         ``(first, second) -> HierarchicalResult or CorrelatedTTestResult``.
     seed : int
-        Entropy of the SeedSequence the per-pair seeds were spawned from.
+        The seed of every pair's fit (the one given, or the one drawn for ``seed=None``).
     """
 
     algorithms: tuple
@@ -406,8 +412,9 @@ class AllPairsResult(Reportable):
 
 
 def compare_all(scores: Scores, rope: RopeLike = 0.01, *, method: str = "auto",
-                n_jobs: int | None = None, seed: SeedLike = None, correction: str | None = "holm",
-                show_progress: bool = False, random_state: SeedLike = None,
+                n_jobs: int | None = None, seed: int | None = None,
+                correction: str | None = "holm", show_progress: bool = False,
+                random_state: int | None = None,
                 progress: bool | None = None, **fit_options) -> AllPairsResult:
     """Compare every pair of algorithms, in parallel through joblib.
 
@@ -425,9 +432,11 @@ def compare_all(scores: Scores, rope: RopeLike = 0.01, *, method: str = "auto",
         context says otherwise. Without a context, ``n_jobs > 1`` runs threads (see the
         module notes on oversubscription: every Stan fit already runs its chains in
         parallel processes).
-    seed : int or numpy.random.SeedSequence, optional
-        Seeds of the pairs are spawned from it, so results do not depend on ``n_jobs``.
-        None draws fresh entropy, recorded as :attr:`AllPairsResult.seed`.
+    seed : int, optional
+        The seed of every pair's fit, used as it is: a pair's numbers equal
+        :func:`bayescomp.hierarchical` on that pair with this seed and the same options
+        (the module notes say why one seed serves every pair). None draws one seed, once,
+        for every pair, recorded as :attr:`AllPairsResult.seed`.
     correction : {"holm", "bonferroni", None}
         Multiple-comparison correction of the frequentist p-values across pairs.
     show_progress : bool
@@ -470,21 +479,25 @@ def compare_all(scores: Scores, rope: RopeLike = 0.01, *, method: str = "auto",
     if progress is not None:
         show_progress = show_progress or bool(progress)
     seed = resolve_seed(seed, random_state, default=None)
+    if seed is None:  # drawn once, as bayescomp.hierarchical draws it, and recorded
+        seed = int(np.random.default_rng().integers(2 ** 31 - 1))
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)):
+        raise TypeError(f"seed must be an integer or None, got {seed!r}")
+    seed = int(seed)
     rope = Rope.coerce(rope)
-    sequence = seed if isinstance(seed, np.random.SeedSequence) else np.random.SeedSequence(seed)
     pairs = list(combinations(scores.algorithms, 2))
-    seeds = [int(s.generate_state(1)[0] >> 1) for s in sequence.spawn(len(pairs))]  # < 2**31
 
     from joblib import Parallel, delayed
 
     from bayescomp import sampling
 
-    tasks = (delayed(_fit_pair)(scores.subset(algorithms=pair), *pair, method, rope, s, fit_options)
-             for pair, s in zip(pairs, seeds))
+    tasks = (delayed(_fit_pair)(scores.subset(algorithms=pair), *pair, method, rope, seed,
+                                fit_options)
+             for pair in pairs)
     results, rows = {}, []
     with sampling.threaded_fits() as (_, stderr):
         outputs = Parallel(n_jobs=n_jobs, prefer="threads", return_as="generator")(tasks)
-        for k, ((first, second), s, (result, caught)) in enumerate(zip(pairs, seeds, outputs), 1):
+        for k, ((first, second), (result, caught)) in enumerate(zip(pairs, outputs), 1):
             for message, category in caught:
                 # the package's own warnings concern the pair; others (libraries) are
                 # re-issued as they are, so that the usual once-per-place rule applies
@@ -493,7 +506,7 @@ def compare_all(scores: Scores, rope: RopeLike = 0.01, *, method: str = "auto",
             if show_progress:
                 print(f"fit {k}/{len(pairs)}: {first} vs {second}", file=stderr, flush=True)
             results[(first, second)] = result
-            rows.append(_row(result, method, s))
+            rows.append(_row(result, method, seed))
 
     table = pd.DataFrame(rows)
     table["p_value_corrected"] = adjust_p_values(table["p_value"], correction)
@@ -503,4 +516,4 @@ def compare_all(scores: Scores, rope: RopeLike = 0.01, *, method: str = "auto",
                    "p_value_corrected", "reject", "reliable", "diagnostics_ok", "attempts",
                    "modes", "seed"]]
     return AllPairsResult(tuple(scores.algorithms), method, rope, correction, table, results,
-                          seed=sequence.entropy)
+                          seed=seed)

@@ -222,7 +222,11 @@ def sensitivity(scores: Scores, first: str, second: str, *,
         Names of :data:`bayescomp.PRIORS`, :class:`~bayescomp.HierarchicalPrior` objects, or
         a dict of name -> either. None: every prior in :data:`bayescomp.PRIORS`.
     seed : int, optional
-        Seed of every fit (the same for each prior); drawn and recorded when None.
+        Seed of every fit, the same for each prior and used as it is: a prior's numbers are
+        those of ``bayescomp.hierarchical(scores, first, second, prior=..., seed=seed)``
+        with the same options (the "paper" prior's are :func:`bayescomp.compare_all`'s cell
+        of the pair with this seed). The priors are different posteriors, so sharing a seed
+        correlates nothing a reader compares. Drawn once and recorded when None.
     threshold : float
         Probability a region needs for a decision.
     **options

@@ -110,7 +110,8 @@ def build_parser() -> argparse.ArgumentParser:
                          help="upper end of the ROPE (>= 0), replacing W")
         sub.add_argument("--seed", type=int, default=1,
                          help="random seed of every random step: Stan, the Bayesian sign and "
-                         "signed-rank tests, the pairs of all-pairs (default 1)")
+                         "signed-rank tests; every pair of all-pairs is fitted with it as it "
+                         "is, so compare --seed reproduces a pair (default 1)")
         sub.add_argument("--backend", choices=["auto", "cmdstanpy", "pystan"], default="auto",
                          help="Stan backend for the hierarchical model (default auto)")
         sub.add_argument("--out", metavar="DIR",
