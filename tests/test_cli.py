@@ -198,6 +198,25 @@ def test_the_engine_is_resolved_once_per_command(csv, capsys, monkeypatch, pysta
 
 
 @pytest.mark.stan
+def test_auto_says_when_it_passes_over_an_unfinished_cmdstan(csv, capsys, tmp_path,
+                                                             monkeypatch, pystan_backend):
+    path, _ = csv
+    home = tmp_path / "cmdstan-9.9.9"   # what cmdstanpy accepts: a directory with a makefile
+    home.mkdir()
+    (home / "makefile").write_text("CMDSTAN_VERSION := 9.9.9\n")
+    (tmp_path / "cmdstan-9.9.9.lock").touch()   # a build started, killed before its end marker
+    monkeypatch.setenv("CMDSTAN", str(home))
+    main(["compare", str(path), "--first", "a", "--second", "b", "--n-folds", "10",
+          "--chains", "2", "--iter-warmup", "150", "--iter-sampling", "150", "--retries", "0"])
+    captured = capsys.readouterr()
+    assert captured.err.splitlines()[0] == (
+        f"bayescomp: Stan engine pystan, not cmdstanpy: the CmdStan in {home} is unfinished: "
+        f"its build was interrupted (run the build again); {tmp_path / 'cmdstan-9.9.9.lock'} "
+        f"is there and {home / '.bayescomp-built'} is not")
+    assert ", backend pystan, seed 1" in captured.out
+
+
+@pytest.mark.stan
 def test_unreliable_fit_exits_1_with_the_banner(csv, capsys, tmp_path):
     path, _ = csv
     out = tmp_path / "bad"

@@ -81,11 +81,21 @@ def stan_engine(args, console: Console, program: str) -> str:
 
     Every fit of the command is then given this name, not ``"auto"``: resolved again later,
     ``"auto"`` could pick another engine (a CmdStan installed meanwhile), so that the
-    program would be compiled twice and the announcement name the wrong engine.
+    program would be compiled twice and the announcement name the wrong engine. When
+    ``"auto"`` passes over a CmdStan that is there but unfinished, one line says so: the
+    user may expect that CmdStan to run.
     """
     from bayescomp.sampling import resolve_backend
+    from bayescomp.sampling.cmdstanpy_engine import UnfinishedCmdStan, cmdstan_home
 
     backend = resolve_backend(args.backend)
+    if args.backend == "auto" and backend != "cmdstanpy":
+        try:
+            cmdstan_home()
+        except UnfinishedCmdStan as unfinished:
+            console.write(f"bayescomp: Stan engine {backend}, not cmdstanpy: {unfinished}")
+        except RuntimeError:   # no CmdStan at all: nothing was passed over
+            pass
     console.compile_stan(program, backend)
     return backend
 
