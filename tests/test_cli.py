@@ -5,6 +5,7 @@ import numpy as np
 import pytest
 
 import bayescomp as bc
+from bayescomp import sampling
 from bayescomp.presentation.cli.main import main
 
 
@@ -62,10 +63,18 @@ def test_input_errors_name_file_line_and_column(tmp_path, capsys):
                  "--column", "nonsense"]) == 2
 
 
-def test_unknown_algorithm_is_an_input_error(csv, capsys):
+def test_unknown_names_are_input_errors_naming_the_file(csv, capsys):
     path, _ = csv
     assert main(["compare", str(path), "--first", "a", "--second", "zz", "--no-stan"]) == 2
-    assert "unknown algorithm 'zz'" in capsys.readouterr().err
+    assert capsys.readouterr().err == (f"bayescomp: error: {path}: unknown algorithm 'zz'; the "
+                                       "scores hold ['a', 'b']\n")
+    # a name that differs only in case is suggested
+    assert main(["compare", str(path), "--first", "A", "--second", "b", "--no-stan"]) == 2
+    assert capsys.readouterr().err == (f"bayescomp: error: {path}: unknown algorithm 'A' (did "
+                                       "you mean 'a'?); the scores hold ['a', 'b']\n")
+    assert main(["compare", str(path), "--first", "a", "--second", "b", "--dataset", "9"]) == 2
+    assert capsys.readouterr().err == (f"bayescomp: error: {path}: unknown dataset '9'; the "
+                                       "scores hold ['0', '1', '2', '3']\n")
 
 
 def test_help_lists_every_command(capsys):
@@ -140,7 +149,9 @@ def test_sampler_options_reach_the_hierarchical_model(csv, capsys, monkeypatch):
           "--adapt-delta", "0.9", "--max-treedepth", "8", "--parameterization", "marginal",
           "--prior", "baycomp", "--seed", "7", "--retries", "0"])
     (options, result), = calls
-    assert options == dict(rope=bc.Rope(-0.01, 0.01), seed=7, backend="auto",
+    # --backend auto reaches the model as the engine it stands for, resolved once
+    assert options == dict(rope=bc.Rope(-0.01, 0.01), seed=7,
+                           backend=sampling.resolve_backend("auto"),
                            show_progress=False, chains=2,
                            iter_warmup=150, iter_sampling=300, adapt_delta=0.9,
                            max_treedepth=8, parameterization="marginal", prior="baycomp",
@@ -167,6 +178,42 @@ def test_sampler_options_are_checked(csv, capsys):
     assert "replaced by the marginal" in capsys.readouterr().err
     assert main(base + ["--parameterization", "sideways"]) == 2
     assert "parameterization" in capsys.readouterr().err
+
+
+@pytest.mark.stan
+def test_the_engine_is_resolved_once_per_command(csv, capsys, monkeypatch, pystan_backend):
+    # as when CmdStan's build ended during a demo: 'auto' finds no CmdStan when the command
+    # starts, and would find one at any later look
+    path, _ = csv
+    answers = iter(["CmdStan not installed (no directory): install_cmdstan"])
+    monkeypatch.setattr(sampling.ENGINES["cmdstanpy"], "unavailable",
+                        lambda: next(answers, None))
+    calls = spy_on_hierarchical(monkeypatch, "bayescomp.models.hierarchical")
+    main(["compare", str(path), "--first", "a", "--second", "b", "--n-folds", "10",
+          "--chains", "2", "--iter-warmup", "150", "--iter-sampling", "150", "--retries", "0"])
+    (options, result), = calls
+    assert options["backend"] == result.settings["backend"] == "pystan"
+    assert ", backend pystan, seed 1" in capsys.readouterr().out
+    assert sampling.resolve_backend("auto") == "cmdstanpy"   # what a second look gives
+
+
+@pytest.mark.stan
+def test_auto_says_when_it_passes_over_an_unfinished_cmdstan(csv, capsys, tmp_path,
+                                                             monkeypatch, pystan_backend):
+    path, _ = csv
+    home = tmp_path / "cmdstan-9.9.9"   # what cmdstanpy accepts: a directory with a makefile
+    home.mkdir()
+    (home / "makefile").write_text("CMDSTAN_VERSION := 9.9.9\n")
+    (tmp_path / "cmdstan-9.9.9.lock").touch()   # a build started, killed before its end marker
+    monkeypatch.setenv("CMDSTAN", str(home))
+    main(["compare", str(path), "--first", "a", "--second", "b", "--n-folds", "10",
+          "--chains", "2", "--iter-warmup", "150", "--iter-sampling", "150", "--retries", "0"])
+    captured = capsys.readouterr()
+    assert captured.err.splitlines()[0] == (
+        f"bayescomp: Stan engine pystan, not cmdstanpy: the CmdStan in {home} is unfinished: "
+        f"its build was interrupted (run the build again); {tmp_path / 'cmdstan-9.9.9.lock'} "
+        f"is there and {home / '.bayescomp-built'} is not")
+    assert ", backend pystan, seed 1" in captured.out
 
 
 @pytest.mark.stan
@@ -301,12 +348,14 @@ def test_asymmetric_rope_reaches_the_test(csv, tmp_path, capsys, rope_args):
     assert "ROPE = [-0.01, 0.02]" in capsys.readouterr().out
 
 
-def test_a_rope_without_zero_is_a_usage_error(csv, capsys):
+def test_a_rope_without_zero_is_a_one_line_usage_error(csv, capsys):
     path, _ = csv
     with pytest.raises(SystemExit) as exit_info:
         main(["compare", str(path), "--first", "a", "--second", "b", "--rope", "0.01,0.02"])
     assert exit_info.value.code == 2
-    assert "must contain 0" in capsys.readouterr().err
+    assert capsys.readouterr().err == ("bayescomp compare: error: argument --rope: ROPE "
+                                       "[0.01, 0.02] must contain 0 (see bayescomp compare "
+                                       "--help)\n")
 
 
 def test_json_and_csv_hold_every_number_of_one_dataset(csv, tmp_path, capsys):

@@ -215,6 +215,19 @@ def test_outputs_appear_together_and_nothing_else(scores_csv, shared_dir):
     assert sorted(p.name for p in out.parent.iterdir()) == ["report", "result.json"]
 
 
+def test_a_reader_that_closes_stdout_ends_the_command_quietly(shared_dir):
+    # as `bayescomp demo --no-stan | head -1`, without the race: the reader is gone before
+    # the first line is written, so the write must fail however short the output
+    child = subprocess.Popen([sys.executable, "-m", "bayescomp", "demo", "--no-stan", "--json",
+                              shared_dir / "demo.json"], cwd=shared_dir,
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                             env=dict(os.environ, MPLCONFIGDIR=str(shared_dir / "mpl")))
+    child.stdout.close()
+    stderr = child.stderr.read()
+    assert (child.wait(timeout=600), stderr) == (141, b"")   # 128 + SIGPIPE, as Unix tools
+    assert not (shared_dir / "demo.json").exists()   # stopped before its outputs
+
+
 # --- with Stan ------------------------------------------------------------------------------
 
 @pytest.mark.stan

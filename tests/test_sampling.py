@@ -127,6 +127,42 @@ def test_resolve_backend(monkeypatch):
     assert sampling.resolve_backend() == "cmdstanpy"
 
 
+@pytest.fixture
+def fake_cmdstan(tmp_path, monkeypatch):
+    """A directory cmdstanpy accepts as CmdStan (it asks only for a makefile), named by
+    $CMDSTAN, with pystan reported available."""
+    home = tmp_path / "cmdstan-9.9.9"
+    home.mkdir()
+    (home / "makefile").write_text("CMDSTAN_VERSION := 9.9.9\n")
+    monkeypatch.setenv("CMDSTAN", str(home))
+    monkeypatch.setattr(sampling.ENGINES["pystan"], "unavailable", lambda: None)
+    return home
+
+
+def test_a_cmdstan_still_being_built_is_never_used(fake_cmdstan):
+    import fcntl
+
+    cmdstan = sampling.ENGINES["cmdstanpy"]
+    assert cmdstan.unavailable() is None and sampling.resolve_backend() == "cmdstanpy"
+    lock = fake_cmdstan.with_name("cmdstan-9.9.9.lock")
+    with open(lock, "w") as held:   # as the builder's `exec 9>"$DEST.lock"; flock 9`
+        fcntl.flock(held, fcntl.LOCK_EX)
+        assert cmdstan.unavailable() == (
+            f"the CmdStan in {fake_cmdstan} is unfinished: it is still being built (wait until "
+            f"the build finishes); {lock} is there and {fake_cmdstan}/.bayescomp-built is not")
+        assert sampling.resolve_backend("auto") == "pystan"
+        with pytest.raises(RuntimeError, match=r"still being built .*; or choose "
+                           r"backend='pystan'$"):
+            sampling.sample("correlated", {"n": 2, "rho": 0.1, "x": [0.1, 0.2]},
+                            backend="cmdstanpy")
+    # the builder was killed: its lock file stays, nobody holds it, no end marker
+    assert "is unfinished: its build was interrupted (run the build again)" in \
+        cmdstan.unavailable()
+    assert sampling.resolve_backend("auto") == "pystan"
+    (fake_cmdstan / ".bayescomp-built").touch()   # the builder's last step
+    assert cmdstan.unavailable() is None and sampling.resolve_backend() == "cmdstanpy"
+
+
 def test_sample_checks_its_arguments():
     data = {"n": 5, "rho": 0.2, "mean_diff": 0.0, "ss": 1.0}
     with pytest.raises(ValueError, match="seed"):

@@ -83,13 +83,15 @@ class Scores:
         return np.array([d.n_scores for d in self.datasets])
 
     def algorithm_index(self, algorithm: str) -> int:
-        """Position of ``algorithm``; a ValueError listing the known names if it is unknown."""
+        """Position of ``algorithm``; a ValueError listing the known names if it is unknown,
+        and suggesting the one that differs only in case."""
         try:
             return self.algorithms.index(algorithm)
         except ValueError:
-            raise ValueError(
-                f"unknown algorithm {algorithm!r}; the scores hold {list(self.algorithms)}"
-            ) from None
+            same = [a for a in self.algorithms if a.casefold() == str(algorithm).casefold()]
+            hint = f" (did you mean {same[0]!r}?)" if same else ""
+            raise ValueError(f"unknown algorithm {algorithm!r}{hint}; the scores hold "
+                             f"{list(self.algorithms)}") from None
 
     def dataset(self, name) -> DatasetScores:
         for dataset in self.datasets:

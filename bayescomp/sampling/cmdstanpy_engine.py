@@ -33,17 +33,74 @@ CPP_OPTIONS: dict = {}
 _LOCK = threading.Lock()
 
 
+#: the file the developers' offline builder (``shared/cmdstan/install.sh``) writes into a
+#: CmdStan directory when ``make build`` has finished; it holds ``<dir>.lock`` while building
+BUILT_MARKER = ".bayescomp-built"
+
+
+class UnfinishedCmdStan(RuntimeError):
+    """The CmdStan directory found is a build under way or an interrupted one."""
+
+
+def unfinished_build(home: str | os.PathLike) -> str | None:
+    """Why the CmdStan directory ``home`` must not be used, or None when it may be.
+
+    cmdstanpy accepts any directory with a makefile, so a CmdStan that the developers'
+    builder is still building, or whose build was interrupted, would be used half-built
+    (its compiles fail, or use a toolchain that is being replaced). The builder marks both:
+    a lock file ``<home>.lock`` beside the directory from its start, and the end marker
+    ``<home>/.bayescomp-built`` once finished. A lock file without the marker is a build
+    under way while a process holds the lock, else an interrupted one. A CmdStan installed
+    otherwise (``install_cmdstan``, a release tarball) has neither file and is used.
+
+    Parameters
+    ----------
+    home : str or path-like
+        A CmdStan directory.
+
+    Returns
+    -------
+    str or None
+        One sentence naming the directory and what to do, or None.
+    """
+    home = Path(home)
+    lock = home.with_name(home.name + ".lock")
+    if not lock.exists() or (home / BUILT_MARKER).is_file():
+        return None
+    state = "its build was interrupted (run the build again)"
+    try:
+        import fcntl
+
+        with open(lock, "rb") as fh:   # read-only: the lock may belong to another user
+            try:
+                fcntl.flock(fh, fcntl.LOCK_SH | fcntl.LOCK_NB)
+                fcntl.flock(fh, fcntl.LOCK_UN)
+            except BlockingIOError:
+                state = "it is still being built (wait until the build finishes)"
+    except (ImportError, OSError):   # no flock here, or an unreadable lock: either may hold
+        state = "it is still being built or its build was interrupted"
+    return (f"the CmdStan in {home} is unfinished: {state}; {lock} is there and "
+            f"{home / BUILT_MARKER} is not")
+
+
 def cmdstan_home() -> str:
-    """The CmdStan directory cmdstanpy uses; RuntimeError saying why there is none."""
+    """The CmdStan directory cmdstanpy uses; RuntimeError saying why there is none.
+
+    An unfinished build (:func:`unfinished_build`) counts as none.
+    """
     try:
         import cmdstanpy
     except ImportError as exc:
         raise RuntimeError(f"cmdstanpy is not importable ({exc})") from None
     try:
         # $CMDSTAN, then ~/.cmdstan, validated by cmdstanpy
-        return cmdstanpy.cmdstan_path()
+        home = cmdstanpy.cmdstan_path()
     except Exception as exc:  # ValueError, but any failure means "not usable"
         raise RuntimeError(str(exc)) from None
+    unfinished = unfinished_build(home)
+    if unfinished is not None:
+        raise UnfinishedCmdStan(unfinished)
+    return home
 
 
 def cmdstan_version(home: str) -> str:
@@ -67,6 +124,8 @@ class CmdStanPyEngine(Engine):
     def unavailable(self):
         try:
             cmdstan_home()
+        except UnfinishedCmdStan as exc:   # installing again would not help
+            return str(exc)
         except RuntimeError as exc:
             return f"CmdStan not installed ({exc}): {_FIX}"
         return None
@@ -79,6 +138,8 @@ class CmdStanPyEngine(Engine):
     def _cmdstan(self) -> str:
         try:
             return cmdstan_version(cmdstan_home())
+        except UnfinishedCmdStan as exc:
+            raise RuntimeError(f"{exc}; or choose backend='pystan'") from None
         except RuntimeError as exc:
             raise RuntimeError(f"CmdStan not installed: {exc}. To use the cmdstanpy engine, "
                                f"{_FIX}; or choose backend='pystan'.") from None

@@ -7,8 +7,6 @@ program is compiled or loaded.
 from __future__ import annotations
 
 import argparse
-import json
-import sys
 
 EXIT_OK = 0
 
@@ -26,7 +24,7 @@ def add_parser(subparsers):
     cache.add_argument("--json", metavar="FILE",
                        help="write the listing as JSON ('-': stdout)")
     cache.add_argument("--progress", action="store_true", default=None, help=argparse.SUPPRESS)
-    cache.set_defaults(handler=run, out=None, csv=None)
+    cache.set_defaults(handler=run, out=None, csv=None, overwrite=False)
     return cache
 
 
@@ -53,33 +51,34 @@ def listing(info: dict) -> str:
     return "\n".join(lines)
 
 
-def run(args, console=None) -> int:
+def run(args, console) -> int:
     """Run ``bayescomp cache`` with parsed ``args``; the exit code (0).
 
-    ``console`` (the command line's :class:`~bayescomp.presentation.cli.console.Console`) receives the
-    lines meant for stderr; without one they are printed there.
+    ``console`` is the command line's :class:`~bayescomp.presentation.cli.console.Console`:
+    the lines meant for stderr, and the warnings the JSON lists.
     """
     from pathlib import Path
 
+    from bayescomp.presentation.cli.export import envelope, to_json
     from bayescomp.sampling import cache_info, clear_cache
 
-    def say(line):
-        (console.write if console is not None else lambda t: print(t, file=sys.stderr))(line)
-
+    cleared = None
     if args.clear:
-        done = clear_cache()
-        print(f"removed {done['removed']} compiled Stan programs ({_megabytes(done['freed'])})")
-        for path in done["skipped"]:
-            say(f"bayescomp: left {path}: another process is building it")
+        cleared = clear_cache()
+        if args.json != "-":
+            print(f"removed {cleared['removed']} compiled Stan programs "
+                  f"({_megabytes(cleared['freed'])})")
+        for path in cleared["skipped"]:
+            console.write(f"bayescomp: left {path}: another process is building it")
     info = cache_info()
-    if args.json == "-":
-        print(json.dumps(info, indent=2))
-    else:
+    if args.json != "-":
         print(listing(info))
-        if args.json is not None:
-            from bayescomp.presentation.cli.io import Outputs
+    if args.json is not None:
+        from bayescomp.presentation.cli.io import Outputs
 
-            with Outputs() as outputs:
-                outputs.write_text(Path(args.json), json.dumps(info, indent=2) + "\n")
-                outputs.commit()
+        parts = {"cache": info} if cleared is None else {"cleared": cleared, "cache": info}
+        with Outputs() as outputs:
+            outputs.write_text(Path(args.json),
+                               to_json(envelope("cache", EXIT_OK, console.shown, **parts)))
+            outputs.commit()
     return EXIT_OK

@@ -3,28 +3,20 @@ write the summary, the documents and the figures. Registered by
 :func:`bayescomp.presentation.cli.main.build_parser`."""
 from __future__ import annotations
 
+import contextlib
 import sys
 from pathlib import Path
 
 from bayescomp.presentation.cli.console import Console, PairProgress
-from bayescomp.presentation.cli.io import CliError, Outputs
+from bayescomp.presentation.cli.io import CliError, Outputs, report_text
 
-EXIT_OK, EXIT_SAMPLING, EXIT_INPUT, EXIT_INTERNAL, EXIT_INTERRUPTED = 0, 1, 2, 3, 130
-EXIT_UNRELIABLE = EXIT_SAMPLING
+EXIT_OK, EXIT_UNRELIABLE, EXIT_INPUT, EXIT_INTERNAL, EXIT_INTERRUPTED = 0, 1, 2, 3, 130
+#: 128 + SIGPIPE: what a shell reports for a Unix tool whose reader closed the pipe
+EXIT_STDOUT_CLOSED = 141
 #: options of ``bayescomp.hierarchical`` the command line passes through when given
 FIT_OPTIONS = ("chains", "iter_warmup", "iter_sampling", "adapt_delta", "max_treedepth",
                "parameterization", "prior", "retries")
 
-
-
-def version() -> str:
-    """The installed version of bayescomp."""
-    try:
-        from importlib.metadata import version
-        return version("bayescomp")
-    except Exception:   # not installed (a checkout on sys.path): the package's own number
-        from bayescomp import __version__
-        return __version__
 
 
 # --- reading --------------------------------------------------------------------------------
@@ -62,12 +54,50 @@ def _rope(args):
     return Rope(low, high)
 
 
-def _check_pair(scores, first: str, second: str, rope) -> None:
+@contextlib.contextmanager
+def _naming_the_input(args):
+    """A name looked up in the scores and not found (an algorithm, a dataset) fails with
+    the file it was looked up in."""
+    try:
+        yield
+    except ValueError as error:
+        if getattr(args, "file", None) is None:   # the demo's built-in scores
+            raise
+        raise ValueError(f"{args.file}: {error}") from None
+
+
+def _check_pair(args, scores, first: str, second: str, rope) -> None:
     """Unknown names fail now, before any compile or fit; a suspicious ROPE is a warning."""
     from bayescomp.rope import check_rope
 
-    scores.differences(first, second)
+    with _naming_the_input(args):
+        scores.differences(first, second)
     check_rope(rope, scores, first, second)
+
+
+def stan_engine(args, console: Console, program: str) -> str:
+    """The Stan engine of this command, resolved once from ``--backend``, with ``program``
+    compiled for it (announced when that takes a while).
+
+    Every fit of the command is then given this name, not ``"auto"``: resolved again later,
+    ``"auto"`` could pick another engine (a CmdStan installed meanwhile), so that the
+    program would be compiled twice and the announcement name the wrong engine. When
+    ``"auto"`` passes over a CmdStan that is there but unfinished, one line says so: the
+    user may expect that CmdStan to run.
+    """
+    from bayescomp.sampling import resolve_backend
+    from bayescomp.sampling.cmdstanpy_engine import UnfinishedCmdStan, cmdstan_home
+
+    backend = resolve_backend(args.backend)
+    if args.backend == "auto" and backend != "cmdstanpy":
+        try:
+            cmdstan_home()
+        except UnfinishedCmdStan as unfinished:
+            console.write(f"bayescomp: Stan engine {backend}, not cmdstanpy: {unfinished}")
+        except RuntimeError:   # no CmdStan at all: nothing was passed over
+            pass
+    console.compile_stan(program, backend)
+    return backend
 
 
 # --- writing --------------------------------------------------------------------------------
@@ -118,17 +148,20 @@ def _figures(result, scores, first, second, out: Path) -> list[str]:
     return written
 
 
-def _write(args, console: Console, document: dict, report=None) -> None:
-    """Write ``--out`` (``report(directory)`` returns the report's Markdown and figures),
-    ``--json`` and ``--csv``, all or nothing."""
+def write_outputs(args, console: Console, document: dict, report=None) -> None:
+    """Write ``--out`` (``report(directory)`` writes the figures there and returns the
+    report's Markdown and the figures' names), ``--json`` and ``--csv``, all or nothing.
+
+    With ``--overwrite``, the files of an earlier analysis in ``--out`` are replaced or
+    removed, and the line that tells where the report is says which they were.
+    """
     from bayescomp.presentation.cli.export import to_csv, to_json
 
     with Outputs() as outputs:
         if args.out is not None and report is not None:
-            with outputs.directory(Path(args.out)) as staging:
+            with outputs.directory(Path(args.out), replace=args.overwrite) as staging:
                 markdown, figures = report(staging)
-                images = "\n".join(f"![{name}]({name})" for name in figures)
-                (staging / "report.md").write_text(f"{markdown}\n\n{images}\n",
+                (staging / "report.md").write_text(report_text(markdown, figures),
                                                    encoding="utf-8")
         if args.json is not None:
             outputs.write_text(Path(args.json), to_json(document))
@@ -136,7 +169,10 @@ def _write(args, console: Console, document: dict, report=None) -> None:
             outputs.write_text(Path(args.csv), to_csv(document))
         outputs.commit()
     if args.out is not None and report is not None:
-        console.write(f"wrote {Path(args.out) / 'report.md'} and its figures in {args.out}")
+        replaced = (f", replacing the earlier analysis there ({', '.join(outputs.replaced)})"
+                    if outputs.replaced else "")
+        console.write(f"wrote {Path(args.out) / 'report.md'} and its figures in "
+                      f"{args.out}{replaced}")
 
 
 def _to_stdout(args) -> bool:
@@ -145,9 +181,10 @@ def _to_stdout(args) -> bool:
 
 
 def _document(args, console: Console, status: int, **parts) -> dict:
-    return {"bayescomp": version(), "command": args.command,
-            "input": getattr(args, "file", None), "seed": args.seed, **parts,
-            "exit_code": status, "warnings": list(console.shown)}
+    from bayescomp.presentation.cli.export import envelope
+
+    return envelope(args.command, status, console.shown, input=getattr(args, "file", None),
+                    seed=args.seed, **parts)
 
 
 # --- commands -------------------------------------------------------------------------------
@@ -160,7 +197,7 @@ def _run_comparison(scores, first, second, args, console: Console, extra: dict) 
     from bayescomp.models.correlated import correlated_ttest, correlated_ttests
 
     rope = _rope(args)
-    _check_pair(scores, first, second, rope)
+    _check_pair(args, scores, first, second, rope)
     status, show = EXIT_OK, (lambda text: None) if _to_stdout(args) else print
     if len(scores) == 1:
         result = correlated_ttest(scores, first, second, rope=rope)
@@ -177,11 +214,11 @@ def _run_comparison(scores, first, second, args, console: Console, extra: dict) 
     else:
         from bayescomp.models.hierarchical import hierarchical
 
-        console.compile_stan("hierarchical", args.backend)
+        backend = stan_engine(args, console, "hierarchical")
         options = _fit_options(args)
         with console.phase(f"sampling the hierarchical model, {first} vs {second}"):
             result = hierarchical(scores, first, second, rope=rope, seed=args.seed,
-                                  backend=args.backend, show_progress=False, **options)
+                                  backend=backend, show_progress=False, **options)
         show(result.summary())
         markdown = "\n\n".join([result.to_markdown(), result.baselines.to_markdown(),
                                 "```\n" + result.diagnostics.summary() + "\n```"])
@@ -193,14 +230,16 @@ def _run_comparison(scores, first, second, args, console: Console, extra: dict) 
             _figures(result, scores, first, second, directory)
         return markdown, figures
 
-    _write(args, console, _document(args, console, status, **extra, comparison=part), report)
+    write_outputs(args, console, _document(args, console, status, **extra, comparison=part),
+                  report)
     return status
 
 
 def run_compare(args, console: Console) -> int:
     scores = _read(args)
     if args.dataset is not None:
-        scores = scores.subset(datasets=[args.dataset])
+        with _naming_the_input(args):
+            scores = scores.subset(datasets=[args.dataset])
     return _run_comparison(scores, args.first, args.second, args, console, {})
 
 
@@ -214,16 +253,16 @@ def run_all_pairs(args, console: Console) -> int:
     rope = _rope(args)
     pairs = list(combinations(scores.algorithms, 2))
     for first, second in pairs:
-        _check_pair(scores, first, second, rope)
-    if len(scores) > 1:
-        console.compile_stan("hierarchical", args.backend)
+        _check_pair(args, scores, first, second, rope)
+    # one dataset: correlated t-tests, no Stan
+    backend = stan_engine(args, console, "hierarchical") if len(scores) > 1 else args.backend
     with console.counting(len(pairs), "all pairs") as step:
         stderr = sys.stderr
         if console.progress:   # compare_all's "fit k/N" lines advance the bar
             sys.stderr = PairProgress(console, step)
         try:
             result = compare_all(scores, rope=rope, seed=args.seed, n_jobs=args.n_jobs,
-                                 backend=args.backend, progress=console.progress,
+                                 backend=backend, progress=console.progress,
                                  **_fit_options(args))
         finally:
             sys.stderr = stderr
@@ -242,8 +281,8 @@ def run_all_pairs(args, console: Console) -> int:
               directory / "probability_better.png", written)
         return result.to_markdown(), written
 
-    _write(args, console, _document(args, console, status, all_pairs=all_pairs_dict(result)),
-           report)
+    write_outputs(args, console,
+                  _document(args, console, status, all_pairs=all_pairs_dict(result)), report)
     return status
 
 

@@ -1,10 +1,13 @@
 """``--json`` and ``--csv``: every number the command prints, for scripts.
 
-The JSON document holds each result's ``to_dict()`` (probabilities keyed by the regions'
-names, which name the algorithms: ``"tree better"``, ``"equivalent"``, ``"forest better"``),
-the command, the version, the exit code and the warnings shown. The CSV file is the same
-document flattened to two columns, ``key`` and ``value``: a key is the path of a number in
-the JSON with list items named by their dataset or pair, e.g.
+Every command's JSON document is one envelope (:func:`envelope`): ``schema_version``
+(:data:`SCHEMA_VERSION`, raised when a key changes meaning or goes away), ``bayescomp`` (the
+version), ``command``, the command's own parts (``comparison``, ``all_pairs``, ``cache``,
+or the ranking's keys), ``exit_code`` and ``warnings`` (the lines shown, without
+``warning: ``). Results are their ``to_dict()`` (probabilities keyed by the regions' names,
+which name the algorithms: ``"tree better"``, ``"equivalent"``, ``"forest better"``). The
+CSV file is the same document flattened to two columns, ``key`` and ``value``: a key is the
+path of a number in the JSON with list items named by their dataset or pair, e.g.
 ``comparison/delta0/verdict/probabilities/forest better``.
 """
 from __future__ import annotations
@@ -15,6 +18,49 @@ import json
 import math
 
 import numpy as np
+
+
+#: version of the envelope's layout; scripts check it before reading the document
+SCHEMA_VERSION = 1
+
+
+def version() -> str:
+    """The installed version of bayescomp."""
+    try:
+        from importlib.metadata import version
+        return version("bayescomp")
+    except Exception:   # not installed (a checkout on sys.path): the package's own number
+        from bayescomp import __version__
+        return __version__
+
+
+def envelope(command: str, exit_code: int, warnings, **parts) -> dict:
+    """The JSON document of ``command``: the keys every command shares around ``parts``.
+
+    Parameters
+    ----------
+    command : str
+        The command's name, e.g. ``"compare"``.
+    exit_code : int
+        The exit code the command returns.
+    warnings : iterable of str
+        The warnings shown on stderr, in order, without the ``warning: `` prefix.
+    **parts
+        The command's own keys (its inputs and results), placed between ``command`` and
+        ``exit_code``.
+
+    Returns
+    -------
+    dict
+        ``schema_version``, ``bayescomp``, ``command``, ``parts``, ``exit_code``,
+        ``warnings``.
+    """
+    shared = {"schema_version", "bayescomp", "command", "exit_code", "warnings"}
+    clash = shared.intersection(parts)
+    if clash:
+        raise ValueError(f"the envelope's own keys cannot be parts: {sorted(clash)}")
+    return {"schema_version": SCHEMA_VERSION, "bayescomp": version(), "command": command,
+            **parts, "exit_code": int(exit_code), "warnings": list(warnings)}
 
 
 def plain(value):

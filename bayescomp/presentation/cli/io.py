@@ -3,15 +3,20 @@
 The input must be a readable, non-empty file; ``--out`` a directory that exists and can be
 written, or that can be created; ``--json`` and ``--csv`` files whose directory can be
 written. These checks run before the analysis, so that a user never waits for a fit to
-learn that its result cannot be saved. Outputs are first written to hidden staging files
-next to their targets and moved into place only when everything has been written: an
-interrupt, a full disk or any other failure leaves no partial output behind.
+learn that its result cannot be saved. A ``--out`` directory that holds another analysis
+(a ``report.md``) is refused unless ``--overwrite``; then exactly that analysis's files (the
+report and the files its last line lists, :func:`report_text`) are replaced or removed, and
+nothing else there. Outputs are first written to hidden staging files next to their targets
+and moved into place only when everything has been written: an interrupt, a full disk or
+any other failure leaves no partial output behind. What is created has the modes the
+user's umask gives, as any file the user writes (co-authors can read a shared report).
 """
 from __future__ import annotations
 
 import contextlib
 import errno
 import os
+import re
 import shutil
 import sys
 import tempfile
@@ -86,8 +91,45 @@ def _nearest_existing(path: Path) -> Path:
     return path
 
 
-def check_output_dir(path: str | None) -> Path | None:
-    """``--out``: a writable directory, or a path where one can be created (not yet made)."""
+#: the last line of every report.md the command line writes: the files of that analysis
+_ANALYSIS_FILES = re.compile(r"^<!-- bayescomp analysis: (.*) -->$", re.M)
+
+
+def report_text(markdown: str, figures: list[str]) -> str:
+    """The ``report.md`` of an analysis: ``markdown``, the ``figures`` shown as images, and a
+    last line (an HTML comment, invisible when rendered) listing the analysis's files, so
+    that ``--overwrite`` later replaces exactly those."""
+    images = "\n".join(f"![{name}]({name})" for name in figures)
+    files = ", ".join(["report.md", *figures])
+    return f"{markdown}\n\n{images}\n\n<!-- bayescomp analysis: {files} -->\n"
+
+
+def earlier_analysis(directory: Path) -> list[str]:
+    """The files of the analysis written in ``directory`` before, as names in it: its
+    ``report.md`` and the files that report's last line lists (see :func:`report_text`);
+    empty when there is no ``report.md``."""
+    report = Path(directory) / "report.md"
+    if not report.is_file():
+        return []
+    try:
+        listed = _ANALYSIS_FILES.findall(report.read_text(encoding="utf-8", errors="replace"))
+    except OSError:   # unreadable: the report alone is known to be there
+        listed = []
+    names = ["report.md"] + (listed[-1].split(", ") if listed else [])
+    # plain names only: a doctored list must not reach outside the directory
+    return list(dict.fromkeys(n for n in names if n == Path(n).name and n not in ("", ".", "..")
+                              and (Path(directory) / n).is_file()))
+
+
+def check_output_dir(path: str | None, overwrite: bool = False) -> Path | None:
+    """``--out``: a writable directory, or a path where one can be created (not yet made).
+
+    Raises
+    ------
+    CliError
+        Not a directory, not writable, or it holds another analysis and ``overwrite`` is
+        False.
+    """
     if path is None:
         return None
     out = Path(path)
@@ -96,6 +138,10 @@ def check_output_dir(path: str | None) -> Path | None:
             raise CliError(f"--out {out}: exists and is not a directory; give a directory "
                            "(it is created if missing)")
         _probe_directory(out, "--out")
+        earlier = earlier_analysis(out)
+        if earlier and not overwrite:
+            raise CliError(f"--out {out}: holds another analysis ({', '.join(earlier)}); give "
+                           "a new directory, or --overwrite to replace that analysis")
         return out
     ancestor = _nearest_existing(out)
     if not ancestor.is_dir():
@@ -121,12 +167,29 @@ def check_output_file(path: str | None, option: str) -> Path | None:
     return file
 
 
+def _umask() -> int:
+    """The process's umask. Linux shows it in /proc (since 4.7); elsewhere it can only be
+    read by setting it, which is briefly visible to other threads."""
+    try:
+        with open("/proc/self/status", encoding="ascii") as fh:
+            for line in fh:
+                if line.startswith("Umask:"):
+                    return int(line.split()[1], 8)
+    except (OSError, ValueError):
+        pass
+    mask = os.umask(0o077)
+    os.umask(mask)
+    return mask
+
+
 class Outputs:
     """Every file a command writes, staged and then moved into place together.
 
     Use :meth:`directory` (a context) for the ``--out`` staging directory and :meth:`write_text` for
     single files, then :meth:`commit`; :meth:`discard` (also on any exception inside a
-    ``with`` block) removes whatever was staged and the directories made for it.
+    ``with`` block) removes whatever was staged and the directories made for it. After
+    :meth:`commit`, :attr:`replaced` holds the files of an earlier analysis that a
+    directory staged with ``replace=True`` held (replaced or removed).
     """
 
     def __init__(self):
@@ -134,6 +197,8 @@ class Outputs:
         self._direct: list[tuple[Path | None, str]] = []   # stdout or devices, at commit
         self._created: list[Path] = []
         self._staging_dirs: list[Path] = []
+        self._replacing: set[Path] = set()
+        self.replaced: list[str] = []
 
     def __enter__(self):
         return self
@@ -153,10 +218,12 @@ class Outputs:
         self._created.extend(missing)   # deepest first, as they must be removed
 
     @contextlib.contextmanager
-    def directory(self, final: Path):
+    def directory(self, final: Path, replace: bool = False):
         """A staging directory, as a context, whose files end up in ``final`` at
-        :meth:`commit`. A failure to write inside it (e.g. a full disk, whose error names no
-        file) is reported against ``final``."""
+        :meth:`commit`; with ``replace``, the files of an earlier analysis there
+        (:func:`earlier_analysis`) that this one does not rewrite are removed then. A
+        failure to write inside it (e.g. a full disk, whose error names no file) is
+        reported against ``final``."""
         final = Path(final)
         try:
             if final.is_dir():
@@ -165,6 +232,10 @@ class Outputs:
                 self._make_parents(final.parent)
                 staging = Path(tempfile.mkdtemp(dir=final.parent,
                                                 prefix=f".{final.name}.partial-"))
+                # mkdtemp makes it private (0700); renamed into place it is the user's --out
+                staging.chmod(0o777 & ~_umask())
+            if replace:
+                self._replacing.add(final)
             self._moves.append((staging, final))
             self._staging_dirs.append(staging)
             yield staging
@@ -186,6 +257,8 @@ class Outputs:
         staged = Path(name)
         self._moves.append((staged, final))
         try:
+            # mkstemp makes it private (0600); renamed into place it is the user's file
+            os.fchmod(handle, 0o666 & ~_umask())
             with os.fdopen(handle, "w", encoding="utf-8", newline="") as fh:
                 fh.write(text)
         except OSError as error:   # name the file the user asked for, not the staging one
@@ -204,15 +277,17 @@ class Outputs:
                 except OSError as error:   # a write error carries no file name: add it
                     raise OSError(error.errno, error.strerror, str(target)) from None
         for staged, final in self._moves:
-            if staged.is_dir() and staged.parent == final:   # into an existing directory
+            if staged.is_dir() and final.is_dir():   # into an existing directory
+                earlier = earlier_analysis(final) if final in self._replacing else []
+                written = set()
                 for item in staged.iterdir():
                     os.replace(item, final / item.name)
+                    written.add(item.name)
                 staged.rmdir()
-            elif staged.is_dir() and final.exists():   # created meanwhile by someone else
-                final_items = staged.iterdir()
-                for item in final_items:
-                    os.replace(item, final / item.name)
-                staged.rmdir()
+                for name in earlier:   # the earlier analysis's files this one did not rewrite
+                    if name not in written:
+                        (final / name).unlink(missing_ok=True)
+                self.replaced += earlier
             else:
                 os.replace(staged, final)
         self._moves.clear()
@@ -247,3 +322,10 @@ def add_input_arguments(parser) -> None:
     parser.add_argument("--column", action="append", metavar="KEY=NAME",
                         help="name of a column in the file, e.g. --column dataset=DB "
                         "(KEY: dataset, algorithm, run, fold, score); repeatable")
+
+
+def add_overwrite_argument(parser) -> None:
+    """``--overwrite``, shared by the commands with ``--out``."""
+    parser.add_argument("--overwrite", action="store_true",
+                        help="let --out replace the files of an earlier analysis in DIR "
+                        "(without it, such a DIR is refused); other files there stay")

@@ -6,7 +6,8 @@ printed summary, the report and the figures, and makes no decision); 2 an ordina
 (bad usage; an input that is missing, a directory, unreadable, empty or malformed, named with
 its line and column where known; an output that cannot be written; a full disk; no Stan
 backend or C++ compiler), told in one line; 3 an internal error (a bug: one line, and the
-traceback in a file it names); 130 interrupted (Ctrl-C), leaving no partial output.
+traceback in a file it names); 130 interrupted (Ctrl-C), leaving no partial output; 141
+(128 + SIGPIPE, as Unix tools) standard output closed by its reader (``| head``), silently.
 
 Inputs and outputs are checked before any work (:mod:`bayescomp.presentation.cli.io`); outputs are
 written all at once at the end. Warnings are one line each, shown once
@@ -17,15 +18,19 @@ from __future__ import annotations
 
 import argparse
 import logging
+import os
 import re
 import sys
 import tempfile
 import traceback
 
 from bayescomp.presentation.cli.commands import (EXIT_INPUT, EXIT_INTERNAL, EXIT_INTERRUPTED,
-                                                 run_all_pairs, run_compare, run_demo, version)
+                                                 EXIT_STDOUT_CLOSED, run_all_pairs, run_compare,
+                                                 run_demo)
+from bayescomp.presentation.cli.export import version
 from bayescomp.presentation.cli.console import Console, one_line
-from bayescomp.presentation.cli.io import (CliError, add_input_arguments, check_input,
+from bayescomp.presentation.cli.io import (CliError, add_input_arguments,
+                                           add_overwrite_argument, check_input,
                                            check_output_dir, check_output_file, os_error_line)
 
 
@@ -87,15 +92,24 @@ def _join_rope(argv: list[str]) -> list[str]:
     return joined
 
 
+class OneLineErrorParser(argparse.ArgumentParser):
+    """argparse's parser, with a usage error told in one line: the 15 lines of usage above
+    it hid the line that says what is wrong; ``--help`` shows them."""
+
+    def error(self, message):
+        self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = OneLineErrorParser(
         prog="bayescomp",
         description="Bayesian comparison of learning algorithms from paired cross-validation "
         "scores. Differences are FIRST - SECOND for scores where higher is better; the ROPE "
         "is in the units of the scores.",
         epilog="exit codes: 0 success; 1 a fit still failed its sampler diagnostics after "
         "the retries (marked UNRELIABLE, no decision); 2 bad usage, input or output (one "
-        "line naming the file); 3 internal error; 130 interrupted (nothing written)")
+        "line naming the file); 3 internal error; 130 interrupted (nothing written); 141 "
+        "standard output closed by its reader (| head), silently")
     parser.add_argument("--version", action="version", version=f"bayescomp {version()}")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
@@ -117,6 +131,7 @@ def build_parser() -> argparse.ArgumentParser:
         sub.add_argument("--out", metavar="DIR",
                          help="write report.md and PNG figures into DIR, created if missing "
                          "(nothing is written without it)")
+        add_overwrite_argument(sub)
         sub.add_argument("--json", metavar="FILE",
                          help="write every number of the output as JSON to FILE ('-': stdout)")
         sub.add_argument("--csv", metavar="FILE",
@@ -199,7 +214,7 @@ def _check_paths(args) -> None:
     """Everything the command reads and writes, before any work."""
     if getattr(args, "file", None) is not None:
         check_input(args.file)
-    check_output_dir(args.out)
+    check_output_dir(args.out, getattr(args, "overwrite", False))
     check_output_file(args.json, "--json")
     check_output_file(args.csv, "--csv")
 
@@ -245,6 +260,29 @@ def _failure(error: BaseException) -> tuple[int, str]:
                               else ""))
 
 
+def _stdout_reader_gone() -> bool:
+    """Whether standard output is a pipe whose reader has closed it (poll reports an error
+    condition on the writing end), rather than some other pipe having broken."""
+    try:
+        import select
+
+        poller = select.poll()
+        poller.register(sys.stdout.fileno(), select.POLLOUT)
+        return any(events & select.POLLERR for _, events in poller.poll(0))
+    except (AttributeError, OSError, ValueError):   # no poll (Windows), or not a real file
+        return False
+
+
+def _stdout_closed() -> int:
+    """EXIT_STDOUT_CLOSED, silently: the reader of standard output has gone (``| head``),
+    which is how such a pipeline ends, not a failure to report."""
+    try:   # the interpreter flushes stdout at exit again: into the void, not the pipe
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    except (OSError, ValueError):   # not a real file (a test's capture): nothing to flush
+        pass
+    return EXIT_STDOUT_CLOSED
+
+
 def main(argv=None) -> int:
     """Run the command line on ``argv`` (default ``sys.argv[1:]``); the exit code."""
     argv = _join_rope(list(sys.argv[1:] if argv is None else argv))
@@ -256,7 +294,15 @@ def main(argv=None) -> int:
     try:
         with console.capturing_warnings():
             _check_paths(args)
-            return args.handler(args, console)
+            code = args.handler(args, console)
+            sys.stdout.flush()   # a pipe is block-buffered: a closed reader shows here
+            return code
+    except BrokenPipeError as error:
+        if _stdout_reader_gone():
+            return _stdout_closed()
+        code, line = _failure(error)   # another pipe (an engine's child process) broke
+        console.write(f"bayescomp: error: {line}")
+        return code
     except KeyboardInterrupt:
         console.write("bayescomp: interrupted; nothing was written (exit code 130)")
         return EXIT_INTERRUPTED

@@ -3,14 +3,15 @@
 Registered by :func:`bayescomp.presentation.cli.main.build_parser` through :func:`add_parser`; the command
 line's ``main`` checks the paths (``file``, ``--out``, ``--json``, ``--csv``) before any work
 and turns exceptions into one-line errors and exit codes. Exit code 1 when the fit failed its
-sampler diagnostics (no verdict is given), 0 otherwise.
+sampler diagnostics (no verdict is given), 0 otherwise. ``--json`` is the envelope every
+command writes (:func:`bayescomp.presentation.cli.export.envelope`) around the ranking's
+``to_dict()``; ``--csv`` is that document flattened.
 """
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
-from bayescomp.presentation.cli.io import add_input_arguments
+from bayescomp.presentation.cli.io import add_input_arguments, add_overwrite_argument
 
 EXIT_OK, EXIT_UNRELIABLE = 0, 1
 
@@ -67,9 +68,10 @@ def add_parser(subparsers):
     rank.add_argument("--out", metavar="DIR",
                       help="write report.md and ranking.png into DIR (nothing is written "
                       "without it)")
+    add_overwrite_argument(rank)
     rank.add_argument("--json", metavar="FILE", help="write the result as JSON ('-': stdout)")
     rank.add_argument("--csv", metavar="FILE",
-                      help="write the per-algorithm table as CSV ('-': stdout)")
+                      help="the same as a CSV file of key,value rows ('-': stdout)")
     rank.add_argument("--progress", action="store_true", default=None,
                       help="show progress on stderr")
     rank.set_defaults(handler=run)
@@ -87,49 +89,40 @@ def _columns(items) -> dict:
     return columns
 
 
-def run(args, console=None) -> int:
+def run(args, console) -> int:
     """Run ``bayescomp rank`` with parsed ``args``; the exit code.
 
-    ``console`` (the command line's :class:`~bayescomp.presentation.cli.console.Console`) receives the
-    lines meant for stderr; without one they are printed there.
+    ``console`` is the command line's :class:`~bayescomp.presentation.cli.console.Console`:
+    the lines meant for stderr, and the warnings the JSON lists.
     """
-    import sys
-
-    from bayescomp.presentation.cli.io import Outputs
     from bayescomp.data.scores import read_csv
     from bayescomp.models.ranking import rank_algorithms
-
-    def say(line):
-        (console.write if console is not None else lambda t: print(t, file=sys.stderr))(line)
+    from bayescomp.presentation.cli.commands import stan_engine, write_outputs
+    from bayescomp.presentation.cli.export import envelope
 
     scores = read_csv(args.file, format=args.format, **_columns(args.column))
+    backend = stan_engine(args, console, "plackett_luce")
     result = rank_algorithms(
         scores, rope=args.rope, seed=args.seed, ties=args.ties, prior=args.prior,
-        higher_is_better=not args.lower_is_better, backend=args.backend, chains=args.chains,
+        higher_is_better=not args.lower_is_better, backend=backend, chains=args.chains,
         iter_warmup=args.iter_warmup, iter_sampling=args.iter_sampling,
         show_progress=bool(args.progress))
     if "-" not in (args.json, args.csv):
         print(result.summary())
-    with Outputs() as outputs:
-        if args.out is not None:
-            with outputs.directory(Path(args.out)) as staging:
-                _figure(result, staging / "ranking.png")
-                (staging / "report.md").write_text(
-                    f"{result.to_markdown()}\n\n![ranking.png](ranking.png)\n",
-                    encoding="utf-8")
-        if args.json is not None:
-            document = dict(result.to_dict(), command="rank", input=str(args.file))
-            outputs.write_text(Path(args.json), json.dumps(document, indent=2) + "\n")
-        if args.csv is not None:
-            outputs.write_text(Path(args.csv), result.to_frame().to_csv())
-        outputs.commit()
-    if args.out is not None:
-        say(f"wrote {Path(args.out) / 'report.md'} and ranking.png in {args.out}")
+    status = EXIT_OK if result.reliable else EXIT_UNRELIABLE
     if not result.reliable:
-        say("bayescomp: UNRELIABLE: the Plackett-Luce fit failed its sampler diagnostics; no "
-            "verdict is given (exit code 1). Try --iter-warmup, --iter-sampling or --chains.")
-        return EXIT_UNRELIABLE
-    return EXIT_OK
+        console.write("bayescomp: UNRELIABLE: the Plackett-Luce fit failed its sampler "
+                      "diagnostics; no verdict is given (exit code 1). Try --iter-warmup, "
+                      "--iter-sampling or --chains.")
+
+    def report(directory):
+        _figure(result, directory / "ranking.png")
+        return result.to_markdown(), ["ranking.png"]
+
+    document = envelope("rank", status, console.shown, input=str(args.file), seed=args.seed,
+                        **result.to_dict())
+    write_outputs(args, console, document, report)
+    return status
 
 
 def _figure(result, path: Path) -> None:
