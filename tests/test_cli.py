@@ -115,7 +115,7 @@ def test_all_pairs_writes_the_table_and_heatmap(tmp_path, capsys, write_long_csv
         assert (f" {row.delta0_p_right:.4f} | {row.delta0_p_rope:.4f} | "
                 f"{row.delta0_p_left:.4f} |") in line, line
         assert f" {row.p_right:.4f} | {row.p_rope:.4f} | {row.p_left:.4f} |" in line, line
-    assert (out / "probability_better.png").exists()
+    assert (out / "pairs.png").exists()
 
 
 # --- sampler options, retries and unreliable fits ------------------------------------------
@@ -275,7 +275,7 @@ def test_all_pairs_retries_then_exits_1_naming_the_unreliable_pairs(tmp_path, ca
     assert "- UNRELIABLE: 3 fit(s) failed" in report
     # no decision for delta0 nor for the next dataset, on each of the three pairs
     assert report.count("| unreliable (sampling problems) |") == 6
-    assert (out / "probability_better.png").stat().st_size > 1000
+    assert (out / "pairs.png").stat().st_size > 1000
 
 
 # --- version, ROPE, seed, --json and --csv -------------------------------------------------

@@ -276,9 +276,8 @@ def run_all_pairs(args, console: Console) -> int:
         from bayescomp.presentation import plots
 
         written = []
-        _save(plots.plot_probability_heatmap(result.probability_matrix(),
-                                             unreliable=result.unreliable_pairs()),
-              directory / "probability_better.png", written)
+        # every pair's three regions for the population, unreliable fits hatched
+        _save(plots.plot_probability_heatmap(result), directory / "pairs.png", written)
         return result.to_markdown(), written
 
     write_outputs(args, console,
