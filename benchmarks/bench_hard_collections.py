@@ -10,7 +10,8 @@ One row per collection and pair: simulated collections that mimic real benchmark
 (:func:`bayescomp.simulate.benchmark_collection`: accuracies discretised by test folds of
 30 to 150 cases, pairs identical on 0%, 25%, 50% or 100% of the datasets, one algorithm a
 constant ahead on every split, 3 to 1,000 datasets, 10 x 10, 10-fold, 5 x 2 and ragged
-designs), every pair of the package's own example (``bayescomp.data.datasets``) and, where
+designs), near-identical pairs (:func:`bayescomp.simulate.near_identical_collection`: sparse
+one-case differences, 0-50% identical datasets, 10-100 datasets), every pair of the package's own example (``bayescomp.data.datasets``) and, where
 ``../shared/data/kcv_example_auc.csv`` exists, every pair of scmamp's collection.
 
 Columns: ``datasets``; ``parameterization`` (always "marginal" since delta0 and the delta_i
@@ -21,7 +22,9 @@ than refit afresh); ``divergences``, ``max_rhat``, ``min_ess_bulk``,
 drawn from their conditionals), ``min_bfmi``,
 ``treedepth`` (draws at the maximum tree depth) of the final fit; ``clean`` (all of: no
 divergence, R-hat <= 1.01, both ESS >= 400, E-BFMI >= 0.3, no draw at the maximum tree
-depth); ``seconds`` of the whole call (all attempts, no baselines) and ``vs_easy``, that
+depth); ``reliable`` (a decision is made: clean, or chains that do not mix but decide the
+same, :attr:`bayescomp.HierarchicalResult.modes`) and ``modes`` ("separate", "crossing" or
+empty when the chains mix); ``seconds`` of the whole call (all attempts, no baselines) and ``vs_easy``, that
 time over the time of the easy collection of the same size (no identical datasets,
 sigma0 0.02) in the same run. With ``--reference`` (collections of at most 54 datasets),
 ``ref_ess_per_s`` and ``speedup``: the published program of ``stan/hierarchical_reference.stan``
@@ -42,7 +45,7 @@ import numpy as np
 import pandas as pd
 
 import bayescomp as bc
-from bayescomp.validation.simulate import benchmark_collection
+from bayescomp.validation.simulate import benchmark_collection, near_identical_collection
 
 RESULTS = Path(__file__).resolve().parent / "results"
 SHARED = Path(__file__).resolve().parents[2] / "shared" / "data" / "kcv_example_auc.csv"
@@ -63,6 +66,15 @@ GRID = [
     ("5x2", 20, dict(NEAR, identical=0.25, design="5x2")),
     ("ragged", 20, dict(NEAR, identical=0.25, design="ragged")),
 ]
+#: near-identical pairs as real benchmark results show them (mostly exact zeros, a few one
+#: test case either way, a tenth of the datasets really different): their posterior has two
+#: modes (:func:`bayescomp.validation.simulate.near_identical_collection`;
+#: bench_near_identical.py runs them over 8 seeds against easy pairs)
+NEAR_GRID = [
+    ("near25", 54, dict(identical=0.25)), ("near0", 54, dict(identical=0.0)),
+    ("near50", 54, dict(identical=0.5)), ("near25", 10, dict(identical=0.25)),
+    ("near25", 100, dict(identical=0.25)), ("near25 5x2", 54, dict(identical=0.25, design="5x2")),
+]
 QUICK = {("easy", 10), ("ident50", 10), ("ident100", 5), ("offset", 5), ("5x2", 20)}
 
 
@@ -79,6 +91,11 @@ def collections(quick: bool = False, only: str | None = None):
         if (quick and (name, size) not in QUICK) or (only and only not in name):
             continue
         made = benchmark_collection(size, seed=seed, **_options(name, options))
+        yield f"{name} x{size}", made.scores, "a", "b"
+    for seed, (name, size, options) in enumerate(NEAR_GRID, start=1):
+        if quick or (only and only not in name):
+            continue
+        made = near_identical_collection(size, seed=seed, **options)
         yield f"{name} x{size}", made.scores, "a", "b"
     if quick or (only and only not in ("example", "scmamp")):
         return
@@ -109,6 +126,9 @@ def _row(label, scores, first, second, reference: bool, seed: int) -> dict:
                min_bfmi=d.min_bfmi, treedepth=d.treedepth_saturated,
                clean=bool(d.divergences == 0 and d.max_rhat <= 1.01 and d.treedepth_saturated == 0
                           and min(d.min_ess_bulk, d.min_ess_tail) >= 400 and d.min_bfmi >= 0.3),
+               reliable=result.reliable,
+               modes=("" if not result.modes else
+                      "separate" if result.modes_separate else "crossing"),
                seconds=seconds)
     if reference and len(scores) <= 54:
         from bayescomp.models.reference import sample_reference

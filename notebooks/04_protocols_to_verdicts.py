@@ -496,5 +496,5 @@ print("RESULT " + json.dumps({
     "hierarchical_ok": bool(hier.diagnostics.ok),
     "pairs": [[row.first, row.second] for row in pairs.table.itertuples()],
     "pairs_p_value_corrected": [float(p) for p in pairs.table["p_value_corrected"]],
-    "pairs_ok": bool(pairs.table["diagnostics_ok"].all()),
+    "pairs_ok": bool(pairs.table["reliable"].all()),
     "pair_next": [float(pair_row[k]) for k in ("p_left", "p_rope", "p_right")]}))

@@ -106,7 +106,7 @@ def test_all_pairs_writes_the_table_and_heatmap(tmp_path, capsys, write_long_csv
     out = tmp_path / "pairs"
     code = main(["all-pairs", str(path), "--seed", "2", "--out", str(out)])
     direct = bc.compare_all(scores, rope=0.01, seed=2)
-    assert code == (0 if direct.table.diagnostics_ok.all() else 1)
+    assert code == (0 if direct.table.reliable.all() else 1)
     report = (out / "report.md").read_text()
     for row in direct.table.itertuples():
         line, = [x for x in report.splitlines() if x.startswith(f"| {row.first} | {row.second} |")]

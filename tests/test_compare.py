@@ -39,7 +39,7 @@ def test_correlated_rows_equal_direct_tests(single, one_dataset):
         assert [row.p_left, row.p_rope, row.p_right] == list(direct.probabilities)
         assert row.p_value == direct.nb_p_value and row.test == "nadeau-bengio"
         assert row.decision == direct.decision()
-        assert row.diagnostics_ok and np.isnan(row.delta0_p_right)
+        assert row.reliable and np.isnan(row.delta0_p_right)
         assert single.results[(row.first, row.second)].probabilities.tolist() == \
             direct.probabilities.tolist()
     assert table.decision.tolist() == ["x better", "x better", "equivalent"]
@@ -187,7 +187,7 @@ def test_hierarchical_row_equals_direct_fit(serial, collection, stan_backend):
     assert [row.delta0_p_left, row.delta0_p_rope, row.delta0_p_right] == \
         direct.delta0[["p_left", "p_rope", "p_right"]].tolist()
     assert row.p_value == direct.baselines.wilcoxon.p_value and row.test == "wilcoxon"
-    assert row.decision == direct.decision() and row.diagnostics_ok == direct.diagnostics.ok
+    assert row.decision == direct.decision() and row.reliable == direct.reliable
     better = serial.probability_matrix()
     assert better.loc["b", "c"] == row.p_right and better.loc["c", "b"] == row.p_left
     assert "hierarchical" in serial.summary()
@@ -237,7 +237,7 @@ def test_sampling_warnings_reach_the_caller_naming_the_pair(collection, stan_bac
     sampling = [str(w.message) for w in caught if issubclass(w.category, bc.SamplingWarning)]
     for first, second in [("a", "b"), ("a", "c"), ("b", "c")]:
         assert any(m.startswith(f"{first} vs {second}: ") for m in sampling), sampling
-    assert not result.table.diagnostics_ok.any() and result.table.p_value.isna().all()
+    assert not result.table.reliable.any() and result.table.p_value.isna().all()
     assert "sampling problems, a vs b" in result.summary()
 
 

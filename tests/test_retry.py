@@ -248,7 +248,7 @@ def test_all_pairs_flags_unreliable_fits(scores):
                                                                  ("b", "c")]
     assert (table.decision == "unreliable (sampling problems)").all()
     assert not table.reliable.any()
-    assert (table.diagnostics_ok == table.reliable).all() and (table.attempts == 1).all()
+    assert (table.attempts == 1).all()
     # the probabilities stay, for inspection
     direct = result.results[("a", "b")]
     assert result.probability_matrix().loc["a", "b"] == direct.probabilities[2]

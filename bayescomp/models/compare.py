@@ -181,13 +181,13 @@ def _row(result, method: str, seed: int) -> dict:
                    delta0_decision=result.population_decision(THRESHOLD),
                    decision=result.decision(THRESHOLD),  # says "unreliable" when it is
                    test="wilcoxon", p_value=base.wilcoxon.p_value if base else np.nan,
-                   reliable=reliable, diagnostics_ok=reliable,
+                   reliable=reliable,
                    attempts=len(result.settings.get("attempts", ())) or 1,
                    modes=len(result.modes))
     else:  # no sampling, hence no sampling problems
         row.update(delta0_p_left=np.nan, delta0_p_rope=np.nan, delta0_p_right=np.nan,
                    delta0_decision="", decision=result.decision(THRESHOLD), test="nadeau-bengio",
-                   p_value=result.nb_p_value, reliable=True, diagnostics_ok=True, attempts=1,
+                   p_value=result.nb_p_value, reliable=True, attempts=1,
                    modes=0)
     row["seed"] = seed
     return row
@@ -213,8 +213,9 @@ class AllPairsResult(Reportable):
         "unreliable (sampling problems)" for a fit that failed its sampler diagnostics),
         ``test`` and ``p_value``
         of the frequentist baseline, ``p_value_corrected``, ``reject`` (corrected p-value at
-        most 0.05), ``reliable`` (the final fit passed its diagnostics; ``diagnostics_ok`` is
-        the same column under its former name), ``attempts`` (fits made, retries included),
+        most 0.05), ``reliable`` (a decision can be made: the final fit passed its
+        diagnostics, or its chains decided as :attr:`HierarchicalResult.modes` says),
+        ``attempts`` (fits made, retries included),
         ``modes`` (the modes or chains a fit whose chains do not mix decided by, 0 when they
         mix: :attr:`HierarchicalResult.modes`) and ``seed`` (the seed of the pair's fit:
         :attr:`seed`, the same in every row).
@@ -513,7 +514,7 @@ def compare_all(scores: Scores, rope: RopeLike = 0.01, *, method: str = "auto",
     table["reject"] = table["p_value_corrected"] <= ALPHA
     table = table[["first", "second", "method", "p_left", "p_rope", "p_right", "delta0_p_left",
                    "delta0_p_rope", "delta0_p_right", "delta0_decision", "decision", "test", "p_value",
-                   "p_value_corrected", "reject", "reliable", "diagnostics_ok", "attempts",
+                   "p_value_corrected", "reject", "reliable", "attempts",
                    "modes", "seed"]]
     return AllPairsResult(tuple(scores.algorithms), method, rope, correction, table, results,
                           seed=seed)

@@ -1,0 +1,136 @@
+"""Near-identical algorithms on simulated benchmark results: the same verdict on every seed?
+
+Run from the repository root::
+
+    python benchmarks/bench_near_identical.py                  # 8 seeds per collection
+    python benchmarks/bench_near_identical.py --seeds 3 --reference 4
+
+Each collection is :func:`bayescomp.validation.simulate.near_identical_collection`: most fold
+differences exactly 0, a few one test case either way, a share of the datasets identical on
+every split, a tenth that really differ (what makes the population heavy-tailed), test folds
+of 10 to 500 cases. Real pairs of this kind (a learner with and without a post-processing
+step) give the hierarchical model a posterior with two modes, nu near 1 and nu near 25.
+
+Per collection and seed, ``bayescomp.hierarchical`` with the package's defaults on the
+near-identical pair, and on an easy pair of the same size and design
+(:func:`~bayescomp.validation.simulate.benchmark_collection`, sigma0 0.02) in the same run:
+``seconds`` of each call and ``vs_easy`` their ratio; ``attempts``; the decisions on the
+population and the next dataset; ``modes`` (how the result decided when its chains did not
+mix: "separate" modes each clean, "crossing" chains that each decide the same, or "" when
+they mix); ``heavy`` the chains (of 4) whose median nu is below 3. With ``--reference K``,
+the plain published program (``stan/hierarchical_reference.stan``, adapt_delta 0.99) on the
+first K seeds, and ``ref_heavy`` the same count for its chains.
+
+The table is printed and written to ``benchmarks/results/near_identical.md``.
+"""
+from __future__ import annotations
+
+import argparse
+import time
+import warnings
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+import bayescomp as bc
+from bayescomp.validation.simulate import benchmark_collection, near_identical_collection
+
+RESULTS = Path(__file__).resolve().parent / "results"
+
+FAMILY = [
+    # name, datasets, generator options
+    ("ident25 10x10", 54, dict(identical=0.25)),
+    ("ident0 10x10", 54, dict(identical=0.0)),
+    ("ident50 10x10", 54, dict(identical=0.5)),
+    ("ident25 10x10", 10, dict(identical=0.25)),
+    ("ident25 10x10", 100, dict(identical=0.25)),
+    ("ident25 5x2", 54, dict(identical=0.25, design="5x2")),
+    ("ident25 ragged", 54, dict(identical=0.25, design="ragged")),
+]
+
+
+def heavy_chains(idata) -> int:
+    """Chains whose median nu is below 3: the heavy-tailed mode."""
+    nu = idata.posterior["nu"].values
+    return int(np.sum(np.median(nu.reshape(nu.shape[0], -1), axis=1) < 3))
+
+
+def timed(scores, seed: int):
+    started = time.perf_counter()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        result = bc.hierarchical(scores, "a", "b", rope=0.01, seed=seed, baselines=False)
+    return result, time.perf_counter() - started
+
+
+def main(argv=None) -> pd.DataFrame:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--seeds", type=int, default=8, help="fitting seeds 1..N per collection")
+    parser.add_argument("--reference", type=int, default=0,
+                        help="also sample the plain reference program on the first K seeds")
+    parser.add_argument("--only", help="collections whose name contains this")
+    parser.add_argument("--out", default=str(RESULTS / "near_identical.md"))
+    args = parser.parse_args(argv)
+    warm = benchmark_collection(5, seed=0, sigma0=0.02)
+    timed(warm.scores, 0)   # compile (or load) before anything is timed
+    rows = []
+    for index, (name, size, options) in enumerate(FAMILY, start=1):
+        if args.only and args.only not in name:
+            continue
+        near = near_identical_collection(size, seed=index, **options)
+        easy = benchmark_collection(size, seed=index, sigma0=0.02,
+                                    design=options.get("design", "10x10"))
+        for seed in range(1, args.seeds + 1):
+            result, seconds = timed(near.scores, seed)
+            _, easy_seconds = timed(easy.scores, seed)
+            row = dict(collection=f"{name} x{size}", seed=seed, seconds=seconds,
+                       easy_seconds=easy_seconds, vs_easy=seconds / easy_seconds,
+                       attempts=len(result.attempts), reliable=result.reliable,
+                       population=result.population_decision(), next=result.decision(),
+                       modes=("" if not result.modes else
+                              "separate" if result.modes_separate else "crossing"),
+                       heavy=heavy_chains(result.idata),
+                       max_rhat=result.diagnostics.max_rhat,
+                       min_ess_bulk=result.diagnostics.min_ess_bulk)
+            if seed <= args.reference:
+                from bayescomp.models.reference import sample_reference
+
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")
+                    reference = sample_reference(near.scores, "a", "b", seed=seed,
+                                                 adapt_delta=0.99)
+                row["ref_heavy"] = heavy_chains(reference)
+            rows.append(row)
+            print(pd.DataFrame(rows[-1:]).to_string(index=False, header=len(rows) == 1,
+                                                     float_format=lambda v: f"{v:.4g}"),
+                  flush=True)
+    table = pd.DataFrame(rows)
+    by = table.groupby("collection", sort=False)
+    summary = pd.DataFrame({
+        "seeds": by.size(),
+        "population": by["population"].agg(lambda v: "/".join(sorted(set(v)))),
+        "next": by["next"].agg(lambda v: "/".join(sorted(set(v)))),
+        "reliable": by["reliable"].sum(),
+        "split_seeds": by["heavy"].agg(lambda v: int(np.sum((v > 0) & (v < 4)))),
+        "max_vs_easy": by["vs_easy"].max(),
+        "median_vs_easy": by["vs_easy"].median(),
+        "max_attempts": by["attempts"].max(),
+    })
+    if "ref_heavy" in table:
+        summary["ref_split_seeds"] = by["ref_heavy"].agg(
+            lambda v: f"{int(np.sum((v > 0) & (v < 4)))} of {int(v.notna().sum())}")
+    fmt = dict(index=False, float_format=lambda v: f"{v:.3g}")
+    text = table.to_string(**fmt)
+    summary_text = summary.to_string(float_format=lambda v: f"{v:.3g}")
+    print(f"\n{summary_text}\n")
+    out = Path(args.out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(f"# bench_near_identical.py (seeds 1-{args.seeds}, reference on "
+                   f"{args.reference})\n\n## Per collection\n\n```\n{summary_text}\n```\n\n"
+                   f"## Per seed\n\n```\n{text}\n```\n")
+    return table
+
+
+if __name__ == "__main__":
+    main()
