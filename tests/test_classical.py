@@ -18,9 +18,9 @@ from bayescomp.baselines.classical import (
 )
 from bayescomp.data.scores import from_arrays
 from bayescomp.baselines.friedman import (
-    FriedmanResult, critical_difference, friedman_test, holm, nemenyi_q,
-    plot_critical_difference,
+    FriedmanResult, critical_difference, friedman_test, nemenyi_q, plot_critical_difference,
 )
+from bayescomp.baselines.multiple_testing import adjust_p_values
 
 # Correctness patterns of three classifiers on 100 test examples (the example of the
 # mlxtend user guide for Cochran's Q and the F-test; Raschka 2018, section 4):
@@ -426,14 +426,6 @@ def test_critical_difference_k4_n14():
     assert critical_difference(4, 14) == pytest.approx(1.2535, abs=2e-4)
 
 
-def test_holm_by_hand():
-    p = [0.01, 0.04, 0.03, 0.005]
-    # sorted: 0.005 * 4 = 0.02, 0.01 * 3 = 0.03, 0.03 * 2 = 0.06, 0.04 * 1 -> max(0.06, 0.04)
-    np.testing.assert_allclose(holm(p), [0.03, 0.06, 0.06, 0.02])
-    np.testing.assert_allclose(holm([0.5, 0.9]), [1.0, 1.0])
-    np.testing.assert_allclose(holm([0.2]), [0.2])
-
-
 def test_pairwise_wilcoxon_with_holm():
     values = np.random.default_rng(8).normal(size=(15, 4)) + [0, 0.2, 0.5, 0.9]
     result = friedman_test(values, alpha=0.05)
@@ -443,7 +435,8 @@ def test_pairwise_wilcoxon_with_holm():
         expected = stats.wilcoxon(values[:, i] - values[:, j])
         assert row.wilcoxon_p == pytest.approx(expected.pvalue)
         assert row.wilcoxon_W == pytest.approx(expected.statistic)
-    np.testing.assert_allclose(result.pairwise["holm_p"], holm(result.pairwise["wilcoxon_p"]))
+    np.testing.assert_allclose(result.pairwise["holm_p"],
+                               adjust_p_values(result.pairwise["wilcoxon_p"], "holm"))
     np.testing.assert_array_equal(result.pairwise["holm_significant"],
                                   result.pairwise["holm_p"] < 0.05)
     # the Nemenyi p-value and the CD agree

@@ -8,7 +8,7 @@ import pandas as pd
 import pytest
 
 import bayescomp as bc
-from bayescomp.models.compare import AllPairsResult, adjust_p_values, compare_all
+from bayescomp.models.compare import AllPairsResult, compare_all
 
 PAIRS = [("x", "y"), ("x", "z"), ("y", "z")]
 
@@ -61,19 +61,6 @@ def test_probability_matrix_positions(single):
     pd.testing.assert_frame_equal(rope, rope.T)
     with pytest.raises(ValueError, match="kind"):
         single.probability_matrix("worse")
-
-
-def test_adjust_p_values_by_hand():
-    p = [0.01, 0.04, 0.03, 0.2]
-    # Holm: sorted 0.01, 0.03, 0.04, 0.2 times 4, 3, 2, 1 = 0.04, 0.09, 0.08, 0.2, then running max
-    np.testing.assert_allclose(adjust_p_values(p, "holm"), [0.04, 0.09, 0.09, 0.2])
-    np.testing.assert_allclose(adjust_p_values(p, "bonferroni"), [0.04, 0.16, 0.12, 0.8])
-    np.testing.assert_allclose(adjust_p_values([0.5, 0.3], "holm"), [0.6, 0.6])
-    np.testing.assert_allclose(adjust_p_values([0.5, 0.3], "bonferroni"), [1.0, 0.6])
-    np.testing.assert_allclose(adjust_p_values([0.02, np.nan, 0.01], "holm"), [0.02, np.nan, 0.02])
-    np.testing.assert_allclose(adjust_p_values(p, None), p)
-    with pytest.raises(ValueError, match="correction"):
-        adjust_p_values(p, "fdr")
 
 
 @pytest.mark.parametrize("correction", ["holm", "bonferroni", None])

@@ -8,7 +8,8 @@ score (rank 1 = best; ties share the average rank) and compared by their average
   the Nemenyi test, significant when two average ranks differ by more than the critical
   difference ``CD = q_alpha sqrt(k (k + 1) / (6 N))``, and Wilcoxon signed-rank tests of
   the per-dataset mean differences (:func:`bayescomp.wilcoxon_test`) with Holm's
-  step-down correction (:func:`holm`), as advised by Benavoli, Corani & Mangili (2016);
+  step-down correction (:func:`~bayescomp.baselines.multiple_testing.adjust_p_values`),
+  as advised by Benavoli, Corani & Mangili (2016);
 * :func:`plot_critical_difference` draws Demšar's critical-difference diagram.
 
 References
@@ -43,12 +44,13 @@ from scipy import stats
 from bayescomp.baselines.across_datasets import ZERO_METHODS, wilcoxon_test
 from bayescomp.baselines.classical_result import (check_alpha, conclusion_line, default_names,
                                                   format_statistic, names_text)
+from bayescomp.baselines.multiple_testing import adjust_p_values
 from bayescomp.data.scores import Scores
 
 if TYPE_CHECKING:
     from typing import Sequence
 
-__all__ = ["FriedmanResult", "friedman_test", "nemenyi_q", "critical_difference", "holm",
+__all__ = ["FriedmanResult", "friedman_test", "nemenyi_q", "critical_difference",
            "plot_critical_difference"]
 
 
@@ -72,24 +74,6 @@ def critical_difference(k: int, n_datasets: int, alpha: float = 0.05) -> float:
     if int(n_datasets) != n_datasets or n_datasets < 1:
         raise ValueError(f"n_datasets must be a positive integer, got {n_datasets}")
     return nemenyi_q(k, alpha) * float(np.sqrt(k * (k + 1) / (6.0 * n_datasets)))
-
-
-def holm(p_values) -> np.ndarray:
-    """Holm's (1979) step-down adjusted p-values, in the order given.
-
-    With the m p-values sorted ascending, ``p_(1) <= ... <= p_(m)``, the adjusted value of
-    the i-th is ``max_{j <= i} min(1, (m - j + 1) p_(j))``; a hypothesis is rejected at
-    level alpha when its adjusted p-value is below alpha.
-    """
-    p = np.asarray(p_values, dtype=float).ravel()
-    if np.any(~np.isfinite(p) | (p < 0) | (p > 1)):
-        raise ValueError("p-values must be numbers in [0, 1]")
-    m = p.size
-    order = np.argsort(p, kind="stable")
-    adjusted = np.minimum(1.0, np.maximum.accumulate((m - np.arange(m)) * p[order]))
-    out = np.empty(m)
-    out[order] = adjusted
-    return out
 
 
 def _mean_scores(scores, algorithms, datasets):
@@ -315,7 +299,7 @@ def friedman_test(scores: Scores, *, algorithms: Sequence[str] | None = None,
             "wilcoxon_W": wilcoxon.statistic, "wilcoxon_p": wilcoxon.p_value,
         })
     pairwise = pd.DataFrame(rows)
-    pairwise["holm_p"] = holm(pairwise["wilcoxon_p"])
+    pairwise["holm_p"] = adjust_p_values(pairwise["wilcoxon_p"], "holm")
     pairwise["holm_significant"] = pairwise["holm_p"] < alpha
 
     for array in (values, ranks, average_ranks):

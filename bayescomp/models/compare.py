@@ -59,6 +59,7 @@ import numpy as np
 import pandas as pd
 
 from bayescomp.baselines.across_datasets import resolve_seed
+from bayescomp.baselines.multiple_testing import CORRECTIONS, adjust_p_values
 from bayescomp.models.correlated import correlated_ttest
 from bayescomp.data.scores import Scores
 from bayescomp.decisions import MODES_DISAGREE
@@ -69,43 +70,11 @@ from bayescomp.rope import Rope
 from bayescomp.presentation.verdicts import format_number, json_number, rope_dict, verdict, verdict_dict
 
 if TYPE_CHECKING:
-    from bayescomp.annotations import ArrayLike, RopeLike
+    from bayescomp.annotations import RopeLike
 
 METHODS = ("auto", "hierarchical", "correlated")
-CORRECTIONS = ("holm", "bonferroni", None)
 ALPHA = 0.05
 THRESHOLD = 0.95
-
-
-def adjust_p_values(p_values: ArrayLike, method: str | None = "holm") -> np.ndarray:
-    """P-values adjusted for multiple comparisons (family-wise error rate).
-
-    Parameters
-    ----------
-    p_values : array-like
-        One p-value per hypothesis; NaN entries stay NaN and are not counted.
-    method : {"holm", "bonferroni", None}
-        Bonferroni: ``min(1, m p)``. Holm's step-down: the i-th smallest p-value (from 1)
-        becomes ``min(1, max_{j <= i} (m - j + 1) p_(j))``. None returns them unchanged.
-
-    Returns
-    -------
-    numpy.ndarray
-        Adjusted p-values in the order given; reject where they are at most alpha.
-    """
-    if method not in CORRECTIONS:
-        raise ValueError(f"correction must be one of {CORRECTIONS}, got {method!r}")
-    p = np.array(p_values, dtype=float)
-    valid = ~np.isnan(p)
-    q, m = p[valid], int(valid.sum())
-    if method == "bonferroni":
-        p[valid] = np.minimum(1.0, m * q)
-    elif method == "holm":
-        order = np.argsort(q, kind="stable")
-        adjusted = np.empty(m)
-        adjusted[order] = np.minimum(1.0, np.maximum.accumulate((m - np.arange(m)) * q[order]))
-        p[valid] = adjusted
-    return p
 
 
 # --- warnings recorded per task ----------------------------------------------------------
