@@ -39,9 +39,9 @@ _LAZY = {
     **{name: ".models.sensitivity_analysis" for name in ("SensitivityResult", "sensitivity")},
 }
 # Modules kept as attributes of the package under their earlier flat names: name -> module.
-_LAZY_MODULES = {"classical": ".baselines.classical", "datasets": ".data.datasets",
-                 "friedman": ".baselines.friedman", "plots": ".presentation.plots",
-                 "protocols": ".data.protocols", "simulate": ".validation.simulate"}
+_LAZY_MODULES = {"datasets": ".data.datasets", "friedman": ".baselines.friedman",
+                 "plots": ".presentation.plots", "protocols": ".data.protocols",
+                 "simulate": ".validation.simulate"}
 
 
 def __getattr__(name):
@@ -78,7 +78,7 @@ __version__ = "0.1.0"
 
 __all__ = [
     "AllPairsResult", "adjust_p_values", "compare_all",
-    "BaselinesResult", "classical", "friedman", "plots", "protocols", "Diagnostics", "HierarchicalPrior", "HierarchicalResult", "PRIORS",
+    "BaselinesResult", "friedman", "plots", "protocols", "Diagnostics", "HierarchicalPrior", "HierarchicalResult", "PRIORS",
     "baselines", "bayesian_sign_test", "bayesian_signed_rank_test", "datasets", "diagnose",
     "hierarchical", "paired_ttest", "sign_test", "simulate", "wilcoxon_test",
     "BayescompWarning", "ConstantDifferencesWarning", "CorrelatedTTestResult", "CostDecision",

@@ -50,7 +50,8 @@ from sklearn.tree import DecisionTreeClassifier
 
 import bayescomp as bc
 import bayescomp.presentation.plots as bplots
-from bayescomp import classical, protocols
+from bayescomp import protocols
+from bayescomp.baselines import one_test_set, resampled_ttests
 from bayescomp.models.compare import compare_all
 from bayescomp.baselines.friedman import friedman_test, plot_critical_difference
 
@@ -167,7 +168,7 @@ per_dataset[["mean", "hdi_2.5%", "hdi_97.5%", "p_left", "p_rope", "p_right", "de
 # shrinks by $\sqrt{4.3} \approx 2.1$.
 
 # %%
-naive = [classical.resampled_paired_ttest(d, first=FIRST, second=SECOND)
+naive = [resampled_ttests.resampled_paired_ttest(d, first=FIRST, second=SECOND)
          for d in scores.differences(FIRST, SECOND)]
 correction = pd.DataFrame({
     "mean difference": per_dataset["mean"],
@@ -203,9 +204,10 @@ differences_5x2 = protocols.as_5x2(scores_5x2, FIRST, SECOND, FOCUS)
 print(f"{FIRST} - {SECOND} on {FOCUS}, 5x2cv (rows: replications, columns: folds):")
 print(pd.DataFrame(differences_5x2, index=[f"replication {i + 1}" for i in range(5)],
                    columns=["fold 1", "fold 2"]).round(4).to_string())
-t_5x2 = classical.paired_ttest_5x2cv(differences_5x2, first=FIRST, second=SECOND, alpha=ALPHA)
-f_5x2 = classical.combined_ftest_5x2cv(differences_5x2, first=FIRST, second=SECOND,
-                                       alpha=ALPHA)
+t_5x2 = resampled_ttests.paired_ttest_5x2cv(differences_5x2, first=FIRST, second=SECOND,
+                                            alpha=ALPHA)
+f_5x2 = resampled_ttests.combined_ftest_5x2cv(differences_5x2, first=FIRST, second=SECOND,
+                                              alpha=ALPHA)
 focus_test = bc.correlated_ttest(scores, FIRST, SECOND, dataset=FOCUS, rope=ROPE)
 print()
 print(t_5x2.summary())
@@ -245,8 +247,8 @@ for name, test in zip(scores.dataset_names, ttests):
                  "P(logistic better)": test.probabilities[2],
                  "Bayesian decision": test.decision(), "corrected p": test.nb_p_value,
                  "5x2 mean": d.mean(), "p_1^(1)": d[0, 0],
-                 "5x2cv t p": classical.paired_ttest_5x2cv(d).p_value,
-                 "5x2cv F p": classical.combined_ftest_5x2cv(d).p_value})
+                 "5x2cv t p": resampled_ttests.paired_ttest_5x2cv(d).p_value,
+                 "5x2cv F p": resampled_ttests.combined_ftest_5x2cv(d).p_value})
 verdicts = pd.DataFrame(rows).set_index("dataset")
 verdicts
 
@@ -275,7 +277,7 @@ verdicts
 # When a model is too expensive to train many times, Dietterich (1998) recommends McNemar's
 # test: train once, and compare the two classifiers' errors on one test set. Only the
 # examples on which they disagree count: $b$ (only the first right) and $c$ (only the second
-# right). `classical.correctness` turns predictions into the (examples x classifiers) 0/1 matrix
+# right). `one_test_set.correctness` turns predictions into the (examples x classifiers) 0/1 matrix
 # these tests take. We hold out half of `wine`, stratified.
 
 # %%
@@ -284,20 +286,21 @@ X_train, X_test, y_train, y_test = train_test_split(X, y, test_size=0.5, stratif
                                                     random_state=0)
 predictions = {name: clone(estimator).fit(X_train, y_train).predict(X_test)
                for name, estimator in ESTIMATORS.items()}
-correct = classical.correctness(y_test, *predictions.values())
+correct = one_test_set.correctness(y_test, *predictions.values())
 names = list(predictions)
 print("test accuracies:", dict(zip(names, correct.mean(axis=0).round(4))))
-table = classical.mcnemar_table(correct[:, names.index(FIRST)], correct[:, names.index(SECOND)])
+table = one_test_set.mcnemar_table(correct[:, names.index(FIRST)],
+                                   correct[:, names.index(SECOND)])
 print(pd.DataFrame(table, index=[f"{FIRST} right", f"{FIRST} wrong"],
                    columns=[f"{SECOND} right", f"{SECOND} wrong"]).to_string())
 print()
-mcnemar = classical.mcnemar_from_correct(correct[:, names.index(FIRST)],
-                                         correct[:, names.index(SECOND)], exact=True,
-                                         first=FIRST, second=SECOND, alpha=ALPHA)
-mcnemar_chi2 = classical.mcnemar_from_correct(correct[:, names.index(FIRST)],
-                                              correct[:, names.index(SECOND)],
-                                              first=FIRST, second=SECOND, alpha=ALPHA)
-cochran = classical.cochran_q_test(correct, algorithms=names, alpha=ALPHA)
+mcnemar = one_test_set.mcnemar_from_correct(correct[:, names.index(FIRST)],
+                                            correct[:, names.index(SECOND)], exact=True,
+                                            first=FIRST, second=SECOND, alpha=ALPHA)
+mcnemar_chi2 = one_test_set.mcnemar_from_correct(correct[:, names.index(FIRST)],
+                                                 correct[:, names.index(SECOND)],
+                                                 first=FIRST, second=SECOND, alpha=ALPHA)
+cochran = one_test_set.cochran_q_test(correct, algorithms=names, alpha=ALPHA)
 print(mcnemar.summary())
 print(mcnemar_chi2.conclusion)
 print()

@@ -1,4 +1,5 @@
-"""Known answers for the classical tests (bayescomp.classical and bayescomp.friedman).
+"""Known answers for the classical tests (bayescomp.baselines: one_test_set, resampled_ttests,
+friedman and multiple_testing).
 
 Reference values are published numbers (McNemar, Cochran's Q and Looney's F examples,
 Demšar 2006 Tables 5 and 6) or textbook formulas computed here, independently of the
@@ -11,16 +12,19 @@ import pandas as pd
 import pytest
 from scipy import stats
 
-from bayescomp.baselines.classical import (
-    ClassicalTestResult, cochran_q_test, combined_ftest_5x2cv, correctness, kfold_paired_ttest,
-    looney_f_test, mcnemar_from_correct, mcnemar_table, mcnemar_test, paired_ttest_5x2cv,
-    resampled_paired_ttest, two_proportion_test,
-)
-from bayescomp.data.scores import from_arrays
+from bayescomp.baselines.classical_result import ClassicalTestResult
 from bayescomp.baselines.friedman import (
     FriedmanResult, critical_difference, friedman_test, nemenyi_q, plot_critical_difference,
 )
 from bayescomp.baselines.multiple_testing import adjust_p_values
+from bayescomp.baselines.one_test_set import (
+    cochran_q_test, correctness, looney_f_test, mcnemar_from_correct, mcnemar_table,
+    mcnemar_test, two_proportion_test,
+)
+from bayescomp.baselines.resampled_ttests import (
+    combined_ftest_5x2cv, kfold_paired_ttest, paired_ttest_5x2cv, resampled_paired_ttest,
+)
+from bayescomp.data.scores import from_arrays
 
 # Correctness patterns of three classifiers on 100 test examples (the example of the
 # mlxtend user guide for Cochran's Q and the F-test; Raschka 2018, section 4):

@@ -284,7 +284,8 @@ def test_04_protocols_to_verdicts(tmp_path, monkeypatch, stan_backend):
     from sklearn.base import clone
     from sklearn.model_selection import RepeatedStratifiedKFold, train_test_split
 
-    from bayescomp import classical, protocols
+    from bayescomp import protocols
+    from bayescomp.baselines import one_test_set, resampled_ttests
     from bayescomp.baselines.friedman import friedman_test
 
     got, nb = run_notebook("04_protocols_to_verdicts.ipynb", tmp_path, monkeypatch)
@@ -309,8 +310,8 @@ def test_04_protocols_to_verdicts(tmp_path, monkeypatch, stan_backend):
     # protocol 2 (5x2cv): Dietterich's t-test and Alpaydin's F-test on the focus dataset
     differences = protocols.as_5x2(protocols.five_by_two(estimators, datasets, random_state=0),
                                    first, second, focus)
-    t_test = classical.paired_ttest_5x2cv(differences, alpha=alpha)
-    f_test = classical.combined_ftest_5x2cv(differences, alpha=alpha)
+    t_test = resampled_ttests.paired_ttest_5x2cv(differences, alpha=alpha)
+    f_test = resampled_ttests.combined_ftest_5x2cv(differences, alpha=alpha)
     assert got["t_5x2"] == pytest.approx(t_test.statistic, rel=1e-12)
     assert got["t_5x2_p"] == pytest.approx(t_test.p_value, rel=1e-12)
     assert got["f_5x2"] == pytest.approx(f_test.statistic, rel=1e-12)
@@ -322,15 +323,15 @@ def test_04_protocols_to_verdicts(tmp_path, monkeypatch, stan_backend):
     X_train, X_test, y_train, y_test = train_test_split(X, y, test_size=0.5, stratify=y,
                                                         random_state=0)
     names = list(estimators)
-    correct = classical.correctness(y_test, *(clone(e).fit(X_train, y_train).predict(X_test)
+    correct = one_test_set.correctness(y_test, *(clone(e).fit(X_train, y_train).predict(X_test)
                                               for e in estimators.values()))
-    table = classical.mcnemar_table(correct[:, names.index(first)],
+    table = one_test_set.mcnemar_table(correct[:, names.index(first)],
                                     correct[:, names.index(second)])
     assert (got["mcnemar_b"], got["mcnemar_c"]) == (table[0, 1], table[1, 0])
-    mcnemar = classical.mcnemar_test(int(table[0, 1]), int(table[1, 0]), exact=True, alpha=alpha)
+    mcnemar = one_test_set.mcnemar_test(int(table[0, 1]), int(table[1, 0]), exact=True, alpha=alpha)
     assert got["mcnemar_exact_p"] == pytest.approx(mcnemar.p_value, rel=1e-12)
     assert mcnemar.significant
-    cochran = classical.cochran_q_test(correct, algorithms=names, alpha=alpha)
+    cochran = one_test_set.cochran_q_test(correct, algorithms=names, alpha=alpha)
     assert got["cochran_q"] == pytest.approx(cochran.statistic, rel=1e-12)
 
     # across datasets, classical: Friedman, Nemenyi's CD, Holm-corrected Wilcoxon

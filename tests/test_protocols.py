@@ -19,7 +19,8 @@ from sklearn.model_selection import (GridSearchCV, GroupKFold, KFold,  # noqa: E
 from sklearn.naive_bayes import GaussianNB  # noqa: E402
 from sklearn.tree import DecisionTreeClassifier  # noqa: E402
 
-from bayescomp import classical  # noqa: E402
+from bayescomp.baselines.resampled_ttests import (combined_ftest_5x2cv,  # noqa: E402
+                                                  paired_ttest_5x2cv)
 from bayescomp.data.scores import Scores  # noqa: E402
 from bayescomp.data.protocols import (as_5x2, cross_validate_scores, five_by_two,  # noqa: E402
                                  holistic_cross_validate_scores, holistic_folds,
@@ -329,12 +330,12 @@ def test_as_5x2_follows_the_splitter_order_and_feeds_dietterichs_test():
     s2 = [(e[0] - e.mean()) ** 2 + (e[1] - e.mean()) ** 2 for e in expected]
     assert np.mean(s2) > 0
     t = expected[0, 0] / np.sqrt(np.mean(s2))
-    result = classical.paired_ttest_5x2cv(d)
+    result = paired_ttest_5x2cv(d)
     assert result.statistic == pytest.approx(t, rel=1e-12)
     assert result.p_value == pytest.approx(2 * stats.t.sf(abs(t), 5), rel=1e-10)
     # Alpaydin (1999): F = sum p^2 / (2 sum s_i^2), df (10, 5)
     f = np.sum(expected ** 2) / (2 * np.sum(s2))
-    combined = classical.combined_ftest_5x2cv(d)
+    combined = combined_ftest_5x2cv(d)
     assert combined.statistic == pytest.approx(f, rel=1e-12)
     assert combined.p_value == pytest.approx(stats.f.sf(f, 10, 5), rel=1e-10)
 

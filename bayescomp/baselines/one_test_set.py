@@ -1,6 +1,29 @@
 """Classical tests on one test set, from which examples each classifier gets right:
 McNemar (from counts or correctness vectors), Cochran's Q, Looney's F and the z-test of two
-accuracies. References are in :mod:`bayescomp.baselines.classical`."""
+accuracies. The t-tests on repeated splits are in :mod:`~bayescomp.baselines.resampled_ttests`.
+
+References
+----------
+Q. McNemar (1947). Note on the sampling error of the difference between correlated
+proportions or percentages. Psychometrika 12(2):153-157.
+
+A. L. Edwards (1948). Note on the "correction for continuity" in testing the significance
+of the difference between correlated proportions. Psychometrika 13(3):185-187.
+
+W. G. Cochran (1950). The comparison of percentages in matched samples. Biometrika
+37(3/4):256-266.
+
+S. W. Looney (1988). A statistical technique for comparing the accuracies of several
+classifiers. Pattern Recognition Letters 8(1):5-9.
+
+T. G. Dietterich (1998). Approximate statistical tests for comparing supervised
+classification learning algorithms. Neural Computation 10(7):1895-1923.
+
+L. I. Kuncheva (2004). Combining Pattern Classifiers. Wiley, chapter 2.
+
+S. Raschka (2018). Model evaluation, model selection, and algorithm selection in machine
+learning. arXiv:1811.12808, section 4.
+"""
 from __future__ import annotations
 
 from dataclasses import replace

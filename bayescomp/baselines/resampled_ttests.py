@@ -1,6 +1,17 @@
 """Classical t-tests on the scores of repeated train/test splits: the resampled and k-fold
 paired t-tests (Dietterich 1998), the 5x2cv paired t-test and the combined 5x2cv F-test
-(Alpaydin 1999). References are in :mod:`bayescomp.baselines.classical`."""
+(Alpaydin 1999). The plain paired t-tests reject too often because the training sets
+overlap; :func:`bayescomp.correlated_ttest` corrects for that. The tests on one test set are
+in :mod:`~bayescomp.baselines.one_test_set`.
+
+References
+----------
+T. G. Dietterich (1998). Approximate statistical tests for comparing supervised
+classification learning algorithms. Neural Computation 10(7):1895-1923.
+
+E. Alpaydin (1999). Combined 5 x 2 cv F test for comparing supervised classification
+learning algorithms. Neural Computation 11(8):1885-1892.
+"""
 from __future__ import annotations
 
 import numpy as np

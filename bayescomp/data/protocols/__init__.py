@@ -9,7 +9,8 @@ differences of two splits. The functions here produce such :class:`~bayescomp.da
   the pairing does not rely on every estimator drawing the same random numbers.
 * :func:`five_by_two` and :func:`as_5x2`: five replications of 2-fold cross-validation for
   Dietterich's 5x2cv t-test and Alpaydin's combined F-test
-  (:func:`bayescomp.classical.paired_ttest_5x2cv`, :func:`~bayescomp.classical.combined_ftest_5x2cv`).
+  (:func:`bayescomp.baselines.resampled_ttests.paired_ttest_5x2cv`,
+  :func:`~bayescomp.baselines.resampled_ttests.combined_ftest_5x2cv`).
 * :func:`nested_cross_validate_scores`: hyper-parameters chosen by an inner grid search on the
   training part of each outer split only; the outer test scores are the paired scores.
 * :func:`holistic_splits` and :func:`holistic_cross_validate_scores`: holistic N-fold

@@ -110,7 +110,7 @@ def five_by_two(estimators: Mapping, datasets: Mapping, *, random_state=0,
     Scores
         10 scores per estimator and dataset: split ``j`` is fold ``j % 2`` of replication
         ``j // 2``; ``rho = 0.5``. :func:`as_5x2` turns two algorithms' scores into the
-        (5, 2) differences of :func:`bayescomp.classical.paired_ttest_5x2cv`.
+        (5, 2) differences of :func:`bayescomp.baselines.resampled_ttests.paired_ttest_5x2cv`.
     """
     _sklearn()
     models = _check_estimators(estimators, tuned=False)
@@ -139,9 +139,10 @@ def as_5x2(scores: Scores, first: str, second: str, dataset=None) -> np.ndarray:
     -------
     numpy.ndarray, shape (5, 2)
         Row i is replication i, column j fold j: the layout that
-        :func:`bayescomp.classical.paired_ttest_5x2cv` and
-        :func:`~bayescomp.classical.combined_ftest_5x2cv` expect (the t-test's numerator is
-        the difference of the *first* fold of the *first* replication, so the order matters).
+        :func:`bayescomp.baselines.resampled_ttests.paired_ttest_5x2cv` and
+        :func:`~bayescomp.baselines.resampled_ttests.combined_ftest_5x2cv` expect (the
+        t-test's numerator is the difference of the *first* fold of the *first*
+        replication, so the order matters).
         With r replications the shape is (r, 2).
 
     Raises
