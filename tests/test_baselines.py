@@ -7,7 +7,7 @@ import pytest
 from scipy import stats
 
 from bayescomp.baselines.across_datasets import (
-    BaselinesResult, BayesianTestResult, FrequentistTestResult, baselines,
+    BaselinesResult, BayesianTestResult, ClassicalTestResult, baselines,
     bayesian_sign_test, bayesian_signed_rank_test, paired_ttest, sign_test, wilcoxon_test,
 )
 from bayescomp.data.scores import from_arrays
@@ -52,7 +52,7 @@ def test_wilcoxon_equals_scipy(differences, method, zero_method):
         if alternative == "two-sided":
             assert result.statistic == expected.statistic
     assert result.n_used == (18 if zero_method == "wilcox" else 20)
-    assert result.n_datasets == 20
+    assert result.n == 20 and result.unit == "datasets"
     assert dict(result.options) == {"method": method, "zero_method": zero_method,
                                     "correction": False}
 
@@ -342,7 +342,7 @@ def test_baselines_runs_every_test(scores):
     signed_rank = bayesian_signed_rank_test(d, 0.01, n_samples=5000, seed=rng)
     assert np.array_equal(result.bayesian_sign.samples, sign.samples)
     assert np.array_equal(result.bayesian_signed_rank.samples, signed_rank.samples)
-    assert all(isinstance(t, FrequentistTestResult) for t in result.tests[:3])
+    assert all(isinstance(t, ClassicalTestResult) for t in result.tests[:3])
     assert all(isinstance(t, BayesianTestResult) for t in result.tests[3:])
 
     again = baselines(scores, "hnb", "nbc", rope=0.01, n_samples=5000, seed=4)

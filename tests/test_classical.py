@@ -12,6 +12,7 @@ import pandas as pd
 import pytest
 from scipy import stats
 
+from bayescomp.baselines.across_datasets import paired_ttest
 from bayescomp.baselines.classical_result import ClassicalTestResult
 from bayescomp.baselines.friedman import (
     FriedmanResult, critical_difference, friedman_test, nemenyi_q, plot_critical_difference,
@@ -332,6 +333,36 @@ def test_result_summary_and_frame():
     text = result.summary()
     assert "svm" in text and result.conclusion in text
     assert np.isnan(two_proportion_test(0.8, 0.7, 50).to_frame().loc[0, "df1"])
+
+
+def test_one_result_type_for_every_frequentist_test():
+    # the tests across datasets and the classical ones return the same type: the first
+    # report p-values only, the second a conclusion at alpha
+    across = paired_ttest(np.array([0.01, 0.02, -0.005, 0.03]), first="svm", second="tree")
+    classical = resampled_paired_ttest(np.array([0.01, 0.02, -0.005, 0.03]), first="svm",
+                                       second="tree")
+    assert type(across) is type(classical) is ClassicalTestResult
+    assert across.statistic == classical.statistic and across.p_value == classical.p_value
+    assert across.alpha is None and across.significant is None and not across.conclusion
+    assert classical.alpha == 0.05 and classical.significant is False
+    assert (across.n, across.unit, classical.n, classical.unit) == (4, "datasets", 4, "splits")
+    assert across.summary().startswith("Paired t-test: svm - tree on 4 datasets")
+    assert classical.summary().splitlines()[0] == "Resampled paired t-test: svm - tree on 4 splits"
+    assert classical.conclusion in classical.summary()
+    data = classical.to_dict()
+    assert data["df"] == 3 and data["conclusion"] == classical.conclusion
+    assert data["n"] == 4 and data["unit"] == "splits" and data["significant"] is False
+    assert set(across.to_dict()) == {"test", "n_datasets", "n_used", "statistic_name",
+                                     "statistic", "p_value", "p_svm_better", "p_tree_better",
+                                     "options", "notes"}
+    assert cochran_q_test(pattern_matrix()).to_frame().loc[0, "algorithms"] == "A, B, C"
+
+
+def test_conclusion_numbers():
+    # a sentence: the statistic to two decimals, p to four, "p < 0.0001" below
+    assert mcnemar_test(300, 2).conclusion.endswith("(McNemar chi2 = 292.08, p < 0.0001)")
+    assert mcnemar_test(25, 15, correction=False).conclusion.endswith(
+        "(McNemar chi2 = 2.5, p = 0.1138)")
 
 
 # --------------------------------------------------------------------------- Friedman

@@ -12,7 +12,8 @@ Given ``d_k = mean(first - second)`` on datasets ``k = 1..n`` (see
 These treat each dataset as one observation, ignoring the uncertainty of each mean; they
 are the reference points that the hierarchical model is compared against. The frequentist
 tests and :func:`baselines` are here; the Bayesian ones are in
-:mod:`~bayescomp.baselines.bayesian_tests`, the results in :mod:`~bayescomp.baselines.common`.
+:mod:`~bayescomp.baselines.bayesian_tests`; the results are in
+:mod:`~bayescomp.baselines.classical_result` (frequentist) and :mod:`~bayescomp.baselines.common`.
 
 The sign convention is the package's (see :mod:`bayescomp.rope`): "left" means the
 second algorithm is better by more than the ROPE, "right" means the first is.
@@ -34,9 +35,10 @@ import numpy as np
 from scipy import stats
 
 from bayescomp.baselines.bayesian_tests import bayesian_sign_test, bayesian_signed_rank_test
+from bayescomp.baselines.classical_result import ClassicalTestResult
 from bayescomp.baselines.common import (BaselinesResult, BayesianTestResult,  # noqa: F401 (public here)
-                                         FrequentistTestResult, _check_choice, _check_differences,
-                                         _warning_notes, resolve_seed)
+                                         _check_choice, _check_differences, _warning_notes,
+                                         resolve_seed)
 from bayescomp.rope import Rope
 
 if TYPE_CHECKING:
@@ -44,7 +46,7 @@ if TYPE_CHECKING:
     from bayescomp.data.scores import Scores
 
 __all__ = [
-    "FrequentistTestResult", "BayesianTestResult", "BaselinesResult",
+    "ClassicalTestResult", "BayesianTestResult", "BaselinesResult",
     "wilcoxon_test", "sign_test", "paired_ttest",
     "bayesian_sign_test", "bayesian_signed_rank_test", "baselines",
 ]
@@ -59,9 +61,19 @@ _ALL_ZERO_NOTE = ("every difference is zero: there is nothing to test, so the p-
 
 # --------------------------------------------------------------------------- frequentist
 
+def _result(name, first, second, statistic_name, statistic, p_values, n, n_used, options,
+            notes) -> ClassicalTestResult:
+    """A test across datasets: no level, so no conclusion; the two-sided p-value and both
+    one-sided ones (``p_values``), as the baselines report them."""
+    two_sided, greater, less = p_values
+    return ClassicalTestResult(name, (first, second), statistic_name, statistic, two_sided, n,
+                               "datasets", p_greater=greater, p_less=less, n_used=n_used,
+                               options=options, notes=notes)
+
+
 def wilcoxon_test(differences: ArrayLike, *, first: str = "first", second: str = "second",
                   method: str = "auto", zero_method: str = "wilcox",
-                  correction: bool = False) -> FrequentistTestResult:
+                  correction: bool = False) -> ClassicalTestResult:
     """Wilcoxon signed-rank test of the per-dataset differences, via ``scipy.stats.wilcoxon``.
 
     Parameters
@@ -80,7 +92,7 @@ def wilcoxon_test(differences: ArrayLike, *, first: str = "first", second: str =
 
     Returns
     -------
-    FrequentistTestResult
+    ClassicalTestResult
         ``statistic`` is scipy's two-sided W: the smaller of the sums of ranks of the
         positive and of the negative differences. ``p_greater`` / ``p_less`` come from
         scipy's ``alternative="greater"`` / ``"less"``.
@@ -97,21 +109,21 @@ def wilcoxon_test(differences: ArrayLike, *, first: str = "first", second: str =
     options = (("method", method), ("zero_method", zero_method), ("correction", correction))
     n_used = int(np.count_nonzero(d)) if zero_method == "wilcox" else d.size
     if not np.any(d):
-        return FrequentistTestResult("Wilcoxon signed-rank test", first, second, "W", np.nan,
-                                     1.0, 1.0, 1.0, d.size, n_used, options, (_ALL_ZERO_NOTE,))
+        return _result("Wilcoxon signed-rank test", first, second, "W", np.nan, (1.0, 1.0, 1.0),
+                       d.size, n_used, options, (_ALL_ZERO_NOTE,))
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         res = {alternative: stats.wilcoxon(d, zero_method=zero_method, correction=correction,
                                            alternative=alternative, method=method)
                for alternative in ("two-sided", "greater", "less")}
-    return FrequentistTestResult(
-        "Wilcoxon signed-rank test", first, second, "W", float(res["two-sided"].statistic),
-        float(res["two-sided"].pvalue), float(res["greater"].pvalue), float(res["less"].pvalue),
-        d.size, n_used, options, _warning_notes(caught))
+    return _result("Wilcoxon signed-rank test", first, second, "W",
+                   float(res["two-sided"].statistic),
+                   tuple(float(res[a].pvalue) for a in ("two-sided", "greater", "less")),
+                   d.size, n_used, options, _warning_notes(caught))
 
 
 def sign_test(differences: ArrayLike, *, first: str = "first", second: str = "second",
-              zeros: str = "drop") -> FrequentistTestResult:
+              zeros: str = "drop") -> ClassicalTestResult:
     """Sign test of the per-dataset differences: a binomial test of wins against losses.
 
     The statistic is the number of datasets on which ``first`` wins (difference > 0);
@@ -132,7 +144,7 @@ def sign_test(differences: ArrayLike, *, first: str = "first", second: str = "se
 
     Returns
     -------
-    FrequentistTestResult
+    ClassicalTestResult
         ``statistic`` is the number of wins of ``first`` among the ``n_used`` differences
         counted; the notes say how many ties were dropped or split.
 
@@ -156,17 +168,17 @@ def sign_test(differences: ArrayLike, *, first: str = "first", second: str = "se
     n_used = wins + losses
     options = (("zeros", zeros),)
     if n_used == 0:
-        return FrequentistTestResult("Sign test", first, second, "wins", np.nan, 1.0, 1.0, 1.0,
-                                     d.size, 0, options, tuple(notes) + (_ALL_ZERO_NOTE,))
+        return _result("Sign test", first, second, "wins", np.nan, (1.0, 1.0, 1.0), d.size, 0,
+                       options, tuple(notes) + (_ALL_ZERO_NOTE,))
     p = {alternative: stats.binomtest(wins, n_used, 0.5, alternative=alternative).pvalue
          for alternative in ("two-sided", "greater", "less")}
-    return FrequentistTestResult("Sign test", first, second, "wins", float(wins),
-                                 float(p["two-sided"]), float(p["greater"]), float(p["less"]),
-                                 d.size, n_used, options, tuple(notes))
+    return _result("Sign test", first, second, "wins", float(wins),
+                   tuple(float(p[a]) for a in ("two-sided", "greater", "less")), d.size, n_used,
+                   options, tuple(notes))
 
 
 def paired_ttest(differences: ArrayLike, *, first: str = "first",
-                 second: str = "second") -> FrequentistTestResult:
+                 second: str = "second") -> ClassicalTestResult:
     """Paired t-test across datasets: ``scipy.stats.ttest_1samp`` of the differences against 0.
 
     This equals ``scipy.stats.ttest_rel`` on the two algorithms' per-dataset means.
@@ -180,7 +192,7 @@ def paired_ttest(differences: ArrayLike, *, first: str = "first",
 
     Returns
     -------
-    FrequentistTestResult
+    ClassicalTestResult
         ``statistic`` is t with ``n - 1`` degrees of freedom (in ``options``).
 
     Notes
@@ -192,16 +204,15 @@ def paired_ttest(differences: ArrayLike, *, first: str = "first",
     d = _check_differences(differences)
     options = (("df", d.size - 1),)
     if not np.any(d):
-        return FrequentistTestResult("Paired t-test", first, second, "t", np.nan, 1.0, 1.0, 1.0,
-                                     d.size, d.size, options, (_ALL_ZERO_NOTE,))
+        return _result("Paired t-test", first, second, "t", np.nan, (1.0, 1.0, 1.0), d.size,
+                       d.size, options, (_ALL_ZERO_NOTE,))
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         res = {alternative: stats.ttest_1samp(d, 0.0, alternative=alternative)
                for alternative in ("two-sided", "greater", "less")}
-    return FrequentistTestResult(
-        "Paired t-test", first, second, "t", float(res["two-sided"].statistic),
-        float(res["two-sided"].pvalue), float(res["greater"].pvalue), float(res["less"].pvalue),
-        d.size, d.size, options, _warning_notes(caught))
+    return _result("Paired t-test", first, second, "t", float(res["two-sided"].statistic),
+                   tuple(float(res[a].pvalue) for a in ("two-sided", "greater", "less")),
+                   d.size, d.size, options, _warning_notes(caught))
 
 
 

@@ -1,6 +1,6 @@
-"""The result of a classical test (:class:`ClassicalTestResult`) and the text helpers the
-classical tests and :mod:`~bayescomp.baselines.friedman` share: how a statistic, a p-value
-and a conclusion at ``alpha`` are written."""
+"""The result of every frequentist test of the package (:class:`ClassicalTestResult`) and the
+text helpers the tests share: how algorithms are named and a conclusion at ``alpha`` is
+written. Numbers are written by :func:`bayescomp.presentation.verdicts.format_number`."""
 from __future__ import annotations
 
 import string
@@ -8,6 +8,8 @@ from dataclasses import dataclass
 
 import numpy as np
 import pandas as pd
+
+from bayescomp.presentation.verdicts import equals, format_number, json_number
 
 
 ALTERNATIVES = ("two-sided", "greater", "less")
@@ -17,36 +19,51 @@ ALTERNATIVES = ("two-sided", "greater", "less")
 
 @dataclass(frozen=True)
 class ClassicalTestResult:
-    """Outcome of a classical test.
+    """Outcome of a frequentist (classical) test.
+
+    The tests across datasets (:func:`bayescomp.wilcoxon_test`, :func:`bayescomp.sign_test`,
+    :func:`bayescomp.paired_ttest`) report p-values only, both one-sided ones beside the
+    two-sided one; the tests on one test set and on resampled splits are run at a level
+    ``alpha`` against one ``alternative`` and say their ``conclusion``.
 
     Attributes
     ----------
     name : str
         Name of the test.
     algorithms : tuple of str
-        The classifiers compared (for two, differences are ``first - second``).
+        The algorithms compared (for two, differences are ``first - second``).
     statistic_name : str
-        What ``statistic`` is: "chi2", "b", "Q", "F", "z" or "t".
+        What ``statistic`` is: "W", "wins", "chi2", "b", "Q", "F", "z" or "t".
     statistic : float
         The test statistic (NaN when the data leave nothing to test; see ``notes``).
     p_value : float
         The p-value against ``alternative``.
-    df : None, int or (int, int)
-        Degrees of freedom of the reference distribution (None for the z and exact tests).
-    alpha : float
-        Significance level of ``conclusion``.
     n : int
-        Number of observations, in ``unit`` (test examples, discordant examples, splits).
+        Number of observations, in ``unit`` (datasets, test examples, discordant examples,
+        splits).
     unit : str
-    conclusion : str
-        One plain-language line, e.g. "At alpha=0.05 the error rates of A and B differ
-        (McNemar chi2 = 8.33, p = 0.0039)".
+    df : None, int or (int, int)
+        Degrees of freedom of the reference distribution (None for the z, exact and
+        rank tests).
     alternative : str
         "two-sided", or "greater" / "less" (the first algorithm better / worse).
+    p_greater, p_less : float or None
+        One-sided p-values against the alternatives that the first algorithm is better
+        ("greater") or worse ("less"), for the tests that report both; else None.
+    n_used : int or None
+        Observations the test used, when it drops some (the sign test and the ``"wilcox"``
+        zero method drop zero differences); None when it uses all ``n``.
+    alpha : float or None
+        Significance level of ``conclusion``; None for a test run without one.
+    conclusion : str
+        One plain-language line, e.g. "At alpha=0.05 the error rates of A and B differ
+        (McNemar chi2 = 8.33, p = 0.0039)"; empty without ``alpha``.
+    options : tuple of (str, object) pairs
+        The settings the test ran with.
     details : tuple of (str, object) pairs
         Intermediate quantities (counts, accuracies, sums of squares...).
     notes : tuple of str
-        Remarks on degenerate data.
+        Warnings raised by scipy and remarks on degenerate data.
     """
 
     name: str
@@ -54,70 +71,127 @@ class ClassicalTestResult:
     statistic_name: str
     statistic: float
     p_value: float
-    df: object
-    alpha: float
     n: int
     unit: str
-    conclusion: str
+    df: object = None
     alternative: str = "two-sided"
+    p_greater: float | None = None
+    p_less: float | None = None
+    n_used: int | None = None
+    alpha: float | None = None
+    conclusion: str = ""
+    options: tuple = ()
     details: tuple = ()
     notes: tuple = ()
 
     @property
-    def significant(self) -> bool:
-        """Whether ``p_value < alpha``."""
-        return bool(self.p_value < self.alpha)
+    def significant(self) -> bool | None:
+        """Whether ``p_value < alpha``; None for a test run without ``alpha``."""
+        return None if self.alpha is None else bool(self.p_value < self.alpha)
+
+    def _names(self) -> str:
+        # two algorithms are compared by their difference, first - second
+        return " - ".join(self.algorithms) if len(self.algorithms) == 2 \
+            else ", ".join(self.algorithms)
 
     def summary(self) -> str:
-        lines = [f"{self.name}: {', '.join(self.algorithms)} on {self.n} {self.unit}",
-                 f"  {self.statistic_name} = {self.statistic:.6g}{_df_text(self.df)}, "
-                 f"{'' if self.alternative == 'two-sided' else 'one-sided '}"
-                 f"p = {self.p_value:.4g}"]
+        """The test in a few lines: statistic and p-values, details, conclusion, notes."""
+        settings = ", ".join(f"{k}={v!r}" for k, v in self.options)
+        used = "" if self.n_used in (None, self.n) else f", {self.n_used} used"
+        side = "two-sided" if self.alternative == "two-sided" else "one-sided"
+        lines = [f"{self.name}: {self._names()} on {self.n} {self.unit}"
+                 + (f" ({settings})" if settings else ""),
+                 f"  {self.statistic_name} = {format_number(self.statistic, digits=6)}"
+                 f"{_df_text(self.df)}{used}, {side} p {equals(self.p_value)}"]
+        if self.p_greater is not None:
+            first, second = self.algorithms
+            lines.append(f"  one-sided p (H1: {first} better) {equals(self.p_greater)}, "
+                         f"one-sided p (H1: {second} better) {equals(self.p_less)}")
         lines += [f"  {key} = {_plain(value)}" for key, value in self.details]
-        lines.append(f"  {self.conclusion}")
+        if self.conclusion:
+            lines.append(f"  {self.conclusion}")
         lines += [f"  note: {note}" for note in self.notes]
         return "\n".join(lines)
 
+    def _count(self) -> dict:
+        # the tests across datasets keep the key "n_datasets" of the JSON schema
+        return {"n_datasets": self.n} if self.unit == "datasets" else \
+            {"n": self.n, "unit": self.unit}
+
     def to_frame(self) -> pd.DataFrame:
-        """One row: test, algorithms, n, statistic, df1, df2, p-value, alpha, conclusion."""
+        """One row: test, algorithms, counts, statistic, df, p-values, level and conclusion,
+        options, details and notes (NaN where a test has none)."""
         df = self.df if isinstance(self.df, tuple) else (self.df, None)
+        names = (dict(zip(("first", "second"), self.algorithms)) if len(self.algorithms) == 2
+                 else {"algorithms": ", ".join(self.algorithms)})
         return pd.DataFrame([{
-            "test": self.name, "algorithms": ", ".join(self.algorithms), "n": self.n,
-            "unit": self.unit, "statistic_name": self.statistic_name,
-            "statistic": self.statistic,
+            "test": self.name, **names, **self._count(),
+            "n_used": np.nan if self.n_used is None else self.n_used,
+            "statistic_name": self.statistic_name, "statistic": self.statistic,
             "df1": np.nan if df[0] is None else df[0], "df2": np.nan if df[1] is None else df[1],
-            "p_value": self.p_value, "alternative": self.alternative, "alpha": self.alpha,
+            "p_value": self.p_value, "alternative": self.alternative,
+            "p_greater": np.nan if self.p_greater is None else self.p_greater,
+            "p_less": np.nan if self.p_less is None else self.p_less,
+            "alpha": np.nan if self.alpha is None else self.alpha,
             "significant": self.significant, "conclusion": self.conclusion,
+            "options": ", ".join(f"{k}={v!r}" for k, v in self.options),
             "details": "; ".join(f"{k}={_plain(v)}" for k, v in self.details),
             "notes": "; ".join(self.notes),
         }])
 
+    def to_dict(self) -> dict:
+        """The test as JSON-ready data; one-sided p-values keyed by the better algorithm."""
+        data = {"test": self.name, **self._count()}
+        if self.n_used is not None:
+            data["n_used"] = self.n_used
+        data |= {"statistic_name": self.statistic_name, "statistic": json_number(self.statistic),
+                 "p_value": json_number(self.p_value)}
+        if self.df is not None:
+            data["df"] = list(self.df) if isinstance(self.df, tuple) else self.df
+        if self.alternative != "two-sided":
+            data["alternative"] = self.alternative
+        if self.p_greater is not None:
+            first, second = self.algorithms
+            data |= {f"p_{first}_better": json_number(self.p_greater),
+                     f"p_{second}_better": json_number(self.p_less)}
+        if self.alpha is not None:
+            data |= {"alpha": self.alpha, "significant": self.significant,
+                     "conclusion": self.conclusion}
+        data["options"] = {k: json_number(v) if isinstance(v, (int, float)) else str(v)
+                           for k, v in self.options}
+        if self.details:
+            data["details"] = {k: _json(v) for k, v in self.details}
+        data["notes"] = list(self.notes)
+        return data
 
-def _plain(value):
+
+def _plain(value) -> str:
     if isinstance(value, (tuple, list, np.ndarray)):
         return "(" + ", ".join(_plain(v) for v in value) + ")"
-    if isinstance(value, (float, np.floating)):
-        return f"{value:.6g}"
-    return str(value)
+    return format_number(value, digits=6)
+
+
+def _json(value):
+    if isinstance(value, (tuple, list, np.ndarray)):
+        return [_json(v) for v in value]
+    return json_number(value) if isinstance(value, (int, float, np.number)) else str(value)
 
 
 def _df_text(df) -> str:
     if df is None:
         return ""
     if isinstance(df, tuple):
-        return f", df = ({df[0]:g}, {df[1]:g})"
-    return f", df = {df:g}"
+        return f", df = ({format_number(df[0])}, {format_number(df[1])})"
+    return f", df = {format_number(df)}"
 
 
-def format_statistic(x: float) -> str:
-    """Two decimals for ordinary values, three significant digits for tiny or huge ones."""
-    if not np.isfinite(x):
-        return str(x)
-    return f"{x:.2f}" if 0.01 <= abs(x) < 1e4 or x == 0 else f"{x:.3g}"
-
-
-def format_p(p: float) -> str:
-    return f"{p:.4f}" if p >= 1e-4 or p == 0 else f"{p:.2e}"
+def statistic_text(x: float) -> str:
+    """A test statistic in a conclusion: two decimals, as published examples print them
+    (chi2 = 8.33), three significant digits below 0.01; written by ``format_number``."""
+    x = float(x)
+    if np.isfinite(x) and abs(x) >= 0.01:
+        return format_number(round(x, 2), digits=6)
+    return format_number(x, digits=3)
 
 
 def names_text(names) -> str:
@@ -132,14 +206,17 @@ def conclusion_line(alpha, p_value, what, label, alternative="two-sided",
     For a one-sided alternative: 'At alpha=0.05 the <quantity> of <first> is (not)
     significantly higher ("greater") / lower ("less") than that of <second> (...)'.
     """
-    evidence = f"({label}, p = {format_p(p_value)})"
+    # a sentence gives p to four decimals, as published examples print it (0.0039, where a
+    # table shows 0.003892), and "p < 0.0001" below
+    p_value = float(p_value)
+    evidence = f"({label}, p {equals(p_value if p_value < 1e-4 else round(p_value, 4))})"
     significant = p_value < alpha
     if alternative == "two-sided":
         verdict = "differ" if significant else "do not differ significantly"
-        return f"At alpha={alpha:g} the {what} {verdict} {evidence}"
+        return f"At alpha={format_number(alpha)} the {what} {verdict} {evidence}"
     direction = "higher" if alternative == "greater" else "lower"
     verdict = "is" if significant else "is not"
-    return (f"At alpha={alpha:g} the {quantity} of {names[0]} {verdict} significantly "
+    return (f"At alpha={format_number(alpha)} the {quantity} of {names[0]} {verdict} significantly "
             f"{direction} than that of {names[1]} {evidence}")
 
 

@@ -1,5 +1,7 @@
-"""Results of the tests across datasets and the checks of their inputs, shared by
-:mod:`~bayescomp.baselines.across_datasets` and :mod:`~bayescomp.baselines.bayesian_tests`."""
+"""Results of the Bayesian tests across datasets and of all five baselines together, and the
+checks of their inputs, shared by :mod:`~bayescomp.baselines.across_datasets` and
+:mod:`~bayescomp.baselines.bayesian_tests`. The frequentist tests' result is
+:class:`~bayescomp.baselines.classical_result.ClassicalTestResult`."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -7,96 +9,14 @@ from dataclasses import dataclass, field
 import numpy as np
 import pandas as pd
 
+from bayescomp.baselines.classical_result import ClassicalTestResult
 from bayescomp.presentation.reports import Reportable
 from bayescomp.rope import REGIONS, Rope, region_labels
-from bayescomp.presentation.verdicts import equals, format_number, json_number, probability, rope_dict, verdict_dict
+from bayescomp.presentation.verdicts import (format_number, json_number, probability, rope_dict,
+                                             verdict_dict)
 
 
 # --------------------------------------------------------------------------- results
-
-@dataclass(frozen=True)
-class FrequentistTestResult:
-    """Outcome of a frequentist test on the per-dataset differences ``first - second``.
-
-    Attributes
-    ----------
-    name : str
-        Name of the test.
-    first, second : str
-        The algorithms compared; differences are ``first - second``.
-    statistic_name : str
-        What ``statistic`` is (e.g. "W", "t", "wins").
-    statistic : float
-        The test statistic as scipy defines it for the two-sided test.
-    p_value : float
-        Two-sided p-value.
-    p_greater : float
-        One-sided p-value against the alternative that the differences are shifted above 0
-        (``first`` better).
-    p_less : float
-        One-sided p-value against the alternative that they are shifted below 0
-        (``second`` better).
-    n_datasets : int
-        Number of differences given.
-    n_used : int
-        Number of differences the test used (the sign test and the ``"wilcox"`` zero method
-        drop zeros).
-    options : tuple of (str, object) pairs
-        The settings the test ran with.
-    notes : tuple of str
-        Warnings raised by scipy and remarks on degenerate data.
-    """
-
-    name: str
-    first: str
-    second: str
-    statistic_name: str
-    statistic: float
-    p_value: float
-    p_greater: float
-    p_less: float
-    n_datasets: int
-    n_used: int
-    options: tuple = ()
-    notes: tuple = ()
-
-    def summary(self) -> str:
-        settings = ", ".join(f"{k}={v!r}" for k, v in self.options)
-        header = (f"{self.name}: {self.first} - {self.second} on {self.n_datasets} datasets"
-                  + (f" ({settings})" if settings else ""))
-        used = "" if self.n_used == self.n_datasets else f", {self.n_used} used"
-        lines = [
-            header,
-            f"  {self.statistic_name} = {format_number(self.statistic, digits=6)}{used}, "
-            f"two-sided p {equals(self.p_value)}",
-            f"  one-sided p (H1: {self.first} better) {equals(self.p_greater)}, "
-            f"one-sided p (H1: {self.second} better) {equals(self.p_less)}",
-        ]
-        lines += [f"  note: {note}" for note in self.notes]
-        return "\n".join(lines)
-
-    def to_frame(self) -> pd.DataFrame:
-        """One row: test, names, counts, statistic, p-values, options and notes."""
-        return pd.DataFrame([{
-            "test": self.name, "first": self.first, "second": self.second,
-            "n_datasets": self.n_datasets, "n_used": self.n_used,
-            "statistic_name": self.statistic_name, "statistic": self.statistic,
-            "p_value": self.p_value, "p_greater": self.p_greater, "p_less": self.p_less,
-            "options": ", ".join(f"{k}={v!r}" for k, v in self.options),
-            "notes": "; ".join(self.notes),
-        }])
-
-    def to_dict(self) -> dict:
-        """The test as JSON-ready data; one-sided p-values keyed by the better algorithm."""
-        return {"test": self.name, "n_datasets": self.n_datasets, "n_used": self.n_used,
-                "statistic_name": self.statistic_name, "statistic": json_number(self.statistic),
-                "p_value": json_number(self.p_value),
-                f"p_{self.first}_better": json_number(self.p_greater),
-                f"p_{self.second}_better": json_number(self.p_less),
-                "options": {k: json_number(v) if isinstance(v, (int, float)) else str(v)
-                            for k, v in self.options},
-                "notes": list(self.notes)}
-
 
 @dataclass(frozen=True, eq=False)
 class BayesianTestResult:
@@ -196,7 +116,7 @@ class BaselinesResult(Reportable):
     differences : numpy.ndarray
         Per-dataset mean differences ``first - second`` (read-only).
     dataset_names : tuple of str
-    wilcoxon, sign, ttest : FrequentistTestResult
+    wilcoxon, sign, ttest : ClassicalTestResult
     bayesian_sign, bayesian_signed_rank : BayesianTestResult
     """
 
@@ -205,9 +125,9 @@ class BaselinesResult(Reportable):
     rope: Rope
     differences: np.ndarray = field(repr=False)
     dataset_names: tuple
-    wilcoxon: FrequentistTestResult
-    sign: FrequentistTestResult
-    ttest: FrequentistTestResult
+    wilcoxon: ClassicalTestResult
+    sign: ClassicalTestResult
+    ttest: ClassicalTestResult
     bayesian_sign: BayesianTestResult
     bayesian_signed_rank: BayesianTestResult
 

@@ -43,7 +43,7 @@ from scipy import stats
 
 from bayescomp.baselines.across_datasets import ZERO_METHODS, wilcoxon_test
 from bayescomp.baselines.classical_result import (check_alpha, conclusion_line, default_names,
-                                                  format_statistic, names_text)
+                                                  names_text, statistic_text)
 from bayescomp.baselines.multiple_testing import adjust_p_values
 from bayescomp.data.scores import Scores
 
@@ -304,7 +304,7 @@ def friedman_test(scores: Scores, *, algorithms: Sequence[str] | None = None,
 
     for array in (values, ranks, average_ranks):
         array.setflags(write=False)
-    label = f"Friedman chi2 = {format_statistic(chi2)}, df = {k - 1}"
+    label = f"Friedman chi2 = {statistic_text(chi2)}, df = {k - 1}"
     text = conclusion_line(alpha, p, f"average ranks of {names_text(names)}", label)
     text += f"; Nemenyi CD = {cd:.3f}"
     return FriedmanResult(

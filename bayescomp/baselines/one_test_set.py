@@ -33,8 +33,8 @@ import pandas as pd
 from scipy import stats
 
 from bayescomp.baselines.classical_result import (ClassicalTestResult, _check_alternative,
-                                                  _check_count, check_alpha, conclusion_line, names_text,
-                                                  default_names, format_statistic)
+                                                  _check_count, check_alpha, conclusion_line,
+                                                  default_names, names_text, statistic_text)
 
 
 def _check_correct(correct, algorithms) -> tuple[np.ndarray, tuple]:
@@ -155,10 +155,10 @@ def mcnemar_test(b, c, *, correction: bool = True, exact: bool = False, alpha: f
     if exact:
         p = float(stats.binomtest(b, n, 0.5).pvalue) if n else 1.0
         label = f"McNemar exact binomial test, b = {b} of {n}"
-        return ClassicalTestResult("McNemar exact test", (first, second), "b", float(b), p,
-                                   None, alpha, n, "discordant examples",
-                                   conclusion_line(alpha, p, what, label), "two-sided", details,
-                                   notes)
+        return ClassicalTestResult("McNemar exact test", (first, second), "b", float(b), p, n,
+                                   "discordant examples", alpha=alpha,
+                                   conclusion=conclusion_line(alpha, p, what, label),
+                                   details=details, notes=notes)
     if n:
         numerator = max(abs(b - c) - 1, 0) ** 2 if correction else (b - c) ** 2
         chi2 = numerator / n
@@ -166,10 +166,11 @@ def mcnemar_test(b, c, *, correction: bool = True, exact: bool = False, alpha: f
     else:
         chi2, p = np.nan, 1.0
     name = "McNemar test" + (" (continuity-corrected)" if correction else "")
-    label = f"McNemar chi2 = {format_statistic(chi2)}"
-    return ClassicalTestResult(name, (first, second), "chi2", float(chi2), p, 1, alpha, n,
-                               "discordant examples", conclusion_line(alpha, p, what, label),
-                               "two-sided", details, notes)
+    label = f"McNemar chi2 = {statistic_text(chi2)}"
+    return ClassicalTestResult(name, (first, second), "chi2", float(chi2), p, n,
+                               "discordant examples", df=1, alpha=alpha,
+                               conclusion=conclusion_line(alpha, p, what, label),
+                               details=details, notes=notes)
 
 
 def mcnemar_from_correct(first_correct, second_correct, *, correction: bool = True,
@@ -239,11 +240,11 @@ def cochran_q_test(correct, *, algorithms=None, alpha: float = 0.05) -> Classica
         q, p = np.nan, 1.0
         notes = ("on every example the classifiers are all right or all wrong: nothing to "
                  "test, p-value reported as 1",)
-    label = f"Cochran's Q = {format_statistic(q)}, df = {k - 1}"
+    label = f"Cochran's Q = {statistic_text(q)}, df = {k - 1}"
     return ClassicalTestResult(
-        "Cochran's Q test", names, "Q", float(q), p, k - 1, alpha, n, "test examples",
-        conclusion_line(alpha, p, f"accuracies of {names_text(names)}", label), "two-sided",
-        (("accuracies", tuple(g / n)),), notes)
+        "Cochran's Q test", names, "Q", float(q), p, n, "test examples", df=k - 1, alpha=alpha,
+        conclusion=conclusion_line(alpha, p, f"accuracies of {names_text(names)}", label),
+        details=(("accuracies", tuple(g / n)),), notes=notes)
 
 
 def looney_f_test(correct, *, algorithms=None, alpha: float = 0.05) -> ClassicalTestResult:
@@ -313,13 +314,14 @@ def looney_f_test(correct, *, algorithms=None, alpha: float = 0.05) -> Classical
     else:
         f, p = np.nan, 1.0
         notes = ("SSA = SSAB = 0: nothing to test, p-value reported as 1",)
-    label = f"Looney's F = {format_statistic(f)}, df = ({df1}, {df2})"
+    label = f"Looney's F = {statistic_text(f)}, df = ({df1}, {df2})"
     details = (("accuracies", tuple(columns)), ("SSA", ssa), ("SSB", ssb), ("SSAB", ssab),
                ("SST", sst), ("MSA", msa), ("MSAB", msab))
     return ClassicalTestResult(
-        "Looney's F-test", names, "F", float(f), p, (df1, df2), alpha, n, "test examples",
-        conclusion_line(alpha, p, f"accuracies of {names_text(names)}", label), "two-sided",
-        details, notes)
+        "Looney's F-test", names, "F", float(f), p, n, "test examples", df=(df1, df2),
+        alpha=alpha,
+        conclusion=conclusion_line(alpha, p, f"accuracies of {names_text(names)}", label),
+        details=details, notes=notes)
 
 
 def two_proportion_test(accuracy_1, accuracy_2, n, n_2=None, *, alternative="two-sided",
@@ -381,12 +383,12 @@ def two_proportion_test(accuracy_1, accuracy_2, n, n_2=None, *, alternative="two
     else:
         z, p = np.nan, 1.0
         notes = ("the pooled accuracy is 0 or 1: nothing to test, p-value reported as 1",)
-    label = f"z = {format_statistic(z)}"
+    label = f"z = {statistic_text(z)}"
     unit = "test examples each" if n1 == n2 else f"test examples ({n1} + {n2})"
     return ClassicalTestResult(
-        "Two-proportion z-test", (first, second), "z", float(z), float(p), None, alpha,
-        n1 if n1 == n2 else n1 + n2, unit,
-        conclusion_line(alpha, p, f"accuracies of {first} and {second}", label, alternative,
-                   "accuracy", (first, second)),
-        alternative, (("accuracies", tuple(acc)), ("pooled accuracy", pooled)), notes)
+        "Two-proportion z-test", (first, second), "z", float(z), float(p),
+        n1 if n1 == n2 else n1 + n2, unit, alternative=alternative, alpha=alpha,
+        conclusion=conclusion_line(alpha, p, f"accuracies of {first} and {second}", label,
+                                   alternative, "accuracy", (first, second)),
+        details=(("accuracies", tuple(acc)), ("pooled accuracy", pooled)), notes=notes)
 

@@ -19,7 +19,7 @@ from scipy import stats
 
 from bayescomp.baselines.across_datasets import paired_ttest
 from bayescomp.baselines.classical_result import (ClassicalTestResult, _check_alternative,
-                                                  check_alpha, conclusion_line, format_statistic)
+                                                  check_alpha, conclusion_line, statistic_text)
 
 
 # --------------------------------------------------------------------------- cross-validation
@@ -46,13 +46,14 @@ def _split_ttest(name, x, y, alternative, alpha, first, second) -> ClassicalTest
     alpha = check_alpha(alpha)
     res = paired_ttest(d, first=first, second=second)
     p = {"two-sided": res.p_value, "greater": res.p_greater, "less": res.p_less}[alternative]
-    label = f"t = {format_statistic(res.statistic)}, df = {d.size - 1}"
+    label = f"t = {statistic_text(res.statistic)}, df = {d.size - 1}"
     return ClassicalTestResult(
-        name, (first, second), "t", res.statistic, p, d.size - 1, alpha, d.size, "splits",
-        conclusion_line(alpha, p, f"mean scores of {first} and {second}", label, alternative,
-                   "mean score", (first, second)),
-        alternative, (("mean difference", float(d.mean())),
-                      ("std of differences", float(d.std(ddof=1)))), res.notes)
+        name, (first, second), "t", res.statistic, p, d.size, "splits", df=d.size - 1,
+        alternative=alternative, alpha=alpha,
+        conclusion=conclusion_line(alpha, p, f"mean scores of {first} and {second}", label,
+                                   alternative, "mean score", (first, second)),
+        details=(("mean difference", float(d.mean())),
+                 ("std of differences", float(d.std(ddof=1)))), notes=res.notes)
 
 
 def resampled_paired_ttest(x, y=None, *, alternative="two-sided", alpha: float = 0.05,
@@ -173,12 +174,13 @@ def paired_ttest_5x2cv(x, y=None, *, alternative="two-sided", alpha: float = 0.0
     else:
         p = {"two-sided": 2 * stats.t.sf(abs(t), r), "greater": stats.t.sf(t, r),
              "less": stats.t.cdf(t, r)}[alternative]
-    label = f"5x2cv paired t = {format_statistic(t)}, df = {r}"
+    label = f"5x2cv paired t = {statistic_text(t)}, df = {r}"
     return ClassicalTestResult(
-        "5x2cv paired t-test", (first, second), "t", float(t), float(p), r, alpha, 2 * r,
-        "splits", conclusion_line(alpha, p, f"mean scores of {first} and {second}", label,
-                             alternative, "mean score", (first, second)),
-        alternative, (("p_1^(1)", float(d[0, 0])), ("s_i^2", tuple(variances))), notes)
+        "5x2cv paired t-test", (first, second), "t", float(t), float(p), 2 * r, "splits", df=r,
+        alternative=alternative, alpha=alpha,
+        conclusion=conclusion_line(alpha, p, f"mean scores of {first} and {second}", label,
+                                   alternative, "mean score", (first, second)),
+        details=(("p_1^(1)", float(d[0, 0])), ("s_i^2", tuple(variances))), notes=notes)
 
 
 def combined_ftest_5x2cv(x, y=None, *, alpha: float = 0.05, first: str = "first",
@@ -212,9 +214,10 @@ def combined_ftest_5x2cv(x, y=None, *, alpha: float = 0.05, first: str = "first"
     variances = np.sum((d - d.mean(axis=1, keepdims=True)) ** 2, axis=1)
     f, notes = _ratio(np.sum(d ** 2), 2 * variances.sum(), "F")
     p = 1.0 if np.isnan(f) else float(stats.f.sf(f, 2 * r, r))
-    label = f"5x2cv F = {format_statistic(f)}, df = ({2 * r}, {r})"
+    label = f"5x2cv F = {statistic_text(f)}, df = ({2 * r}, {r})"
     return ClassicalTestResult(
-        "Combined 5x2cv F-test", (first, second), "F", float(f), p, (2 * r, r), alpha, 2 * r,
-        "splits", conclusion_line(alpha, p, f"mean scores of {first} and {second}", label),
-        "two-sided", (("sum of squared differences", float(np.sum(d ** 2))),
-                      ("s_i^2", tuple(variances))), notes)
+        "Combined 5x2cv F-test", (first, second), "F", float(f), p, 2 * r, "splits",
+        df=(2 * r, r), alpha=alpha,
+        conclusion=conclusion_line(alpha, p, f"mean scores of {first} and {second}", label),
+        details=(("sum of squared differences", float(np.sum(d ** 2))),
+                 ("s_i^2", tuple(variances))), notes=notes)
