@@ -46,6 +46,7 @@ from bayescomp.baselines.classical_result import (check_alpha, conclusion_line, 
                                                   names_text, statistic_text)
 from bayescomp.baselines.multiple_testing import adjust_p_values
 from bayescomp.data.scores import Scores
+from bayescomp.presentation.verdicts import equals, format_number
 
 if TYPE_CHECKING:
     from typing import Sequence
@@ -190,19 +191,22 @@ class FriedmanResult:
         better = "highest" if self.higher_is_better else "lowest"
         lines = [
             f"Friedman test: {k} algorithms on {n} datasets (rank 1 = {better} score)",
-            f"  chi2 = {self.statistic:.6g}, df = {self.df}, p = {self.p_value:.4g}; "
-            f"Iman-Davenport F = {self.iman_davenport:.6g}, df = {self.iman_davenport_df}, "
-            f"p = {self.iman_davenport_p:.4g}",
+            f"  chi2 = {format_number(self.statistic, digits=6)}, df = {self.df}, "
+            f"p {equals(self.p_value)}; Iman-Davenport F = "
+            f"{format_number(self.iman_davenport, digits=6)}, df = {self.iman_davenport_df}, "
+            f"p {equals(self.iman_davenport_p)}",
             "  average ranks:",
         ]
         width = max(len(a) for a in self.algorithms)
         for j in np.argsort(self.average_ranks, kind="stable"):
-            lines.append(f"    {self.algorithms[j]:<{width}}  {self.average_ranks[j]:.3f}")
-        lines.append(f"  Nemenyi: q_{self.alpha:g} = {self.q_alpha:.3f}, "
-                     f"CD = {self.critical_difference:.4f}")
+            lines.append(f"    {self.algorithms[j]:<{width}}  "
+                         f"{format_number(self.average_ranks[j])}")
+        lines.append(f"  Nemenyi: q_{format_number(self.alpha)} = "
+                     f"{format_number(self.q_alpha)}, "
+                     f"CD = {format_number(self.critical_difference, digits=5)}")
         groups = "; ".join("{" + ", ".join(g) + "}" for g in self.groups) or "none"
         lines.append(f"  not significantly different (Nemenyi): {groups}")
-        table = self.pairwise.to_string(index=False, float_format=lambda v: f"{v:.4g}")
+        table = self.pairwise.to_string(index=False, float_format=format_number)
         lines += ["  pairwise post-hoc tests:"] + ["    " + row for row in table.splitlines()]
         lines.append(f"  {self.conclusion}")
         lines += [f"  note: {note}" for note in self.notes]
@@ -306,7 +310,7 @@ def friedman_test(scores: Scores, *, algorithms: Sequence[str] | None = None,
         array.setflags(write=False)
     label = f"Friedman chi2 = {statistic_text(chi2)}, df = {k - 1}"
     text = conclusion_line(alpha, p, f"average ranks of {names_text(names)}", label)
-    text += f"; Nemenyi CD = {cd:.3f}"
+    text += f"; Nemenyi CD = {format_number(cd)}"
     return FriedmanResult(
         names, dataset_names, values, ranks, average_ranks, bool(higher_is_better), chi2, p,
         k - 1, float(f_id), p_id, df_id, alpha, q, cd,

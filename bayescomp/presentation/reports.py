@@ -29,17 +29,13 @@ def column_kind(name) -> str:
     return "number"
 
 
-def format_value(value, digits: int = 4, kind: str = "number") -> str:
-    """A table cell: :func:`bayescomp.presentation.verdicts.format_number`, with NaN as blank."""
-    return format_number(value, kind, digits, nan="")
-
-
 def _cells(frame: pd.DataFrame, digits: int) -> tuple[list[str], list[list[str]]]:
     frame = frame.reset_index() if frame.index.name or not isinstance(frame.index, pd.RangeIndex) \
         else frame
     header = [str(c) for c in frame.columns]
     kinds = [column_kind(c) for c in header]
-    rows = [[format_value(v, digits, kind) for v, kind in zip(row, kinds)]
+    # a missing cell (NaN) is left blank in a table
+    rows = [[format_number(v, kind, digits, nan="") for v, kind in zip(row, kinds)]
             for row in frame.itertuples(index=False)]
     return header, rows
 
@@ -49,7 +45,7 @@ def text_table(frame: pd.DataFrame, digits: int = 4, index: bool = True) -> str:
     frame = frame.copy()
     for column in frame.columns:
         kind = column_kind(column)
-        frame[column] = [format_value(v, digits, kind) for v in frame[column]]
+        frame[column] = [format_number(v, kind, digits, nan="") for v in frame[column]]
     return frame.to_string(index=index)
 
 
