@@ -14,6 +14,15 @@ if TYPE_CHECKING:
     from bayescomp.annotations import ArrayLike
 
 
+#: The questions a comparison answers, by method, as result attributes and the prefixes of
+#: columns and JSON keys: the hierarchical model's population (delta0) and next dataset, the
+#: correlated t-test's one dataset.
+SCOPES = {"hierarchical": ("population", "next_dataset"), "correlated": ("dataset",)}
+#: How tables and sentences name them.
+SCOPE_NAMES = {"population": "population (delta0)", "next_dataset": "next dataset",
+               "dataset": "the dataset"}
+#: The decision of a fit that failed its sampler diagnostics.
+UNRELIABLE = "unreliable (sampling problems)"
 #: The decision of a posterior whose chains sit in several modes that decide differently.
 MODES_DISAGREE = "undecided (the modes disagree)"
 

@@ -54,7 +54,7 @@ for seed in (1, 2):
     start = time.perf_counter()
     fits.append(fit)
 print(json.dumps(dict(cold=times[0], warm=times[1], reliable=bool(fits[0].reliable),
-                      next=[float(p) for p in fits[0].probabilities])))
+                      next=[float(p) for p in fits[0].next_dataset.probabilities])))
 """
 
 BAYCOMP = """

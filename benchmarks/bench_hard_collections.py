@@ -14,8 +14,7 @@ designs), near-identical pairs (:func:`bayescomp.simulate.near_identical_collect
 one-case differences, 0-50% identical datasets, 10-100 datasets), every pair of the package's own example (``bayescomp.data.datasets``) and, where
 ``../shared/data/kcv_example_auc.csv`` exists, every pair of scmamp's collection.
 
-Columns: ``datasets``; ``parameterization`` (always "marginal" since delta0 and the delta_i
-are integrated out; kept to compare with earlier tables); ``attempts`` (fits run, 1 unless
+Columns: ``datasets``; ``attempts`` (fits run, 1 unless
 a retry was needed) and ``continued`` (of those, retries that continued the chains rather
 than refit afresh); ``divergences``, ``max_rhat``, ``min_ess_bulk``,
 ``min_ess_tail`` (over delta0, sigma0, nu and every delta_i and sigma_i, the delta_i as
@@ -118,7 +117,6 @@ def _row(label, scores, first, second, reference: bool, seed: int) -> dict:
     seconds = time.perf_counter() - started
     d = result.diagnostics
     row = dict(collection=label, datasets=len(scores),
-               parameterization=result.settings["parameterization"],
                attempts=len(result.settings.get("attempts", (1,))),
                continued=sum(bool(a.get("continued")) for a in result.settings["attempts"]),
                divergences=d.divergences,

@@ -87,7 +87,8 @@ def main(argv=None) -> pd.DataFrame:
             row = dict(collection=f"{name} x{size}", seed=seed, seconds=seconds,
                        easy_seconds=easy_seconds, vs_easy=seconds / easy_seconds,
                        attempts=len(result.attempts), reliable=result.reliable,
-                       population=result.population_decision(), next=result.decision(),
+                       population=result.population.decision(),
+                       next=result.next_dataset.decision(),
                        modes=("" if not result.modes else
                               "separate" if result.modes_separate else "crossing"),
                        heavy=heavy_chains(result.idata),

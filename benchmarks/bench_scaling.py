@@ -111,7 +111,6 @@ def measure(scores, label: str, **options) -> dict:
     return dict(workload=label, total_s=total, sample_s=timing.get("sample", np.nan),
                 ess_delta0=ess, ess_per_s=ess / total,
                 divergences=result.diagnostics.divergences,
-                parameterization=result.settings["parameterization"],
                 peak_main_mb=_peak_mb(os.getpid()), peak_worker_mb=worker_peak)
 
 

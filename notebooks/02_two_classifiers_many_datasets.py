@@ -117,7 +117,7 @@ result  # a table in the notebook; print(result.summary()) gives the full text r
 # practically 1.
 
 # %%
-print(result.delta0)
+print(result.population)
 bplots.plot_posterior(result, which="delta0")
 plt.show()
 
@@ -133,8 +133,8 @@ plt.show()
 # circles, Gaussian quantiles) show practically no difference.
 
 # %%
-print(pd.Series(result.probabilities, index=result.labels).round(4).to_string())
-print("decision at 0.95:", result.decision())
+print(pd.Series(result.next_dataset.probabilities, index=result.labels).round(4).to_string())
+print("decision at 0.95:", result.next_dataset.decision())
 bplots.plot_posterior(result, which="next")
 plt.show()
 
@@ -144,14 +144,14 @@ plt.show()
 # Each posterior draw of $(\delta_0, \sigma_0, \nu)$ gives three probabilities for the next
 # dataset; a draw is a point of the triangle whose corners are the three regions. The numbers
 # at the corners are the share of draws in which that region is the most probable, the summary
-# that baycomp and Benavoli et al. (2017) report (`result.most_probable`); the cross is the
-# posterior mean, `result.probabilities`. Nearly all draws lie in the "forest better" part:
+# that baycomp and Benavoli et al. (2017) report (`result.next_dataset_most_probable`); the cross is the
+# posterior mean, `result.next_dataset.probabilities`. Nearly all draws lie in the "forest better" part:
 # whatever the exact values of the hyper-parameters, the forest is the most probable winner on
 # the next dataset.
 
 # %%
 print("share of draws where each region is the most probable:")
-print(pd.Series(result.most_probable, index=result.labels).round(4).to_string())
+print(pd.Series(result.next_dataset_most_probable, index=result.labels).round(4).to_string())
 bplots.plot_simplex(result)
 plt.show()
 
@@ -207,10 +207,9 @@ frequentist = pd.DataFrame([
 bayesian = pd.DataFrame(
     [{"analysis": t.name, f"P({left})": t.mean_masses[0], f"P({equal})": t.mean_masses[1],
       f"P({right})": t.mean_masses[2]} for t in (base.bayesian_sign, base.bayesian_signed_rank)]
-    + [{"analysis": "hierarchical: delta0", f"P({left})": result.delta0["p_left"],
-        f"P({equal})": result.delta0["p_rope"], f"P({right})": result.delta0["p_right"]},
-       {"analysis": "hierarchical: next dataset",
-        **dict(zip([f"P({left})", f"P({equal})", f"P({right})"], result.probabilities))}]
+    + [{"analysis": f"hierarchical: {estimate.scope}",
+        **dict(zip([f"P({left})", f"P({equal})", f"P({right})"], estimate.probabilities))}
+       for estimate in (result.population, result.next_dataset)]
 ).set_index("analysis")
 print(frequentist.to_string())
 print()
@@ -267,10 +266,9 @@ print(nb_lr.diagnostics.summary())
 print()
 print("Wilcoxon signed-rank: p =", round(nb_lr.baselines.wilcoxon.p_value, 4))
 print("next dataset:")
-print(pd.Series(nb_lr.probabilities, index=nb_lr.labels).round(3).to_string())
+print(pd.Series(nb_lr.next_dataset.probabilities, index=nb_lr.labels).round(3).to_string())
 print("delta0:")
-print(nb_lr.delta0[["mean", "hdi_low", "hdi_high", "p_left", "p_rope", "p_right"]].round(3)
-      .to_string())
+print(pd.Series(nb_lr.population.to_dict()).round(3).to_string())
 bplots.plot_shrinkage(nb_lr)
 plt.show()
 
@@ -303,8 +301,8 @@ import json
 
 print("RESULT " + json.dumps({
     "first": FIRST, "second": SECOND, "rope": ROPE, "seed": SEED,
-    "next": [float(p) for p in result.probabilities],
-    "delta0": [float(result.delta0[k]) for k in ("p_left", "p_rope", "p_right")],
-    "delta0_mean": float(result.delta0["mean"]),
+    "next": [float(p) for p in result.next_dataset.probabilities],
+    "delta0": [float(p) for p in result.population.probabilities],
+    "delta0_mean": float(result.population.mean),
     "wilcoxon_p": float(result.baselines.wilcoxon.p_value),
     "diagnostics_ok": bool(result.diagnostics.ok)}))

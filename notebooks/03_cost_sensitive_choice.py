@@ -140,7 +140,7 @@ shrunk = hier.datasets.loc[DATASET, ["p_left", "p_rope", "p_right"]].to_numpy(dt
 sources = {
     f"t-test, {DATASET}": ttest.probabilities,
     f"hierarchical, {DATASET}": shrunk,
-    "hierarchical, new problem": hier.probabilities,
+    "hierarchical, new problem": hier.next_dataset.probabilities,
 }
 rows = []
 for name, probabilities in sources.items():
@@ -167,7 +167,7 @@ evidence
 # The next-dataset probabilities for any ROPE can be computed from the same posterior draws
 # without refitting: for each draw of $(\delta_0, \sigma_0, \nu)$, the masses of the
 # Student-t $t_\nu(\delta_0, \sigma_0)$ left of, inside and right of the ROPE, averaged over
-# the draws. (At the fitted ROPE this reproduces `hier.probabilities`.)
+# the draws. (At the fitted ROPE this reproduces `hier.next_dataset.probabilities`.)
 #
 # A caveat: the costs attach to *regions*, so when the ROPE widens, "forest better" means a
 # larger gain, and in a real analysis $V$ should be re-elicited with the ROPE. Here the costs
@@ -183,8 +183,8 @@ def next_dataset_probabilities(rope):
     return bc.Rope.coerce(rope).probabilities(predictive).mean(axis=0)
 
 
-print("reproduces hier.probabilities at the fitted ROPE:",
-      np.allclose(next_dataset_probabilities(ROPE), hier.probabilities))
+print("reproduces hier.next_dataset.probabilities at the fitted ROPE:",
+      np.allclose(next_dataset_probabilities(ROPE), hier.next_dataset.probabilities))
 
 rows = []
 for width in (0.0, 0.005, 0.01, 0.02, 0.03):

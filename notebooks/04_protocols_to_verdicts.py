@@ -384,11 +384,10 @@ hier = bc.hierarchical(scores, FIRST, SECOND, rope=ROPE, seed=SEED, **FIT)
 print(hier.diagnostics.summary())
 print()
 print("delta0, the typical difference:")
-print(hier.delta0[["mean", "hdi_low", "hdi_high", "p_left", "p_rope", "p_right"]].round(3)
-      .to_string())
+print(pd.Series(hier.population.to_dict()).round(3).to_string())
 print()
 print("the next dataset:")
-print(pd.Series(hier.probabilities, index=hier.labels).round(3).to_string())
+print(pd.Series(hier.next_dataset.probabilities, index=hier.labels).round(3).to_string())
 print("Wilcoxon signed-rank on the dataset means: p =", round(hier.baselines.wilcoxon.p_value, 4))
 bplots.plot_posterior(hier, which="next")
 plt.show()
@@ -495,7 +494,7 @@ print("RESULT " + json.dumps({
     "average_ranks": [float(r) for r in friedman.average_ranks],
     "critical_difference": float(friedman.critical_difference),
     "holm_p": [float(p) for p in friedman.pairwise["holm_p"]],
-    "next": [float(p) for p in hier.probabilities],
+    "next": [float(p) for p in hier.next_dataset.probabilities],
     "hierarchical_ok": bool(hier.diagnostics.ok),
     "pairs": [[row.first, row.second] for row in pairs.table.itertuples()],
     "pairs_p_value_corrected": [float(p) for p in pairs.table["p_value_corrected"]],

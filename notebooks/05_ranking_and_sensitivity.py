@@ -106,10 +106,11 @@ for other in ranking.to_frame().index[1:]:
         pairwise[other] = bc.hierarchical(scores, best, other, rope=0.01, seed=SEED,
                                           baselines=False, **FIT)
 for other, result in pairwise.items():
-    d0, p = result.delta0, result.probabilities
-    print(f"{best} - {other}: delta0 mean {d0['mean']:+.4f}, "
-          f"P({best} better) delta0 {d0['p_right']:.3f}, next dataset {p[2]:.3f}, "
-          f"P(equivalent) next {p[1]:.3f}; decision (next dataset): {result.decision()}")
+    d0, p = result.population, result.next_dataset.probabilities
+    print(f"{best} - {other}: delta0 mean {d0.mean:+.4f}, "
+          f"P({best} better) delta0 {d0.probabilities[2]:.3f}, next dataset {p[2]:.3f}, "
+          f"P(equivalent) next {p[1]:.3f}; decision (next dataset): "
+          f"{result.next_dataset.decision()}")
 
 # %% [markdown]
 # ## 4. Does the verdict depend on the prior or on the ROPE?
@@ -150,11 +151,11 @@ lines = [
     f"(P(best) {ranking.p_best[runner_up]:.2f}).",
 ]
 for other, result in pairwise.items():
-    p = result.probabilities
+    p = result.next_dataset.probabilities
     lines.append(
         f"Against {other}, the hierarchical model (ROPE +-0.01 accuracy) gives "
         f"P({best} better on a new dataset) = {p[2]:.2f}, P(practically equivalent) = "
-        f"{p[1]:.2f} (decision at 0.95: {result.decision()}).")
+        f"{p[1]:.2f} (decision at 0.95: {result.next_dataset.decision()}).")
 lines.append(
     f"For {best} against {runner_up} the decision on the next dataset "
     + ("does not change" if robustness.stable("next") else "changes")
@@ -183,8 +184,9 @@ print("RESULT " + json.dumps({
     "seed": SEED, "fit": FIT, "algorithms": list(scores.algorithms),
     "datasets": list(scores.dataset_names), "best": best, "runner_up": runner_up,
     "p_best": {name: float(p) for name, p in ranking.p_best.items()},
-    "next": {other: [float(p) for p in r.probabilities] for other, r in pairwise.items()},
-    "delta0": {other: [float(r.delta0[k]) for k in ("p_left", "p_rope", "p_right")]
+    "next": {other: [float(p) for p in r.next_dataset.probabilities]
+             for other, r in pairwise.items()},
+    "delta0": {other: [float(p) for p in r.population.probabilities]
                for other, r in pairwise.items()},
     "sensitivity_paper": {quantity: [float(row[k]) for k in ("p_left", "p_rope", "p_right")]
                           for quantity, row in paper.set_index("quantity").iterrows()}}))

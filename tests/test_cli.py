@@ -45,7 +45,7 @@ def test_compare_across_datasets_runs_the_hierarchical_model(csv, capsys, tmp_pa
     printed = capsys.readouterr().out
     direct = bc.hierarchical(scores, "a", "b", rope=0.01, seed=3)
     assert code == (0 if direct.diagnostics.ok else 1)
-    assert f"mean {direct.delta0['mean']:.4g}" in printed
+    assert f"mean {direct.population.mean:.4g}" in printed
     for name in ("posterior_delta0.png", "posterior_next.png", "simplex.png", "shrinkage.png",
                  "diagnostics.png", "differences.png", "report.md"):
         assert (out / name).exists(), name
@@ -112,9 +112,10 @@ def test_all_pairs_writes_the_table_and_heatmap(tmp_path, capsys, write_long_csv
         line, = [x for x in report.splitlines() if x.startswith(f"| {row.first} | {row.second} |")]
         # whose probability: P(first better), P(equivalent), P(second better), for delta0
         # and then for the next dataset
-        assert (f" {row.delta0_p_right:.4f} | {row.delta0_p_rope:.4f} | "
-                f"{row.delta0_p_left:.4f} |") in line, line
-        assert f" {row.p_right:.4f} | {row.p_rope:.4f} | {row.p_left:.4f} |" in line, line
+        assert (f" {row.population_p_right:.4f} | {row.population_p_rope:.4f} | "
+                f"{row.population_p_left:.4f} |") in line, line
+        assert (f" {row.next_dataset_p_right:.4f} | {row.next_dataset_p_rope:.4f} | "
+                f"{row.next_dataset_p_left:.4f} |") in line, line
     assert (out / "pairs.png").exists()
 
 
@@ -146,7 +147,7 @@ def test_sampler_options_reach_the_hierarchical_model(csv, capsys, monkeypatch):
     calls = spy_on_hierarchical(monkeypatch, "bayescomp.models.hierarchical")
     main(["compare", str(path), "--first", "a", "--second", "b", "--n-folds", "10",
           "--chains", "2", "--iter-warmup", "150", "--iter-sampling", "300",
-          "--adapt-delta", "0.9", "--max-treedepth", "8", "--parameterization", "marginal",
+          "--adapt-delta", "0.9", "--max-treedepth", "8",
           "--prior", "baycomp", "--seed", "7", "--retries", "0"])
     (options, result), = calls
     # --backend auto reaches the model as the engine it stands for, resolved once
@@ -154,14 +155,14 @@ def test_sampler_options_reach_the_hierarchical_model(csv, capsys, monkeypatch):
                            backend=sampling.resolve_backend("auto"),
                            show_progress=False, chains=2,
                            iter_warmup=150, iter_sampling=300, adapt_delta=0.9,
-                           max_treedepth=8, parameterization="marginal", prior="baycomp",
+                           max_treedepth=8, prior="baycomp",
                            retries=0)
     assert dict(result.idata.posterior.sizes)["chain"] == 2
     assert dict(result.idata.posterior.sizes)["draw"] == 300
     s = result.settings
-    assert (s["prior_name"], s["parameterization"], s["adapt_delta"], s["max_treedepth"],
-            s["seed"], s["retries"]) == ("baycomp", "marginal", 0.9, 8, 7, 0)
-    assert "prior baycomp, delta_i marginal" in capsys.readouterr().out
+    assert (s["prior_name"], s["adapt_delta"], s["max_treedepth"],
+            s["seed"], s["retries"]) == ("baycomp", 0.9, 8, 7, 0)
+    assert "prior baycomp, backend" in capsys.readouterr().out
 
 
 def test_sampler_options_are_checked(csv, capsys):
@@ -172,12 +173,6 @@ def test_sampler_options_are_checked(csv, capsys):
         with pytest.raises(SystemExit) as exit_info:
             main(base + bad)
         assert exit_info.value.code == 2, bad
-    # an unknown parameterization is the library's ValueError, raised before any sampling;
-    # so is one of the forms earlier versions had
-    assert main(base + ["--parameterization", "centered"]) == 2
-    assert "replaced by the marginal" in capsys.readouterr().err
-    assert main(base + ["--parameterization", "sideways"]) == 2
-    assert "parameterization" in capsys.readouterr().err
 
 
 @pytest.mark.stan
@@ -432,8 +427,8 @@ def test_all_pairs_on_one_dataset_json_names_each_pair(tmp_path, capsys):
         pair, = [p for p in document["pairs"] if (p["first"], p["second"]) ==
                  (row.first, row.second)]
         probabilities = pair["dataset"]["probabilities"]
-        assert probabilities[f"{row.first} better"] == pytest.approx(row.p_right)
-        assert probabilities[f"{row.second} better"] == pytest.approx(row.p_left)
+        assert probabilities[f"{row.first} better"] == pytest.approx(row.dataset_p_right)
+        assert probabilities[f"{row.second} better"] == pytest.approx(row.dataset_p_left)
         assert pair["p_value_corrected"] == pytest.approx(row.p_value_corrected)
     assert_every_number_in(captured.out, document)
 

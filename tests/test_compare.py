@@ -36,13 +36,14 @@ def test_correlated_rows_equal_direct_tests(single, one_dataset):
     assert list(zip(table["first"], table["second"])) == PAIRS
     for row in table.itertuples():
         direct = bc.correlated_ttest(one_dataset, row.first, row.second, rope=0.01)
-        assert [row.p_left, row.p_rope, row.p_right] == list(direct.probabilities)
+        assert [row.dataset_p_left, row.dataset_p_rope, row.dataset_p_right] == \
+            list(direct.probabilities)
         assert row.p_value == direct.nb_p_value and row.test == "nadeau-bengio"
-        assert row.decision == direct.decision()
-        assert row.reliable and np.isnan(row.delta0_p_right)
+        assert row.dataset_decision == direct.decision()
+        assert row.reliable and "population_p_right" not in single.table
         assert single.results[(row.first, row.second)].probabilities.tolist() == \
             direct.probabilities.tolist()
-    assert table.decision.tolist() == ["x better", "x better", "equivalent"]
+    assert table.dataset_decision.tolist() == ["x better", "x better", "equivalent"]
 
 
 def test_probability_matrix_positions(single):
@@ -51,16 +52,18 @@ def test_probability_matrix_positions(single):
     assert list(better.index) == list(better.columns) == ["x", "y", "z"]
     assert np.isnan(np.diag(better.to_numpy())).all()
     for first, second in PAIRS:
-        assert better.loc[first, second] == table.loc[(first, second), "p_right"]
-        assert better.loc[second, first] == table.loc[(first, second), "p_left"]
+        assert better.loc[first, second] == table.loc[(first, second), "dataset_p_right"]
+        assert better.loc[second, first] == table.loc[(first, second), "dataset_p_left"]
     # known answer: x is better than y (row x, column y), not the other way round
     assert better.loc["x", "y"] > 0.99 and better.loc["y", "x"] < 0.01
     rope = single.probability_matrix("rope")
     assert np.isnan(np.diag(rope.to_numpy())).all()
-    assert rope.loc["y", "z"] == rope.loc["z", "y"] == table.loc[("y", "z"), "p_rope"] > 0.9
+    assert rope.loc["y", "z"] == rope.loc["z", "y"] == table.loc[("y", "z"), "dataset_p_rope"] > 0.9
     pd.testing.assert_frame_equal(rope, rope.T)
     with pytest.raises(ValueError, match="kind"):
         single.probability_matrix("worse")
+    with pytest.raises(ValueError, match="scope"):   # one dataset has no population
+        single.probability_matrix(scope="population")
 
 
 @pytest.mark.parametrize("correction", ["holm", "bonferroni", None])
@@ -105,8 +108,8 @@ def test_every_pair_has_the_users_seed(one_dataset, single):
 def test_summary_frame_and_progress(single, one_dataset, capsys):
     assert "x better" in single.summary() and "holm" in str(single)
     frame = single.to_frame()
-    frame.loc[0, "p_left"] = -1
-    assert single.table.loc[0, "p_left"] >= 0
+    frame.loc[0, "dataset_p_left"] = -1
+    assert single.table.loc[0, "dataset_p_left"] >= 0
     compare_all(one_dataset, progress=True)
     assert capsys.readouterr().err.splitlines() == ["fit 1/3: x vs y", "fit 2/3: x vs z",
                                                     "fit 3/3: y vs z"]
@@ -170,13 +173,20 @@ def test_hierarchical_row_equals_direct_fit(serial, collection, stan_backend):
         warnings.simplefilter("ignore")
         direct = bc.hierarchical(collection, "b", "c", rope=0.01, seed=5,
                                  backend=stan_backend, **SMALL)
-    assert [row.p_left, row.p_rope, row.p_right] == direct.probabilities.tolist()
-    assert [row.delta0_p_left, row.delta0_p_rope, row.delta0_p_right] == \
-        direct.delta0[["p_left", "p_rope", "p_right"]].tolist()
+    assert [row.next_dataset_p_left, row.next_dataset_p_rope, row.next_dataset_p_right] == \
+        direct.next_dataset.probabilities.tolist()
+    assert [row.population_p_left, row.population_p_rope, row.population_p_right] == \
+        direct.population.probabilities.tolist()
     assert row.p_value == direct.baselines.wilcoxon.p_value and row.test == "wilcoxon"
-    assert row.decision == direct.decision() and row.reliable == direct.reliable
-    better = serial.probability_matrix()
-    assert better.loc["b", "c"] == row.p_right and better.loc["c", "b"] == row.p_left
+    assert row.next_dataset_decision == direct.next_dataset.decision()
+    assert row.population_decision == direct.population.decision()
+    assert row.reliable == direct.reliable
+    better = serial.probability_matrix()   # the population's, by default
+    assert better.loc["b", "c"] == row.population_p_right
+    assert better.loc["c", "b"] == row.population_p_left
+    better = serial.probability_matrix(scope="next_dataset")
+    assert better.loc["b", "c"] == row.next_dataset_p_right
+    assert better.loc["c", "b"] == row.next_dataset_p_left
     assert "hierarchical" in serial.summary()
 
 
@@ -193,9 +203,10 @@ def test_cell_equals_hierarchical_with_the_users_seed(stan_backend):
         direct = bc.hierarchical(scores, "tree", "forest", **options)
     row = pairs.table.iloc[2]
     assert (row["first"], row["second"], row["seed"], pairs.seed) == ("tree", "forest", 1, 1)
-    assert [row.delta0_p_left, row.delta0_p_rope, row.delta0_p_right] == \
-        direct.delta0[["p_left", "p_rope", "p_right"]].tolist()
-    assert [row.p_left, row.p_rope, row.p_right] == direct.probabilities.tolist()
+    assert [row.population_p_left, row.population_p_rope, row.population_p_right] == \
+        direct.population.probabilities.tolist()
+    assert [row.next_dataset_p_left, row.next_dataset_p_rope, row.next_dataset_p_right] == \
+        direct.next_dataset.probabilities.tolist()
     np.testing.assert_array_equal(pairs.results[("tree", "forest")].idata.posterior["delta0"],
                                   direct.idata.posterior["delta0"])
     assert row.p_value == direct.baselines.wilcoxon.p_value
@@ -244,5 +255,5 @@ def test_dask_cluster_equals_serial(serial, collection, stan_backend, processes)
         warnings.simplefilter("ignore")
         remote = compare_all(collection, 0.01, seed=5, backend=stan_backend, **SMALL)
     pd.testing.assert_frame_equal(remote.table, serial.table)
-    assert remote.results[("a", "b")].probabilities.tolist() == \
-        serial.results[("a", "b")].probabilities.tolist()
+    assert remote.results[("a", "b")].next_dataset.probabilities.tolist() == \
+        serial.results[("a", "b")].next_dataset.probabilities.tolist()

@@ -51,7 +51,7 @@ def test_recovers_known_truth_and_intervals_cover():
         table = result.datasets
         covered += np.sum((table.delta_hdi_low <= delta) & (delta <= table.delta_hdi_high))
         n_intervals += len(delta)
-        d0 = result.delta0
+        d0 = result.population
         delta0_covered += d0.hdi_low <= 0.02 <= d0.hdi_high
     coverage = covered / n_intervals
     # 96 intervals at a nominal 95%: a binomial 99.9% interval is about [0.86, 1]
@@ -75,8 +75,12 @@ def test_next_dataset_probabilities_two_routes_and_reproducibility():
     result = bc.hierarchical(scores, "a", "b", rope=0.01, seed=42, **FAST)
     # the mean Student-t mass per region is the predictive probability of delta_next
     shares = result.rope.shares(result.idata.posterior["delta_next"].values)
-    np.testing.assert_allclose(result.probabilities, shares, atol=4 * np.sqrt(0.25 / 2000))
-    np.testing.assert_allclose(result.most_probable.sum(), 1.0)
+    np.testing.assert_allclose(result.next_dataset.probabilities, shares,
+                               atol=4 * np.sqrt(0.25 / 2000))
+    np.testing.assert_allclose(result.next_dataset_most_probable.sum(), 1.0)
+    # the next dataset's interval is of its draws
+    assert result.next_dataset.mean == pytest.approx(
+        float(result.idata.posterior["delta_next"].mean()), rel=1e-12)
     again = bc.hierarchical(scores, "a", "b", rope=0.01, seed=42, **FAST)
     np.testing.assert_array_equal(result.idata.posterior["delta"].values,
                                   again.idata.posterior["delta"].values)
@@ -84,7 +88,8 @@ def test_next_dataset_probabilities_two_routes_and_reproducibility():
     assert list(frame.index) == list(scores.dataset_names)
     assert "P(b better)" in result.summary() and "delta0" in result.summary()
     markdown = result.to_markdown()
-    assert f"delta0: mean {result.delta0['mean']:.4g}" in markdown
+    assert (f"delta0, the location of the population of mean differences: mean "
+            f"{result.population.mean:.4g}") in markdown
     assert len([line for line in markdown.splitlines() if line.startswith("| ")]) == 1 + len(scores)
     latex = result.to_latex()
     assert latex.count(r" \\") == 1 + len(scores)
@@ -111,10 +116,6 @@ def test_bad_input():
         bc.hierarchical(scores, "a", "c")
     with pytest.raises(ValueError, match="unknown prior"):
         bc.hierarchical(scores, "a", "b", prior="flat")
-    with pytest.raises(ValueError, match="parameterization"):
-        bc.hierarchical(scores, "a", "b", parameterization="sideways")
-    with pytest.raises(ValueError, match="replaced by the marginal"):
-        bc.hierarchical(scores, "a", "b", parameterization="centered")
     with pytest.raises(ValueError, match="population"):
         bc.HierarchicalPrior(population="cauchy")
     with pytest.raises(ValueError, match="nu must be one of"):
@@ -169,7 +170,8 @@ def test_backends_agree_within_monte_carlo_error(cmdstanpy_backend, pystan_backe
     mcse = np.sqrt(sum(float(az.mcse(r.idata, var_names=["delta0"])["delta0"]) ** 2
                        for r in fits.values()))
     assert abs(means["cmdstanpy"] - means["pystan"]) < 4 * mcse
-    np.testing.assert_allclose(fits["cmdstanpy"].probabilities, fits["pystan"].probabilities,
+    np.testing.assert_allclose(fits["cmdstanpy"].next_dataset.probabilities,
+                               fits["pystan"].next_dataset.probabilities,
                                atol=0.05)
 
 
@@ -229,7 +231,7 @@ def test_other_priors_of_the_population(prior):
     delta0, sigma0 = post["delta0"].values.reshape(-1), post["sigma0"].values.reshape(-1)
     population = (stats.norm(delta0, sigma0) if prior == "gaussian"
                   else stats.t(post["nu"].values.reshape(-1), delta0, sigma0))
-    np.testing.assert_allclose(other.probabilities,
+    np.testing.assert_allclose(other.next_dataset.probabilities,
                                other.rope.probabilities(population).mean(axis=0))
 
 

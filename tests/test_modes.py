@@ -147,14 +147,14 @@ def test_near_identical_pair_is_equivalent_on_every_seed(stan_backend, seed):
         result = bc.hierarchical(made.scores, "a", "b", rope=0.01, seed=seed, baselines=False,
                                  backend=stan_backend)
     assert result.reliable
-    assert result.population_decision() == "equivalent"
-    assert result.decision() == "equivalent"
+    assert result.population.decision() == "equivalent"
+    assert result.next_dataset.decision() == "equivalent"
     data = json.loads(json.dumps(result.to_dict()))
-    assert data["delta0"]["verdict"]["decision"] == "equivalent"
+    assert data["population"]["verdict"]["decision"] == "equivalent"
     assert data["next_dataset"]["verdict"]["decision"] == "equivalent"
     if result.modes:
         assert all(m.population[1] == 1.0 for m in result.modes)
         assert "Every mode of the posterior makes this decision" in result.summary()
-        assert {m["delta0"]["decision"] for m in data["modes"]["modes"]} == {"equivalent"}
+        assert {m["population"]["decision"] for m in data["modes"]["modes"]} == {"equivalent"}
     else:
         assert data["modes"] is None

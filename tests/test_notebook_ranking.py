@@ -49,4 +49,4 @@ def test_notebook_runs_and_matches_the_library(stan_backend, tmp_path, monkeypat
     paragraph = "\n".join(names["lines"])
     assert paragraph in text and f"{ranking.p_best[ranking.best]:.2f}" in paragraph
     for other, result in names["pairwise"].items():
-        assert f"Against {other}" in paragraph and result.decision() in paragraph
+        assert f"Against {other}" in paragraph and result.next_dataset.decision() in paragraph

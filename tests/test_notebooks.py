@@ -214,11 +214,11 @@ def test_02_two_classifiers_many_datasets(tmp_path, monkeypatch, stan_backend):
     assert (got["first"], got["second"], got["rope"]) == ("forest", "tree", 0.01)
     expected = bc.hierarchical(scores, "forest", "tree", rope=got["rope"], seed=got["seed"])
     # same data, seed and settings: the same draws (Stan is reproducible under a seed)
-    np.testing.assert_allclose(got["next"], expected.probabilities, rtol=0, atol=1e-9)
+    np.testing.assert_allclose(got["next"], expected.next_dataset.probabilities, rtol=0, atol=1e-9)
     np.testing.assert_allclose(
-        got["delta0"], expected.delta0[["p_left", "p_rope", "p_right"]].to_numpy(dtype=float),
+        got["delta0"], expected.population.probabilities,
         rtol=0, atol=1e-9)
-    np.testing.assert_allclose(got["delta0_mean"], expected.delta0["mean"], rtol=1e-9)
+    np.testing.assert_allclose(got["delta0_mean"], expected.population.mean, rtol=1e-9)
     assert got["diagnostics_ok"] and expected.diagnostics.ok
     baseline = bc.baselines(scores, "forest", "tree", rope=got["rope"])
     assert got["wilcoxon_p"] == pytest.approx(baseline.wilcoxon.p_value, rel=1e-12)
@@ -350,11 +350,11 @@ def test_04_protocols_to_verdicts(tmp_path, monkeypatch, stan_backend):
     # across datasets, Bayesian: the hierarchical model of the pair, same data, seed, settings
     assert got["fit"] == {"iter_warmup": 3000, "iter_sampling": 3000}
     hier = bc.hierarchical(scores, first, second, rope=rope, seed=got["seed"], **got["fit"])
-    np.testing.assert_allclose(got["next"], hier.probabilities, rtol=0, atol=1e-9)
+    np.testing.assert_allclose(got["next"], hier.next_dataset.probabilities, rtol=0, atol=1e-9)
     # compare_all fits the pair with the same seed: its row is the single fit, number for number
     assert got["pair_next"] == got["next"]
     assert got["hierarchical_ok"] and hier.diagnostics.ok and got["pairs_ok"]
-    assert hier.probabilities[1] < 0.1  # the prose: practical equivalence is improbable
+    assert hier.next_dataset.probabilities[1] < 0.1  # the prose: practical equivalence is improbable
 
 
 def _notebook_05_data():
@@ -408,11 +408,12 @@ def test_05_ranking_and_sensitivity(tmp_path, monkeypatch, stan_backend):
         warnings.simplefilter("ignore", bc.ConstantDifferencesWarning)
         direct = bc.hierarchical(scores, got["best"], got["runner_up"], rope=0.01, seed=seed,
                                  baselines=False, **fit)
-    delta0 = direct.delta0[["p_left", "p_rope", "p_right"]].to_numpy(dtype=float)
-    np.testing.assert_allclose(got["next"][got["runner_up"]], direct.probabilities, rtol=0,
+    delta0 = direct.population.probabilities
+    np.testing.assert_allclose(got["next"][got["runner_up"]], direct.next_dataset.probabilities, rtol=0,
                                atol=1e-12)
     np.testing.assert_allclose(got["delta0"][got["runner_up"]], delta0, rtol=0, atol=1e-12)
-    np.testing.assert_allclose(got["sensitivity_paper"]["next"], direct.probabilities, rtol=0,
+    np.testing.assert_allclose(got["sensitivity_paper"]["next"], direct.next_dataset.probabilities,
+                               rtol=0,
                                atol=1e-12)
     np.testing.assert_allclose(got["sensitivity_paper"]["delta0"], delta0, rtol=0, atol=1e-12)
     assert set(got["next"]) == set(scores.algorithms) - {got["best"]}

@@ -130,10 +130,10 @@ def test_posterior_point_mass_is_a_vertical_line(save):
 def test_posterior_of_the_hierarchical_model(fit, which, save):
     ax = plots.plot_posterior(fit, which=which)
     if which == "delta0":
-        probabilities = fit.delta0[["p_left", "p_rope", "p_right"]].to_numpy(dtype=float)
+        probabilities = fit.population.probabilities
         draws = fit.idata.posterior["delta0"].values.ravel()
     else:
-        probabilities = fit.probabilities
+        probabilities = fit.next_dataset.probabilities
         draws = fit.idata.posterior["delta_next"].values.ravel()
     assert probability_texts(ax) == expected_texts(fit.labels, probabilities)
     assert span(by_gid(ax.patches, "rope")[0]) == pytest.approx((-0.01, 0.01), abs=1e-15)
@@ -167,7 +167,7 @@ def test_histogram_follows_the_draws_far_inside_the_rope(save):
     draws = np.random.default_rng(6).normal(0.0, sd, (2, 4000))
     stand_in = SimpleNamespace(  # what plot_posterior reads of a HierarchicalResult
         idata=az.from_dict(posterior={"delta0": draws}), next_masses=None,
-        delta0=pd.Series({"p_left": 0.0, "p_rope": 1.0, "p_right": 0.0}),
+        population=SimpleNamespace(probabilities=np.array([0.0, 1.0, 0.0])),
         datasets=pd.DataFrame(index=range(5)), rope=bc.Rope(-0.05, 0.05), first="a",
         second="b")
     ax = plots.plot_posterior(stand_in, which="delta0")
@@ -287,7 +287,8 @@ def test_simplex_rejects_rows_that_are_not_masses(bad):
 def test_simplex_of_the_hierarchical_model(fit, save):
     ax = plots.plot_simplex(fit)
     # 600 draws, below the cap: all of them, in order
-    check_triangle(ax, fit.next_masses, fit.labels, fit.most_probable, fit.probabilities)
+    check_triangle(ax, fit.next_masses, fit.labels, fit.next_dataset_most_probable,
+                   fit.next_dataset.probabilities)
     assert "forest - tree" in ax.get_title()
     save(ax, "simplex_hierarchical")
 
@@ -328,7 +329,7 @@ def test_shrinkage_forest_plot(fit, sort, save):
         np.testing.assert_allclose(np.round(segments[:, 0, 1]), np.arange(len(NAMES)))
         np.testing.assert_allclose(means.get_ydata(), segments[:, 0, 1])
     delta0, = by_gid(ax.lines, "delta0")
-    np.testing.assert_allclose(delta0.get_xdata(), [fit.delta0["mean"]] * 2)
+    np.testing.assert_allclose(delta0.get_xdata(), [fit.population.mean] * 2)
     assert span(by_gid(ax.patches, "rope")[0]) == pytest.approx((-0.01, 0.01), abs=1e-15)
     legend = [t.get_text() for t in ax.get_legend().get_texts()]
     assert any("raw mean" in t for t in legend) and any("shrunken" in t for t in legend)
@@ -453,17 +454,17 @@ def pairs_table():
     """Three pairs; x and y practically equivalent (P(rope) = 0.997), y vs z unreliable."""
     return pd.DataFrame({
         "first": ["x", "x", "y"], "second": ["y", "z", "z"], "method": "hierarchical",
-        "p_left": [0.001, 0.05, 0.30], "p_rope": [0.997, 0.15, 0.20],
-        "p_right": [0.002, 0.80, 0.50], "delta0_p_left": [0.0, 0.02, 0.1],
-        "delta0_p_rope": [1.0, 0.08, 0.3], "delta0_p_right": [0.0, 0.90, 0.6],
+        "next_dataset_p_left": [0.001, 0.05, 0.30], "next_dataset_p_rope": [0.997, 0.15, 0.20],
+        "next_dataset_p_right": [0.002, 0.80, 0.50], "population_p_left": [0.0, 0.02, 0.1],
+        "population_p_rope": [1.0, 0.08, 0.3], "population_p_right": [0.0, 0.90, 0.6],
         "reliable": [True, True, False]})
 
 
-@pytest.mark.parametrize("which", ["next", "delta0"])
+@pytest.mark.parametrize("which", ["next_dataset", "population"])
 def test_all_pairs_shows_the_three_regions_of_every_pair(which, save):
     table = pairs_table()
     ax = plots.plot_all_pairs(table, which=which)
-    prefix = "delta0_" if which == "delta0" else ""
+    prefix = f"{which}_"
     segments = by_gid(ax.patches, "segment")
     assert len(segments) == 9
     for k, row in table.iterrows():
@@ -492,7 +493,7 @@ def test_all_pairs_shows_the_three_regions_of_every_pair(which, save):
     assert [t.get_text() for t in by_gid(ax.texts, "unreliable")] == [
         "UNRELIABLE (sampling problems): not a decision"]
     assert "UNRELIABLE (1 pair(s)" in ax.get_title()
-    assert ("population (delta0)" if which == "delta0" else "next dataset") in ax.get_title()
+    assert ("population (delta0)" if which == "population" else "next dataset") in ax.get_title()
     save(ax, f"all_pairs_{which}")
 
 
@@ -504,21 +505,22 @@ def test_all_pairs_of_compare_all_on_one_dataset(save):
     result = bc.compare_all(scores, 0.01, seed=1)
     ax = plots.plot_all_pairs(result)
     widths = np.array([p.get_width() for p in by_gid(ax.patches, "segment")]).reshape(3, 3)
-    np.testing.assert_array_equal(widths, result.table[["p_left", "p_rope", "p_right"]])
+    np.testing.assert_array_equal(
+        widths, result.table[["dataset_p_left", "dataset_p_rope", "dataset_p_right"]])
     assert not by_gid(ax.patches, "unreliable") and "UNRELIABLE" not in ax.get_title()
     legend = [t.get_text() for t in ax.get_legend().get_texts()]
     assert legend == ["left name better", "practically equivalent (ROPE [-0.01, 0.01])",
                       "right name better"]
-    with pytest.raises(ValueError, match="delta0"):
-        plots.plot_all_pairs(result, which="delta0")
+    with pytest.raises(ValueError, match="population"):
+        plots.plot_all_pairs(result, which="population")
     save(ax, "all_pairs_correlated")
 
 
-@pytest.mark.parametrize("which", [None, "next"])
+@pytest.mark.parametrize("which", [None, "next_dataset"])
 def test_probability_heatmap_shows_the_three_regions_of_every_pair(which, save):
     table = pairs_table()
     ax = plots.plot_probability_heatmap(table, which=which)
-    prefix = "" if which == "next" else "delta0_"  # the population by default
+    prefix = f"{which or 'population'}_"  # the population by default
     names = ["x", "y", "z"]
     segments = by_gid(ax.patches, "segment")
     assert len(segments) == 3 * 2 * 3  # three parts in both cells of each of three pairs
@@ -545,7 +547,7 @@ def test_probability_heatmap_shows_the_three_regions_of_every_pair(which, save):
     assert sorted((p.get_x() + 0.5, p.get_y() + 0.5) for p in hatched) == [(1, 2), (2, 1)]
     assert [t.get_text() for t in by_gid(ax.texts, "unreliable")] == ["UNRELIABLE"] * 2
     assert "UNRELIABLE (1 pair(s)" in ax.get_title()
-    quantity = "next dataset" if which == "next" else "population (delta0)"
+    quantity = "next dataset" if which == "next_dataset" else "population (delta0)"
     assert f"All pairs, {quantity}: posterior P(column better | equivalent | row better)" in \
         ax.get_title()
     legend = [t.get_text() for t in ax.get_legend().get_texts()]
@@ -643,7 +645,7 @@ def shrinkage_stand_in(k, seed=0):
                           "delta_hdi_low": delta - 0.01, "delta_hdi_high": delta + 0.01},
                          index=[f"dataset_{i}" for i in range(k)])
     return SimpleNamespace(datasets=table, rope=bc.Rope(-0.01, 0.01), first="forest",
-                           second="tree", delta0=pd.Series({"mean": 0.005}))
+                           second="tree", population=SimpleNamespace(mean=0.005))
 
 
 @pytest.mark.parametrize("k", [2, 40, 1000])

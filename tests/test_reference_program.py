@@ -149,7 +149,7 @@ def _compare(fast_posterior, reference_posterior, datasets):
 
 
 def _table(rows, fast_diagnostics, reference_diagnostics, settings):
-    lines = [f"fast: {settings['parameterization']}, {len(settings.get('attempts', ())) or 1} "
+    lines = [f"fast: {len(settings.get('attempts', ())) or 1} "
              f"attempt(s); {fast_diagnostics.summary()}",
              f"reference: {reference_diagnostics.summary()}",
              f"{'quantity':>16} {'fast':>11} {'reference':>11} {'mcse':>9} {'z':>6} {'KS p':>7}"]

@@ -97,8 +97,9 @@ def test_without_retries_a_failed_fit_is_unreliable_everywhere(scores):
     assert said["retry"] == [] and len(said["sampling"]) == 1
     assert said["sampling"][0].startswith("hierarchical model a - b: ")
     assert "effective sample size" in said["sampling"][0]
-    assert not result.reliable and result.decision() == "unreliable (sampling problems)"
-    assert result.decision(0.5) == "unreliable (sampling problems)"
+    assert not result.reliable
+    for estimate in (result.population, result.next_dataset):
+        assert estimate.decision() == estimate.decision(0.5) == "unreliable (sampling problems)"
     (attempt,) = result.settings["attempts"]
     assert (attempt["attempt"], attempt["adapt_delta"], attempt["iter_warmup"],
             attempt["iter_sampling"], attempt["ok"]) == (1, 0.95, 10, 10, False)
@@ -203,10 +204,9 @@ def test_a_continued_fit_keeps_the_first_draws_then_a_struggling_one_starts_afre
         (False, 0.99, 200, 100, 100, True)]
     assert result.reliable and result.idata.posterior.sizes["draw"] == 100
     summary = result.summary()
-    p = result.settings["parameterization"]
-    assert (f"  2. {p}, adapt_delta 0.9, continued from the last draws, 100 + 50 more "
+    assert ("  2. adapt_delta 0.9, continued from the last draws, 100 + 50 more "
             "iterations (100 draws per chain): 1 divergent transition(s)") in summary
-    assert f"  3. {p}, adapt_delta 0.99, 200 + 100 iterations: ok" in summary
+    assert "  3. adapt_delta 0.99, 200 + 100 iterations: ok" in summary
 
 
 @pytest.mark.stan
@@ -221,16 +221,16 @@ def test_a_retry_that_passes_is_announced_but_not_flagged(scores, monkeypatch):
     assert said == {"retry": ["hierarchical model a - b: retried with adapt_delta 0.99, "
                               "200 + 100 iterations after: 1 divergent transition(s): made up "
                               "by the test"], "sampling": []}
-    assert result.reliable and result.decision() != "unreliable (sampling problems)"
-    assert result.decision() in ("b better", "equivalent", "a better", "undecided")
+    assert result.reliable
+    assert result.next_dataset.decision() in ("b better", "equivalent", "a better", "undecided")
+    assert result.population.decision() in ("b better", "equivalent", "a better", "undecided")
     assert [(a["adapt_delta"], a["iter_warmup"], a["iter_sampling"], a["ok"])
             for a in result.settings["attempts"]] == [(0.9, 100, 50, False), (0.99, 200, 100, True)]
     assert result.idata.posterior.sizes["draw"] == 100
     summary = result.summary()
     assert "UNRELIABLE" not in summary and "UNRELIABLE" not in result.to_markdown()
-    p = result.settings["parameterization"]
-    assert f"  1. {p}, adapt_delta 0.9, 100 + 50 iterations: 1 divergent transition(s)" in summary
-    assert f"  2. {p}, adapt_delta 0.99, 200 + 100 iterations: ok" in summary
+    assert "  1. adapt_delta 0.9, 100 + 50 iterations: 1 divergent transition(s)" in summary
+    assert "  2. adapt_delta 0.99, 200 + 100 iterations: ok" in summary
 
 
 @pytest.mark.stan
@@ -246,12 +246,13 @@ def test_all_pairs_flags_unreliable_fits(scores):
     table = result.table
     assert not result.reliable and result.unreliable_pairs() == [("a", "b"), ("a", "c"),
                                                                  ("b", "c")]
-    assert (table.decision == "unreliable (sampling problems)").all()
+    assert (table.population_decision == "unreliable (sampling problems)").all()
+    assert (table.next_dataset_decision == "unreliable (sampling problems)").all()
     assert not table.reliable.any()
     assert (table.attempts == 1).all()
     # the probabilities stay, for inspection
     direct = result.results[("a", "b")]
-    assert result.probability_matrix().loc["a", "b"] == direct.probabilities[2]
+    assert result.probability_matrix().loc["a", "b"] == direct.population.probabilities[2]
     summary = result.summary()
     assert summary.startswith("UNRELIABLE: 3 of 3 fits failed their sampler diagnostics")
     assert "a vs b, a vs c, b vs c" in summary.splitlines()[0]

@@ -91,10 +91,10 @@ def test_numbers_are_the_direct_computation_from_the_draws(result):
         # the fit itself was made at the first ROPE: its numbers are the table's
         first = result.table[(result.table.prior == prior) & (result.table.rope == ROPES[0])]
         nxt = first[first.quantity == "next"][["p_left", "p_rope", "p_right"]].to_numpy()[0]
-        np.testing.assert_allclose(nxt, fit.probabilities, atol=1e-12)
+        np.testing.assert_allclose(nxt, fit.next_dataset.probabilities, atol=1e-12)
         d0 = first[first.quantity == "delta0"].iloc[0]
         assert (d0.p_left, d0.p_rope, d0.p_right) == pytest.approx(
-            (fit.delta0.p_left, fit.delta0.p_rope, fit.delta0.p_right), abs=1e-12)
+            tuple(fit.population.probabilities), abs=1e-12)
         assert fit.settings["seed"] == result.seed == 7
 
 
@@ -110,9 +110,9 @@ def test_a_prior_is_hierarchical_with_the_same_seed(result, scores, stan_backend
     rows = result.table[(result.table.prior == "paper") & (result.table.rope == 0.01)]
     columns = ["p_left", "p_rope", "p_right"]
     np.testing.assert_allclose(rows[rows.quantity == "delta0"][columns].to_numpy()[0],
-                               direct.delta0[columns].to_numpy(dtype=float), rtol=0, atol=1e-12)
+                               direct.population.probabilities, rtol=0, atol=1e-12)
     np.testing.assert_allclose(rows[rows.quantity == "next"][columns].to_numpy()[0],
-                               direct.probabilities, rtol=0, atol=1e-12)
+                               direct.next_dataset.probabilities, rtol=0, atol=1e-12)
 
 
 def test_outputs_and_figure(result):

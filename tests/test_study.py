@@ -7,6 +7,8 @@ import matplotlib
 
 matplotlib.use("Agg")
 
+from types import SimpleNamespace
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -92,11 +94,12 @@ def _fake_fit(p_by_delta0):
     class Fake:
         def __init__(self, scores, rope):
             means = scores.mean_differences("a", "b")
-            self.probabilities = np.array(p_by_delta0(float(np.mean(means))))
-            self.delta0 = pd.Series({"mean": float(np.mean(means))})
+            self.next_dataset = SimpleNamespace(
+                probabilities=np.array(p_by_delta0(float(np.mean(means)))))
+            self.population = SimpleNamespace(mean=float(np.mean(means)))
             self.datasets = pd.DataFrame({"mean": means, "delta_mean": means / 2})
             self.diagnostics = type("D", (), {"divergences": 0, "ok": True, "problems": ()})()
-            self.settings = {"parameterization": "fake"}
+            self.settings = {}
 
     def fit(scores, first, second, *, rope, seed, baselines, **options):
         return Fake(scores, rope)

@@ -95,7 +95,7 @@ def test_all_pairs_verdicts_and_dict():
                             n_folds=10)
     result = bc.compare_all(scores, 0.01, seed=1, random_state=None)
     rows = result.table
-    assert result.verdicts() == [verdict(r[["p_left", "p_rope", "p_right"]], r["first"],
+    assert result.verdicts() == [verdict(r[["dataset_p_left", "dataset_p_rope", "dataset_p_right"]], r["first"],
                                          r["second"], scope=f"{r['first']} vs {r['second']}",
                                          rope=result.rope) for _, r in rows.iterrows()]
     summary = result.summary()
@@ -105,5 +105,5 @@ def test_all_pairs_verdicts_and_dict():
     assert header[:2] == ["first", "second"] and "P(equivalent)" in header
     data = json.loads(json.dumps(result.to_dict()))
     assert [p["dataset"]["probabilities"]["equivalent"] for p in data["pairs"]] == \
-        rows.p_rope.tolist()
-    assert data["pairs"][1]["dataset"]["probabilities"]["x better"] == rows.p_right[1]
+        rows.dataset_p_rope.tolist()
+    assert data["pairs"][1]["dataset"]["probabilities"]["x better"] == rows.dataset_p_right[1]

@@ -313,11 +313,14 @@ def from_long(frame: pd.DataFrame, *, dataset: str = "dataset", algorithm: str =
     if bad.any():
         first_bad = frame[bad].iloc[0]
         column = first_bad[algorithm] if _wide else score
+        # the cell as the file holds it: an empty cell is "empty", not np.float64(nan)
+        cell = frame.loc[first_bad.name, score]
+        shown = "empty" if pd.isna(cell) else repr(cell.item() if hasattr(cell, "item") else cell)
         raise ValueError(
             f"dataset {first_bad[dataset]!r}, algorithm {first_bad[algorithm]!r}: "
             f"{bad.sum()} NaN, infinite or non-numeric score(s), first at run "
             f"{first_bad[run]}, fold {first_bad[fold]} ({frame.index.name or 'row'} "
-            f"{first_bad.name}, column {column!r}: {frame.loc[first_bad.name, score]!r})")
+            f"{first_bad.name}, column {column!r}: {shown})")
     frame[score] = values
     key = [dataset, algorithm, run, fold]
     duplicated = frame.duplicated(key, keep=False)

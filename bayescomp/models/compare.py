@@ -62,7 +62,7 @@ from bayescomp.baselines.across_datasets import resolve_seed
 from bayescomp.baselines.multiple_testing import CORRECTIONS, adjust_p_values
 from bayescomp.models.correlated import correlated_ttest
 from bayescomp.data.scores import Scores
-from bayescomp.decisions import MODES_DISAGREE
+from bayescomp.decisions import MODES_DISAGREE, SCOPE_NAMES, SCOPES
 from bayescomp.exceptions import BayescompWarning
 from bayescomp.presentation.reports import Reportable, text_table
 from bayescomp.presentation.serialize import modes_dict
@@ -140,24 +140,23 @@ def _fit_pair(scores: Scores, first: str, second: str, method: str, rope: Rope, 
 
 
 def _row(result, method: str, seed: int) -> dict:
-    row = dict(first=result.first, second=result.second, method=method,
-               **dict(zip(("p_left", "p_rope", "p_right"), map(float, result.probabilities))))
+    row = dict(first=result.first, second=result.second, method=method)
     if method == "hierarchical":
-        d0, base = result.delta0, result.baselines
-        reliable = bool(result.reliable)
-        row.update(delta0_p_left=d0["p_left"], delta0_p_rope=d0["p_rope"],
-                   delta0_p_right=d0["p_right"],
-                   delta0_decision=result.population_decision(THRESHOLD),
-                   decision=result.decision(THRESHOLD),  # says "unreliable" when it is
-                   test="wilcoxon", p_value=base.wilcoxon.p_value if base else np.nan,
-                   reliable=reliable,
+        for scope in SCOPES[method]:
+            estimate = getattr(result, scope)
+            row.update({f"{scope}_{k}": float(p) for k, p in
+                        zip(("p_left", "p_rope", "p_right"), estimate.probabilities)})
+            row[f"{scope}_decision"] = estimate.decision(THRESHOLD)  # "unreliable" when it is
+        base = result.baselines
+        row.update(test="wilcoxon", p_value=base.wilcoxon.p_value if base else np.nan,
+                   reliable=bool(result.reliable),
                    attempts=len(result.settings.get("attempts", ())) or 1,
                    modes=len(result.modes))
-    else:  # no sampling, hence no sampling problems
-        row.update(delta0_p_left=np.nan, delta0_p_rope=np.nan, delta0_p_right=np.nan,
-                   delta0_decision="", decision=result.decision(THRESHOLD), test="nadeau-bengio",
-                   p_value=result.nb_p_value, reliable=True, attempts=1,
-                   modes=0)
+    else:  # one dataset, no sampling, hence no sampling problems
+        row.update({f"dataset_{k}": float(p) for k, p in
+                    zip(("p_left", "p_rope", "p_right"), result.probabilities)})
+        row.update(dataset_decision=result.decision(THRESHOLD), test="nadeau-bengio",
+                   p_value=result.nb_p_value, reliable=True, attempts=1, modes=0)
     row["seed"] = seed
     return row
 
@@ -173,21 +172,19 @@ class AllPairsResult(Reportable):
     rope : Rope
     correction : {"holm", "bonferroni", None}
     table : pandas.DataFrame
-        One row per pair (differences ``first - second``): ``first``, ``second``, ``method``,
-        ``p_left``, ``p_rope``, ``p_right`` (for the hierarchical model: the next dataset,
-        posterior mean masses), ``delta0_p_left``, ``delta0_p_rope``, ``delta0_p_right``
-        (population mean difference; NaN for the correlated t-test), ``delta0_decision``
-        (the population's decision at 0.95, as ``decision`` words it; empty for the
-        correlated t-test), ``decision`` (at 0.95, the next dataset or the one dataset;
-        "unreliable (sampling problems)" for a fit that failed its sampler diagnostics),
-        ``test`` and ``p_value``
-        of the frequentist baseline, ``p_value_corrected``, ``reject`` (corrected p-value at
-        most 0.05), ``reliable`` (a decision can be made: the final fit passed its
-        diagnostics, or its chains decided as :attr:`HierarchicalResult.modes` says),
-        ``attempts`` (fits made, retries included),
-        ``modes`` (the modes or chains a fit whose chains do not mix decided by, 0 when they
-        mix: :attr:`HierarchicalResult.modes`) and ``seed`` (the seed of the pair's fit:
-        :attr:`seed`, the same in every row).
+        One row per pair (differences ``first - second``): ``first``, ``second``, ``method``;
+        per scope (:attr:`scopes`: ``population`` and ``next_dataset`` for the hierarchical
+        model, the population's delta0 and the next dataset's posterior mean masses;
+        ``dataset`` for the correlated t-test on one dataset), ``<scope>_p_left``,
+        ``<scope>_p_rope``, ``<scope>_p_right`` and ``<scope>_decision`` (at 0.95, as the
+        result's ``decision()`` words it: "unreliable (sampling problems)" for a fit that
+        failed its sampler diagnostics); ``test`` and ``p_value`` of the frequentist
+        baseline, ``p_value_corrected``, ``reject`` (corrected p-value at most 0.05),
+        ``reliable`` (a decision can be made: the final fit passed its diagnostics, or its
+        chains decided as :attr:`HierarchicalResult.modes` says), ``attempts`` (fits made,
+        retries included), ``modes`` (the modes or chains a fit whose chains do not mix
+        decided by, 0 when they mix) and ``seed`` (the seed of the pair's fit: :attr:`seed`,
+        the same in every row).
     results : dict
         ``(first, second) -> HierarchicalResult or CorrelatedTTestResult``.
     seed : int
@@ -204,7 +201,12 @@ class AllPairsResult(Reportable):
     alpha: float = ALPHA
     threshold: float = THRESHOLD
 
-    def probability_matrix(self, kind: str = "better") -> pd.DataFrame:
+    @property
+    def scopes(self) -> tuple[str, ...]:
+        """The questions each pair answers, as prefixes of the table's columns."""
+        return SCOPES[self.method]
+
+    def probability_matrix(self, kind: str = "better", scope: str | None = None) -> pd.DataFrame:
         """Square matrix of pairwise probabilities, algorithms as index and columns.
 
         Parameters
@@ -213,17 +215,24 @@ class AllPairsResult(Reportable):
             "better": entry ``[a, b]`` is P(a better than b by more than the ROPE), i.e.
             ``p_right`` of ``a - b`` and ``p_left`` of ``b - a``. "rope": the symmetric
             P(a and b practically equivalent). The diagonal is NaN.
+        scope : str, optional
+            One of :attr:`scopes`; default the first, the population for the hierarchical
+            model.
         """
         if kind not in ("better", "rope"):
             raise ValueError(f"kind must be 'better' or 'rope', got {kind!r}")
+        scope = scope or self.scopes[0]
+        if scope not in self.scopes:
+            raise ValueError(f"scope must be one of {self.scopes}, got {scope!r}")
         names = list(self.algorithms)
         matrix = pd.DataFrame(np.nan, index=pd.Index(names), columns=pd.Index(names))
-        for row in self.table.itertuples():
+        for _, row in self.table.iterrows():
+            first, second = row["first"], row["second"]
             if kind == "better":
-                matrix.loc[row.first, row.second] = row.p_right
-                matrix.loc[row.second, row.first] = row.p_left
+                matrix.loc[first, second] = row[f"{scope}_p_right"]
+                matrix.loc[second, first] = row[f"{scope}_p_left"]
             else:
-                matrix.loc[row.first, row.second] = matrix.loc[row.second, row.first] = row.p_rope
+                matrix.loc[first, second] = matrix.loc[second, first] = row[f"{scope}_p_rope"]
         return matrix
 
     def to_frame(self) -> pd.DataFrame:
@@ -250,16 +259,13 @@ class AllPairsResult(Reportable):
         pair = f"{first} vs {second}"
         if not reliable:  # one sentence: neither scope has a verdict
             return [verdict([np.nan] * 3, first, second, scope=pair, reliable=False)]
-        if self.method != "hierarchical":
-            return [verdict([row["p_left"], row["p_rope"], row["p_right"]], first, second,
-                            threshold=self.threshold, scope=pair, rope=self.rope)]
         # where the chains sit in several modes, the decision is theirs (the probabilities
         # mix the modes by estimated weights)
-        return [verdict([row[f"{k}p_left"], row[f"{k}p_rope"], row[f"{k}p_right"]], first,
-                        second, threshold=self.threshold, scope=f"{pair}, {where}",
-                        rope=self.rope, reliable=reliable,
-                        decision=row[f"{k}decision"] if row["modes"] else None)
-                for k, where in (("delta0_", "population (delta0)"), ("", "next dataset"))]
+        return [verdict([row[f"{scope}_p_left"], row[f"{scope}_p_rope"], row[f"{scope}_p_right"]],
+                        first, second, threshold=self.threshold,
+                        scope=f"{pair}, {SCOPE_NAMES[scope]}" if len(self.scopes) > 1 else pair,
+                        rope=self.rope, decision=row[f"{scope}_decision"] if row["modes"] else None)
+                for scope in self.scopes]
 
     def verdicts(self, threshold: float | None = None) -> list[str]:
         """One sentence per pair and scope (:func:`bayescomp.presentation.verdicts.verdict`) at the
@@ -268,31 +274,27 @@ class AllPairsResult(Reportable):
                 for sentence in self._pair_verdicts(row)]
 
     def display_table(self) -> pd.DataFrame:
-        """The table as the summary and the reports show it: per pair, the probabilities under
-        column names that say whose (``P(first better)``, ``P(equivalent)``, ``P(second
-        better)``; ``first`` and ``second`` name the algorithms of the row), the decisions,
-        the p-values and, for the hierarchical model, the population's probabilities and
-        whether the fit is reliable (unreliable fits are marked ``UNRELIABLE``)."""
+        """The table as the summary and the reports show it: per pair and scope, the
+        probabilities under column names that say whose (``P(first better)``,
+        ``P(equivalent)``, ``P(second better)``; ``first`` and ``second`` name the
+        algorithms of the row) and the decision, the p-values and, for the hierarchical
+        model, whether the fit can decide (``UNRELIABLE`` where not)."""
         t = self.table
         shown = pd.DataFrame({"first": t["first"], "second": t["second"]})
-        hierarchical = self.method == "hierarchical"
-        if hierarchical:
-            shown["delta0: P(first better)"] = t.delta0_p_right
-            shown["delta0: P(equivalent)"] = t.delta0_p_rope
-            shown["delta0: P(second better)"] = t.delta0_p_left
-            shown["delta0 decision"] = t.delta0_decision
-        where = "next: " if hierarchical else ""
-        shown[f"{where}P(first better)"] = t.p_right
-        shown[f"{where}P(equivalent)"] = t.p_rope
-        shown[f"{where}P(second better)"] = t.p_left
-        shown[f"{where}decision".strip()] = t.decision
+        for scope in self.scopes:
+            where = f"{SCOPE_NAMES[scope]}: " if len(self.scopes) > 1 else ""
+            shown[f"{where}P(first better)"] = t[f"{scope}_p_right"]
+            shown[f"{where}P(equivalent)"] = t[f"{scope}_p_rope"]
+            shown[f"{where}P(second better)"] = t[f"{scope}_p_left"]
+            shown[f"{where}decision"] = t[f"{scope}_decision"]
         shown[f"{t['test'].iloc[0]} p_value"] = t.p_value
         shown["p_value corrected"] = t.p_value_corrected
-        if hierarchical:
+        if self.method == "hierarchical":
+            decisions = zip(*(t[f"{scope}_decision"] for scope in self.scopes))
             shown["fit"] = [("ok" if not modes else f"ok, {modes} modes agree" if
-                             MODES_DISAGREE not in (a, b) else f"{modes} modes disagree")
-                            if reliable else "UNRELIABLE" for reliable, modes, a, b in
-                            zip(t.reliable.astype(bool), t.modes, t.delta0_decision, t.decision)]
+                             MODES_DISAGREE not in chosen else f"{modes} modes disagree")
+                            if reliable else "UNRELIABLE" for reliable, modes, chosen in
+                            zip(t.reliable.astype(bool), t.modes, decisions)]
             shown["attempts"] = t.attempts
         return shown
 
@@ -309,21 +311,15 @@ class AllPairsResult(Reportable):
                      "test": row["test"], "p_value": json_number(row["p_value"]),
                      "p_value_corrected": json_number(row["p_value_corrected"]),
                      "reject": bool(row["reject"])}
+            for scope in self.scopes:
+                entry[scope] = verdict_dict(
+                    [row[f"{scope}_p_left"], row[f"{scope}_p_rope"], row[f"{scope}_p_right"]],
+                    first, second, scope=f"{first} vs {second}, {SCOPE_NAMES[scope]}",
+                    decision=row[f"{scope}_decision"] if row["modes"] else None, **common)
             if self.method == "hierarchical":
-                entry["delta0"] = verdict_dict(
-                    [row.delta0_p_left, row.delta0_p_rope, row.delta0_p_right], first, second,
-                    scope=f"{first} vs {second}, population (delta0)",
-                    decision=row.delta0_decision if row.modes else None, **common)
-                entry["next_dataset"] = verdict_dict(
-                    [row.p_left, row.p_rope, row.p_right], first, second,
-                    scope=f"{first} vs {second}, next dataset",
-                    decision=row.decision if row.modes else None, **common)
                 entry["modes"] = modes_dict(self.results[(first, second)], self.threshold)
                 if not row["reliable"]:
                     entry["problems"] = list(self.results[(first, second)].diagnostics.problems)
-            else:
-                entry["dataset"] = verdict_dict([row.p_left, row.p_rope, row.p_right], first,
-                                                second, scope=f"{first} vs {second}", **common)
             pairs.append(entry)
         return {"method": self.method, "algorithms": list(self.algorithms),
                 "n_datasets": self._n_datasets(), "rope": rope_dict(self.rope),
@@ -481,9 +477,9 @@ def compare_all(scores: Scores, rope: RopeLike = 0.01, *, method: str = "auto",
     table = pd.DataFrame(rows)
     table["p_value_corrected"] = adjust_p_values(table["p_value"], correction)
     table["reject"] = table["p_value_corrected"] <= ALPHA
-    table = table[["first", "second", "method", "p_left", "p_rope", "p_right", "delta0_p_left",
-                   "delta0_p_rope", "delta0_p_right", "delta0_decision", "decision", "test", "p_value",
-                   "p_value_corrected", "reject", "reliable", "attempts",
-                   "modes", "seed"]]
+    scoped = [f"{scope}_{k}" for scope in SCOPES[method]
+              for k in ("p_left", "p_rope", "p_right", "decision")]
+    table = table[["first", "second", "method", *scoped, "test", "p_value", "p_value_corrected",
+                   "reject", "reliable", "attempts", "modes", "seed"]]
     return AllPairsResult(tuple(scores.algorithms), method, rope, correction, table, results,
                           seed=seed)

@@ -15,7 +15,7 @@ import numpy as np
 from scipy import stats
 
 from bayescomp.exceptions import SamplingWarning
-from bayescomp.presentation.verdicts import UNRELIABLE
+from bayescomp.decisions import UNRELIABLE
 
 if TYPE_CHECKING:
     from typing import Sequence

@@ -42,7 +42,8 @@ from bayescomp.models.hierarchical_program import (PROGRAM, continuation_inits, 
 from bayescomp.models.hierarchical_result import HierarchicalResult, region_summary
 from bayescomp.models.modes import find_modes, mixture_indices, settled_decisions
 from bayescomp.presentation.verdicts import THRESHOLD
-from bayescomp.rope import Rope, check_rope
+from bayescomp.models.estimate import Estimate
+from bayescomp.rope import Rope, check_rope, region_labels
 
 if TYPE_CHECKING:
     from bayescomp.annotations import RopeLike
@@ -110,9 +111,6 @@ PRIORS = {
 }
 
 
-PARAMETERIZATIONS = ("auto", "marginal")
-
-
 #: warm-up of a continued chain, which adapts its step size and metric again from its last
 #: draw (at most the first fit's own warm-up). On the example's naive_bayes - logistic,
 #: whose population has two modes, 150 left too few effective draws and 300 enough
@@ -161,7 +159,7 @@ def safer_run(run: dict, retry: int, diagnostics: Diagnostics) -> dict | None:
 
 
 def hierarchical(scores: Scores, first: str, second: str, *, rope: RopeLike = 0.01,
-                 prior: str | HierarchicalPrior = "paper", parameterization: str = "auto",
+                 prior: str | HierarchicalPrior = "paper",
                  backend: str = "auto", route: str = "auto", chains: int = 4,
                  iter_warmup: int = 1000, iter_sampling: int = 1000, seed: int | None = None,
                  adapt_delta: float = 0.95, max_treedepth: int = 10, baselines: bool = True,
@@ -180,11 +178,6 @@ def hierarchical(scores: Scores, first: str, second: str, *, rope: RopeLike = 0.
     prior : str or HierarchicalPrior
         A name in :data:`PRIORS` ("paper", "baycomp", "kruschke", "juarez_steel",
         "gaussian") or a prior.
-    parameterization : "auto" or "marginal"
-        How the program is sampled: with every delta_i integrated out ("marginal", the only
-        one; "auto" names it too). The centred and non-centred forms of earlier versions
-        each failed on some real collections (funnels between sigma0 and the delta_i of
-        near-identical algorithms) and were removed.
     backend : "auto", "cmdstanpy" or "pystan"
     route : str
         How the engine reaches Stan (:func:`bayescomp.sampling.sample`); "auto" is its fastest.
@@ -230,10 +223,6 @@ def hierarchical(scores: Scores, first: str, second: str, *, rope: RopeLike = 0.
         raise ValueError(f"retries must be a non-negative integer, got {retries!r}")
     if seed is None:
         seed = int(np.random.default_rng().integers(2 ** 31 - 1))
-    if parameterization not in PARAMETERIZATIONS:
-        raise ValueError(f"parameterization must be one of {PARAMETERIZATIONS}, got "
-                         f"{parameterization!r} (the centred and non-centred forms were "
-                         "replaced by the marginal one, which samples every collection)")
     what = f"hierarchical model {first} - {second}"
     check_rope(rope, scores, first, second)
     data, scale = prepare(scores, first, second, prior)
@@ -266,7 +255,7 @@ def hierarchical(scores: Scores, first: str, second: str, *, rope: RopeLike = 0.
                                          var_names=var_names, max_treedepth=max_treedepth)
         settled = bool(modes) and settled_decisions(modes, separate, THRESHOLD)
         attempts.append(dict(
-            attempt=len(attempts) + 1, parameterization="marginal",
+            attempt=len(attempts) + 1,
             continued=run["continued"], adapt_delta=run["adapt_delta"],
             iter_warmup=run["iter_warmup"], iter_sampling=run["iter_sampling"],
             draws=int(fit.posterior.sizes["draw"]), ok=diagnostics.ok or settled,
@@ -299,9 +288,17 @@ def hierarchical(scores: Scores, first: str, second: str, *, rope: RopeLike = 0.
     # every draw once as sampled, or the modes mixed by their weights
     order = (mixture_indices(modes, n_chains, n_draws) if modes
              else np.arange(n_chains * n_draws))
-    delta0 = post["delta0"].values.reshape(-1)[order]
+    delta0, delta_next = (post[name].values.reshape(-1)[order] for name in ("delta0", "delta_next"))
     delta = post["delta"].values.reshape(n_chains * n_draws, -1)[order]
     next_masses = next_masses[order]
+    labels, reliable = region_labels(first, second), diagnostics.ok or bool(modes)
+
+    def estimate(scope: str, quantity: str, draws, probabilities, per_mode) -> Estimate:
+        summary = region_summary(draws, rope)
+        return Estimate(scope=scope, quantity=quantity, mean=summary["mean"], sd=summary["sd"],
+                        hdi_low=summary["hdi_low"], hdi_high=summary["hdi_high"],
+                        probabilities=np.asarray(probabilities, dtype=float), labels=labels,
+                        reliable=reliable, mode_probabilities=tuple(per_mode))
 
     with warnings.catch_warnings():
         # constant datasets and the ROPE were already reported above
@@ -318,7 +315,6 @@ def hierarchical(scores: Scores, first: str, second: str, *, rope: RopeLike = 0.
                      **{f"delta_{k}" if k in ("mean", "sd", "hdi_low", "hdi_high") else k: v
                         for k, v in shrunk.items()}})
     settings = dict(prior_name=prior_name, prior=prior,
-                    parameterization="marginal",
                     backend=fit.attrs.get("backend", backend), seed=seed, scale=scale,
                     **{key: fit.attrs.get(key) for key in ("engine_version", "route", "stan_version")},
                     chains=chains, iter_warmup=fresh["iter_warmup"],
@@ -326,7 +322,11 @@ def hierarchical(scores: Scores, first: str, second: str, *, rope: RopeLike = 0.
                     max_treedepth=max_treedepth, retries=retries, attempts=tuple(attempts))
     return HierarchicalResult(
         first=first, second=second, rope=rope, idata=idata, next_masses=next_masses,
-        delta0=pd.Series(region_summary(delta0, rope), name="delta0"),
+        draw_order=order,
+        population=estimate("population", "delta0", delta0, rope.shares(delta0),
+                            [m.population for m in modes]),
+        next_dataset=estimate("next_dataset", "delta_next", delta_next, next_masses.mean(axis=0),
+                              [m.next_dataset for m in modes]),
         datasets=pd.DataFrame(rows).set_index("dataset"),
         baselines=(run_baselines(scores, first, second, rope=rope, seed=seed) if baselines
                    else None),

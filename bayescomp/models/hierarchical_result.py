@@ -8,36 +8,46 @@ import arviz as az
 import numpy as np
 import pandas as pd
 
-from bayescomp.decisions import MODES_DISAGREE, decide
 from bayescomp.models.diagnostics import Diagnostics, SamplerChecked
-from bayescomp.models.modes import agreed_decision
+from bayescomp.models.estimate import Estimate
 from bayescomp.presentation.reports import Reportable
 from bayescomp.rope import Rope, most_probable_shares, region_labels
+
+#: rows of the per-dataset table a terminal shows; the rest are in to_frame() and the report
+SHOWN_DATASETS = 40
 
 
 @dataclass(frozen=True)
 class HierarchicalResult(SamplerChecked, Reportable):
     """Posterior of the hierarchical model for ``first - second``.
 
+    It answers two questions, each under its own name, with its own probabilities, interval
+    and decision (:class:`~bayescomp.models.estimate.Estimate`):
+
     Attributes
     ----------
-    probabilities : ndarray
-        For the next dataset: the posterior mean of the Student-t mass left of, inside and
-        right of the ROPE.
-    most_probable : ndarray
-        Share of posterior draws in which left, rope or right has the largest mass
-        (the numbers baycomp and the paper print).
-    delta0 : pandas.Series
-        Mean, sd, 95% HDI and P(left / rope / right) of the population mean difference.
+    population : Estimate
+        delta0, the location of the population of mean differences (with a heavy-tailed
+        population, small nu, it behaves like a median of the datasets' differences, not
+        their mean: a few datasets far out move it little).
+    next_dataset : Estimate
+        delta_next, the mean difference on a new dataset from the same population; its
+        probabilities are the posterior mean of the Student-t masses.
+    next_masses : ndarray (draws, 3)
+        Per draw, the next dataset's Student-t mass left of, inside and right of the ROPE.
+    draw_order : ndarray of int
+        The chain-major draws of ``idata`` that make the reported posterior, in order: every
+        draw once, or, where the chains sit in separate modes, the modes mixed by their
+        weights. ``next_masses`` and every summary are of these draws.
     modes : tuple of Mode
         Empty when the chains mix, or when they do not and nothing can be decided. When
         they settle in separate modes of the posterior (as on near-identical algorithms)
         that each pass their own diagnostics (``modes_separate``), one
         :class:`~bayescomp.models.modes.Mode` per mode, largest first, weighed by its
         estimated mass; when they move slowly between modes but every chain makes the same
-        decisions, one per chain, unweighed. The probabilities above then mix the modes by
-        their weights (every draw alike where there are none), and a decision stands only
-        when every mode makes it (:mod:`bayescomp.models.modes`).
+        decisions, one per chain, unweighed. The probabilities then mix the modes by their
+        weights (every draw alike where there are none), and a decision stands only when
+        every mode makes it (:mod:`bayescomp.models.modes`).
     datasets : pandas.DataFrame
         Per dataset (index): ``n``, ``rho``, raw ``mean`` difference with its correlated
         t-test (``p_left_ttest``, ``p_rope_ttest``, ``p_right_ttest``, 95% ``ttest_hdi_low``,
@@ -49,8 +59,10 @@ class HierarchicalResult(SamplerChecked, Reportable):
     second: str
     rope: Rope
     idata: az.InferenceData = field(repr=False)
+    population: Estimate = field(repr=False)
+    next_dataset: Estimate = field(repr=False)
     next_masses: np.ndarray = field(repr=False)
-    delta0: pd.Series = field(repr=False)
+    draw_order: np.ndarray = field(repr=False)
     datasets: pd.DataFrame = field(repr=False)
     baselines: object = field(repr=False)
     diagnostics: Diagnostics = field(repr=False)
@@ -63,13 +75,10 @@ class HierarchicalResult(SamplerChecked, Reportable):
         return region_labels(self.first, self.second)
 
     @property
-    def probabilities(self) -> np.ndarray:
-        return self.next_masses.mean(axis=0)
-
-    @property
-    def most_probable(self) -> np.ndarray:
+    def next_dataset_most_probable(self) -> np.ndarray:
+        """Share of draws in which left, rope or right has the next dataset's largest mass
+        (the numbers baycomp and the paper print beside the probabilities)."""
         return most_probable_shares(self.next_masses)
-
 
     @property
     def attempts(self) -> tuple:
@@ -81,33 +90,6 @@ class HierarchicalResult(SamplerChecked, Reportable):
         """Whether the fit passed its sampler diagnostics, or its chains, though they do not
         mix, can decide (:attr:`modes`); if not, no decision is made."""
         return self.diagnostics.ok or bool(self.modes)
-
-    @property
-    def population_probabilities(self) -> np.ndarray:
-        """P(left), P(rope), P(right) of delta0, the population's mean difference."""
-        return self.delta0[["p_left", "p_rope", "p_right"]].to_numpy(dtype=float)
-
-    def _decide(self, probabilities, scope: str, threshold: float) -> str:
-        if not self.reliable:
-            return self.UNRELIABLE
-        if self.modes:
-            # a mixture's probability of a region lies between its modes': when every mode
-            # decides the same, so does every mixture, whatever the weights
-            agreed = agreed_decision([decide(getattr(m, scope), threshold, labels=self.labels)
-                                      for m in self.modes])
-            return MODES_DISAGREE if agreed is None else agreed
-        return decide(probabilities, threshold, labels=self.labels)
-
-    def decision(self, threshold: float = 0.95) -> str:
-        """Decision for the next dataset from :attr:`probabilities`; ``"unreliable (sampling
-        problems)"`` when the fit is not :attr:`reliable`; when the chains sit in several
-        modes, the decision every mode makes, else ``"undecided (the modes disagree)"``."""
-        return self._decide(self.probabilities, "next_dataset", threshold)
-
-    def population_decision(self, threshold: float = 0.95) -> str:
-        """Decision on delta0, the population's mean difference, by the rules of
-        :meth:`decision`."""
-        return self._decide(self.population_probabilities, "population", threshold)
 
     def _advice(self) -> str:
         s = self.settings
@@ -133,7 +115,7 @@ class HierarchicalResult(SamplerChecked, Reportable):
                    f"{a['iter_sampling']} more iterations ({a['draws']} draws per chain)"
                    if a.get("continued") else
                    f"{a['iter_warmup']} + {a['iter_sampling']} iterations")
-            lines.append(f"  {a['attempt']}. {a['parameterization']}, adapt_delta "
+            lines.append(f"  {a['attempt']}. adapt_delta "
                          f"{a['adapt_delta']}, {how}: {verdict} ({a['seconds']:.1f} s)")
         return lines
 
@@ -144,14 +126,12 @@ class HierarchicalResult(SamplerChecked, Reportable):
     def verdicts(self, threshold: float = 0.95) -> list[str]:
         """The verdicts on the population (delta0) and on the next dataset, one sentence each
         (:func:`bayescomp.presentation.verdicts.verdict`); none when the fit is not :attr:`reliable`."""
-        from bayescomp.presentation.verdicts import verdict
-        return [verdict(masses, self.first, self.second, threshold=threshold, scope=scope,
-                        rope=self.rope, reliable=self.reliable,
-                        decision=decision if self.modes else None)
-                for masses, scope, decision in (
-                    (self.population_probabilities, "On the population of datasets (delta0)",
-                     self.population_decision(threshold)),
-                    (self.probabilities, "On the next dataset", self.decision(threshold)))]
+        from bayescomp.presentation.verdicts import SCOPE_OPENINGS, verdict
+        return [verdict(estimate.probabilities, self.first, self.second, threshold=threshold,
+                        scope=scope, rope=self.rope, reliable=self.reliable,
+                        decision=estimate.decision(threshold) if self.modes else None)
+                for estimate, scope in ((self.population, SCOPE_OPENINGS["population"]),
+                                        (self.next_dataset, SCOPE_OPENINGS["next_dataset"]))]
 
     def to_dict(self, threshold: float = 0.95) -> dict:
         """Every number :meth:`summary` shows, JSON-ready (NaN as None), regions keyed by the
@@ -170,38 +150,60 @@ class HierarchicalResult(SamplerChecked, Reportable):
             "95% HDI": [f"[{n(a)}, {n(b)}]" for a, b in zip(t.delta_hdi_low, t.delta_hdi_high)],
             f"P({left})": t.p_left, f"P({equal})": t.p_rope, f"P({right})": t.p_right})
 
-    def summary(self) -> str:
-        from bayescomp.presentation.reports import text_table
+    def _estimate_lines(self) -> list[str]:
+        """Both estimates, each under its name, with every number labelled."""
         from bayescomp.presentation.verdicts import format_number as n, probability as pr
         left, equal, right = self.labels
-        d0 = self.delta0
-        p, share = self.probabilities, self.most_probable
+        means = self.datasets["mean"]
+        lines = []
+        for estimate, title in (
+                (self.population, "delta0, the location of the population of mean differences"
+                 + (" (nu is small: it behaves like a median, not a mean)"
+                    if self._heavy_tailed() else "")),
+                (self.next_dataset, "delta_next, the mean difference on the next dataset")):
+            lines += [f"{title}: mean {n(estimate.mean)}, sd {n(estimate.sd)}, 95% HDI "
+                      f"[{n(estimate.hdi_low)}, {n(estimate.hdi_high)}]",
+                      f"  P({left}) = {pr(estimate.probabilities[0])}   P({equal}) = "
+                      f"{pr(estimate.probabilities[1])}   P({right}) = "
+                      f"{pr(estimate.probabilities[2])}   decision at 0.95: "
+                      f"{estimate.decision()}"]
+        share = self.next_dataset_most_probable
+        lines += [f"  share of draws in which each has the next dataset's largest mass: "
+                  f"{left} {pr(share[0])}, {equal} {pr(share[1])}, {right} {pr(share[2])}",
+                  f"Observed: mean of the {len(means)} datasets' mean differences "
+                  f"{n(means.mean())}, median {n(means.median())}"]
+        return lines
+
+    def _heavy_tailed(self) -> bool:
+        """Whether most of nu's posterior lies below 3, where the population is heavy-tailed."""
+        posterior = self.idata.posterior
+        return "nu" in posterior and float(np.median(posterior["nu"].values)) < 3
+
+    def summary(self) -> str:
+        from bayescomp.presentation.reports import text_table
         s = self.settings
         lines = [] if self.reliable else self._unreliable_lines()
         lines += [
             f"Hierarchical model: {self.first} - {self.second} on {len(self.datasets)} datasets, "
             f"ROPE {self.rope}",
             *self.verdicts(),
-            f"  prior {s['prior_name']}, delta_i {s['parameterization']}, backend {s['backend']}, "
-            f"seed {s['seed']}",
+            f"  prior {s['prior_name']}, backend {s['backend']}, seed {s['seed']}",
             f"  engine {s.get('engine_version')}, route {s.get('route')}, Stan {s.get('stan_version')}",
-            f"delta0 (mean difference of the population): mean {n(d0['mean'])}, sd {n(d0['sd'])}, "
-            f"95% HDI [{n(d0['hdi_low'])}, {n(d0['hdi_high'])}]",
-            f"  P({left}) = {pr(d0['p_left'])}   P({equal}) = {pr(d0['p_rope'])}   "
-            f"P({right}) = {pr(d0['p_right'])}",
-            "Next dataset (posterior mean of the probabilities):",
-            f"  P({left}) = {pr(p[0])}   P({equal}) = {pr(p[1])}   P({right}) = {pr(p[2])}"
-            f"   decision at 0.95: {self.decision()}",
-            f"  share of draws where each is most probable: {pr(share[0])} / {pr(share[1])} / "
-            f"{pr(share[2])}",
+            *self._estimate_lines(),
             "Per dataset (mean and t-test: raw; delta_i: shrunken):",
-            text_table(self._table()),
         ]
+        table = self._table()
+        if len(table) > SHOWN_DATASETS:
+            lines += [text_table(table.head(SHOWN_DATASETS)),
+                      f"  ... {len(table) - SHOWN_DATASETS} more datasets: every row is in "
+                      "to_frame(), the report (to_markdown) and the JSON (--json)"]
+        else:
+            lines.append(text_table(table))
         if self.modes:
             from bayescomp.presentation.verdicts import mode_lines
             lines += mode_lines(self)
         if self.baselines is not None:
-            lines += ["Baselines on the dataset means:", self.baselines.summary()]
+            lines.append(self.baselines.summary())
         if len(self.attempts) > 1:
             lines += ["Attempts (a fit that failed its diagnostics was continued when it "
                       "only mixed slowly, else run again afresh with safer settings):",
@@ -216,19 +218,13 @@ class HierarchicalResult(SamplerChecked, Reportable):
         return self.summary()
 
     def _report(self):
-        from bayescomp.presentation.verdicts import format_number as n, probability as pr
-        left, equal, right = self.labels
-        d0, p, share = self.delta0, self.probabilities, self.most_probable
+        from bayescomp.presentation.verdicts import format_number as n
         g = self.diagnostics
         table = self._table()
         facts = [
             f"ROPE {self.rope}; differences are {self.first} - {self.second}; "
             f"prior {self.settings['prior_name']}",
-            f"delta0: mean {n(d0['mean'])}, 95% HDI [{n(d0['hdi_low'])}, {n(d0['hdi_high'])}]; "
-            f"P({left}) {pr(d0['p_left'])}, P({equal}) {pr(d0['p_rope'])}, "
-            f"P({right}) {pr(d0['p_right'])}",
-            f"next dataset: P({left}) {pr(p[0])}, P({equal}) {pr(p[1])}, P({right}) {pr(p[2])} "
-            f"(most probable in {pr(share[0])} / {pr(share[1])} / {pr(share[2])} of draws)",
+            *(line.strip() for line in self._estimate_lines()),
             f"sampler: {g.verdict} (max R-hat {n(g.max_rhat)}, "
             f"min ESS {n(min(g.min_ess_bulk, g.min_ess_tail))}, {g.divergences} divergences)",
         ]

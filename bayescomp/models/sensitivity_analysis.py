@@ -251,17 +251,19 @@ def sensitivity(scores: Scores, first: str, second: str, *,
                                          seed=seed, baselines=False, **options)
         fits[name] = fit
         posterior = fit.idata.posterior
-        delta0 = posterior["delta0"].values.reshape(-1)
+        # the draws as the fit reports them (chains in several modes mixed by their weights)
+        order = fit.draw_order
+        delta0 = posterior["delta0"].values.reshape(-1)[order]
         # the same numbers as the fit's own at its ROPE, or this module has drifted from the
         # model (e.g. a new prior whose next dataset is not Student-t)
-        check = next_dataset_masses(posterior, ropes[0]).mean(axis=0)
-        if not np.allclose(check, fit.probabilities, atol=1e-9):
+        check = next_dataset_masses(posterior, ropes[0])[order].mean(axis=0)
+        if not np.allclose(check, fit.next_dataset.probabilities, atol=1e-9):
             raise RuntimeError(
                 f"prior {name!r}: next-dataset probabilities {check} differ from the model's "
-                f"{fit.probabilities}; bayescomp.models.sensitivity_analysis.next_dataset_masses needs updating")
+                f"{fit.next_dataset.probabilities}; bayescomp.models.sensitivity_analysis.next_dataset_masses needs updating")
         for rope in ropes:
             for quantity, p in (("delta0", rope.shares(delta0)),
-                                ("next", next_dataset_masses(posterior, rope).mean(axis=0))):
+                                ("next", next_dataset_masses(posterior, rope)[order].mean(axis=0))):
                 rows.append(dict(
                     prior=name, rope=(rope.high - rope.low) / 2, rope_low=rope.low + 0.0,  # not -0
                     rope_high=rope.high, quantity=quantity, p_left=p[0], p_rope=p[1],

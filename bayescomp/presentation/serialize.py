@@ -7,12 +7,13 @@ the regions' names, which name the algorithms: ``"<second> better"``, ``"equival
 from __future__ import annotations
 
 from bayescomp.decisions import decide
-from bayescomp.presentation.verdicts import json_number as num, rope_dict, verdict_dict
+from bayescomp.presentation.verdicts import (SCOPE_OPENINGS, json_number as num, rope_dict,
+                                             verdict_dict)
 
 
 def hierarchical_dict(result, threshold: float = 0.95) -> dict:
     """:meth:`bayescomp.HierarchicalResult.to_dict`."""
-    d0, s, g = result.delta0, result.settings, result.diagnostics
+    s, g = result.settings, result.diagnostics
     labels = result.labels
     keyed = lambda masses: {k: num(v) for k, v in zip(labels, masses)}  # noqa: E731
     common = dict(threshold=threshold, rope=result.rope, reliable=result.reliable)
@@ -28,22 +29,18 @@ def hierarchical_dict(result, threshold: float = 0.95) -> dict:
         "test": "hierarchical", "first": result.first, "second": result.second,
         "rope": rope_dict(result.rope), "n_datasets": len(result.datasets),
         "reliable": bool(result.reliable), "problems": list(g.problems),
-        "settings": {k: s[k] for k in ("prior_name", "parameterization", "backend", "seed",
+        "settings": {k: s[k] for k in ("prior_name", "backend", "seed",
                                        "chains", "iter_warmup", "iter_sampling",
                                        "adapt_delta", "max_treedepth") if k in s},
-        "delta0": {"mean": num(d0["mean"]), "sd": num(d0["sd"]),
-                   "hdi_95": [num(d0["hdi_low"]), num(d0["hdi_high"])],
+        **{scope: {"quantity": estimate.quantity, "mean": num(estimate.mean),
+                   "sd": num(estimate.sd), "hdi_95": [num(estimate.hdi_low), num(estimate.hdi_high)],
                    "verdict": verdict_dict(
-                       d0[["p_left", "p_rope", "p_right"]], result.first, result.second,
-                       scope="On the population of datasets (delta0)",
-                       decision=result.population_decision(threshold) if result.modes else None,
-                       **common)},
-        "next_dataset": {"verdict": verdict_dict(
-                             result.probabilities, result.first, result.second,
-                             scope="On the next dataset",
-                             decision=result.decision(threshold) if result.modes else None,
-                             **common),
-                         "most_probable_shares": keyed(result.most_probable)},
+                       estimate.probabilities, result.first, result.second, scope=name,
+                       decision=estimate.decision(threshold) if result.modes else None, **common)}
+           for scope, estimate, name in (
+               ("population", result.population, SCOPE_OPENINGS["population"]),
+               ("next_dataset", result.next_dataset, SCOPE_OPENINGS["next_dataset"]))},
+        "next_dataset_most_probable": keyed(result.next_dataset_most_probable),
         "modes": modes_dict(result, threshold),
         "datasets": datasets,
         "baselines": result.baselines.to_dict() if result.baselines is not None else None,
@@ -73,7 +70,7 @@ def modes_dict(result, threshold: float = 0.95) -> dict | None:
             "location": {k: num(v) for k, v in m.location.items()},
             "max_rhat": num(m.max_rhat), "min_ess_bulk": num(m.min_ess_bulk),
             "min_ess_tail": num(m.min_ess_tail), "ok": bool(m.ok),
-            "delta0": {"probabilities": keyed(m.population),
+            "population": {"probabilities": keyed(m.population),
                        "decision": decide(m.population, threshold, labels=labels)},
             "next_dataset": {"probabilities": keyed(m.next_dataset),
                              "decision": decide(m.next_dataset, threshold, labels=labels)},

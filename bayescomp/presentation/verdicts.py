@@ -19,13 +19,15 @@ from numbers import Integral, Real
 
 import numpy as np
 
-from bayescomp.decisions import MODES_DISAGREE, decide
+from bayescomp.decisions import MODES_DISAGREE, UNRELIABLE, decide
 from bayescomp.rope import region_labels
 
 #: The default probability a region needs for a decision.
 THRESHOLD = 0.95
-UNRELIABLE = "unreliable (sampling problems)"
 KINDS = ("number", "probability", "p_value")
+#: how a hierarchical result's verdicts open, per scope
+SCOPE_OPENINGS = {"population": "On the population of datasets (delta0)",
+                  "next_dataset": "On the next dataset"}
 
 
 def format_number(value, kind: str = "number", digits: int = 4, nan: str = "n/a") -> str:
@@ -223,7 +225,7 @@ def mode_lines(result) -> list[str]:
                      f"{where}; R-hat {format_number(mode.max_rhat)}, min ESS "
                      f"{format_number(min(mode.min_ess_bulk, mode.min_ess_tail))}; "
                      + "; ".join(per_scope))
-    agreed = [result.population_decision(), result.decision()]
+    agreed = [result.population.decision(), result.next_dataset.decision()]
     lines.append("  " + ("Every mode makes the same decisions: any mixture of these modes gives "
                          "them." if MODES_DISAGREE not in agreed else
                          "The modes disagree: no decision where they do."))

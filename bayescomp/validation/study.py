@@ -6,7 +6,7 @@ on each, two tests decide:
 * the Wilcoxon signed-rank test on the dataset means (two-sided, alpha 0.05), the
   recommended frequentist test across datasets (Demsar 2006): it "rejects" or not;
 * the hierarchical model (:func:`bayescomp.hierarchical`): from the posterior of the next
-  dataset's difference (``HierarchicalResult.probabilities``) it declares a *difference*
+  dataset's difference (``HierarchicalResult.next_dataset.probabilities``) it declares a *difference*
   when P(left) > 0.95 or P(right) > 0.95, *equivalence* when P(rope) > 0.95, else nothing.
 
 :func:`run_study` returns, for every (delta0, number of datasets k), the rates of those
@@ -88,7 +88,7 @@ class StudyResult:
         ``delta0_mean`` (posterior mean of delta0), ``mse_shrunk``, ``mse_raw`` (mean over
         the datasets of the squared error of the posterior means of delta_i and of the raw
         means), ``divergences``, ``diagnostics_ok``, ``problems`` (the sampler's complaints,
-        abridged), ``parameterization``, ``seconds``.
+        abridged), ``seconds``.
     table : pandas.DataFrame
         One row per (delta0, n_datasets): ``runs``; for each decision (``signed_rank``,
         ``hier_difference``, ``hier_equivalence``) the ``count``, ``rate`` and Wilson 95%
@@ -171,7 +171,7 @@ def _one_run(process: str, delta0: float, n_datasets: int, run: int, *, seed: in
         raise
     seconds = time.perf_counter() - start
     wilcoxon = wilcoxon_test(sim.scores.mean_differences("a", "b"))
-    p_left, p_rope, p_right = map(float, result.probabilities)
+    p_left, p_rope, p_right = map(float, result.next_dataset.probabilities)
     shrunk = result.datasets["delta_mean"].to_numpy()
     raw = result.datasets["mean"].to_numpy()
     return dict(
@@ -179,12 +179,12 @@ def _one_run(process: str, delta0: float, n_datasets: int, run: int, *, seed: in
         wilcoxon_p=wilcoxon.p_value, signed_rank_reject=wilcoxon.p_value < alpha,
         p_left=p_left, p_rope=p_rope, p_right=p_right,
         hier_difference=max(p_left, p_right) > threshold, hier_equivalence=p_rope > threshold,
-        delta0_mean=float(result.delta0["mean"]),
+        delta0_mean=float(result.population.mean),
         mse_shrunk=float(np.mean((shrunk - sim.delta) ** 2)),
         mse_raw=float(np.mean((raw - sim.delta) ** 2)),
         divergences=result.diagnostics.divergences, diagnostics_ok=result.diagnostics.ok,
         problems="; ".join(p.split(":")[0] for p in result.diagnostics.problems),
-        parameterization=result.settings["parameterization"], seconds=seconds)
+        seconds=seconds)
 
 
 def _interval(count: int, n: int) -> tuple[float, float]:

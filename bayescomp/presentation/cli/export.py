@@ -91,32 +91,10 @@ def result_dict(result) -> dict:
 
 
 def all_pairs_dict(result) -> dict:
-    """An :class:`~bayescomp.AllPairsResult` with one entry per pair, regions named."""
-    from bayescomp.rope import region_labels
-
-    counts = {"n_algorithms": len(result.algorithms), "n_pairs": len(result.table)}
-    to_dict = getattr(result, "to_dict", None)
-    if callable(to_dict):   # the counts the summary's headline prints, if to_dict lacks them
-        return plain(counts | to_dict())
-    pairs = []
-    for row in result.table.to_dict(orient="records"):
-        first, second = row["first"], row["second"]
-        labels = region_labels(first, second)
-        entry = {"first": first, "second": second, "method": row["method"],
-                 "probabilities": dict(zip(labels, (row["p_left"], row["p_rope"],
-                                                    row["p_right"])))}
-        if result.method == "hierarchical":
-            entry["delta0_probabilities"] = dict(zip(labels, (
-                row["delta0_p_left"], row["delta0_p_rope"], row["delta0_p_right"])))
-        entry.update({k: row[k] for k in ("decision", "test", "p_value", "p_value_corrected",
-                                          "reject", "reliable", "attempts", "seed")})
-        entry["result"] = result_dict(result.results[(first, second)])
-        pairs.append(entry)
-    return plain({**counts, "algorithms": list(result.algorithms), "method": result.method,
-                  "rope": result.rope, "correction": result.correction, "seed": result.seed,
-                  "threshold": result.threshold, "alpha": result.alpha,
-                  "unreliable": [f"{a} vs {b}" for a, b in result.unreliable_pairs()],
-                  "pairs": pairs})
+    """An :class:`~bayescomp.AllPairsResult` with one entry per pair, regions named: its
+    ``to_dict()`` and the counts its summary's headline prints."""
+    return plain({"n_algorithms": len(result.algorithms), "n_pairs": len(result.table)}
+                 | result.to_dict())
 
 
 def to_json(document: dict) -> str:

@@ -155,9 +155,6 @@ def build_parser() -> argparse.ArgumentParser:
                            help="target acceptance rate of NUTS, in (0, 1) (default 0.95)")
         group.add_argument("--max-treedepth", type=_positive_int, metavar="N",
                            help="maximum tree depth of NUTS (default 10)")
-        group.add_argument("--parameterization", metavar="{auto,marginal}",
-                           help="how the model is sampled (marginal: delta0 and every delta_i "
-                           "integrated out; the only form, kept for scripts)")
         group.add_argument("--prior", choices=sorted(PRIORS),
                            help="model of delta_i and hyper-priors: paper (Corani et al. 2017, "
                            "default), baycomp, kruschke, juarez_steel (Student-t with those "

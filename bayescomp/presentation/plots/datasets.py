@@ -69,7 +69,7 @@ def plot_shrinkage(result: HierarchicalResult, ax: Axes | None = None, sort: boo
 
     shade_rope(ax, result.rope)
     ax.axvline(0, color="#777777", lw=0.6, zorder=0)
-    d0 = float(result.delta0["mean"])
+    d0 = float(result.population.mean)
     line = ax.axvline(d0, color="#C44E52", lw=1.4, ls="--", zorder=1,
                       label=f"posterior mean of delta0 = {d0:.4g}")
     line.set_gid("delta0")

@@ -5,6 +5,7 @@ import numpy as np
 import pandas as pd
 from typing import TYPE_CHECKING
 
+from bayescomp.decisions import SCOPE_NAMES, SCOPES
 from bayescomp.presentation.plots.common import REGION_COLORS, clean_text, new_axes, finish
 
 if TYPE_CHECKING:
@@ -35,17 +36,17 @@ def plot_probability_heatmap(source, ax: Axes | None = None, annotate: bool = Tr
     Parameters
     ----------
     source : AllPairsResult, pandas.DataFrame (its table) or square pandas.DataFrame
-        The result or its table (with ``first``, ``second`` and the ``p_*`` or
-        ``delta0_p_*`` columns; differences ``first - second``, "right" = first better),
+        The result or its table (with ``first``, ``second`` and the ``<scope>_p_*``
+        columns; differences ``first - second``, "right" = first better),
         or a matrix with the same algorithms as index and columns, probabilities in [0, 1],
         NaN (the diagonal) left blank.
     ax : matplotlib.axes.Axes, optional
     annotate : bool
         Write the numbers in the cells, with ``digits`` decimals.
-    which : {"delta0", "next"}, optional
-        Result or table only: the population (``delta0_p_*``, the default for the
-        hierarchical model) or the next dataset (``p_*``, the default and only choice for
-        the correlated t-test, where it is the one dataset).
+    which : {"population", "next_dataset", "dataset"}, optional
+        Result or table only: for the hierarchical model the population
+        (``population_p_*``, the default) or the next dataset (``next_dataset_p_*``); the
+        correlated t-test has only ``dataset``.
     cmap : str
         Matrix only: a colormap for values from 0 (white with the default) to 1.
     colorbar : bool
@@ -68,12 +69,6 @@ def plot_probability_heatmap(source, ax: Axes | None = None, annotate: bool = Tr
         return _matrix_heatmap(source, ax, annotate, digits, cmap, colorbar, title, unreliable)
     if unreliable is not None:
         raise ValueError("unreliable= is for a matrix; a result or table has its 'reliable' column")
-    if which is None:
-        if isinstance(source, pd.DataFrame):  # a bare table: its column says the method
-            method = source["method"].iloc[0] if "method" in source else "correlated"
-        else:
-            method = source.method
-        which = "delta0" if method == "hierarchical" else "next"
     rows, what, rope = _pairs_source(source, which)
     return _regions_heatmap(rows, what, rope, ax, annotate, digits, title)
 
@@ -208,10 +203,8 @@ def _matrix_heatmap(matrix, ax, annotate, digits, cmap, colorbar, title, unrelia
 
 # --------------------------------------------------------------------------- all pairs
 
-def _pairs_source(result, which: str):
+def _pairs_source(result, which: str | None):
     """(rows of first, second, p_left, p_rope, p_right, reliable; what; rope) to draw."""
-    if which not in ("next", "delta0"):
-        raise ValueError(f"which must be 'next' or 'delta0', got {which!r}")
     table = getattr(result, "table", result)
     if not isinstance(table, pd.DataFrame):
         raise TypeError("plot_all_pairs needs an AllPairsResult or its table, got "
@@ -220,11 +213,11 @@ def _pairs_source(result, which: str):
         method = table["method"].iloc[0] if "method" in table else "correlated"
     else:
         method = result.method
-    prefix = "delta0_" if which == "delta0" else ""
-    if which == "delta0" and method != "hierarchical":
-        raise ValueError("which='delta0' needs the hierarchical model; the correlated t-test "
-                         "has one dataset and no population")
-    columns = [f"{prefix}p_left", f"{prefix}p_rope", f"{prefix}p_right"]
+    scopes = SCOPES[method]
+    which = which or scopes[0]
+    if which not in scopes:
+        raise ValueError(f"which must be one of {scopes} for the {method} model, got {which!r}")
+    columns = [f"{which}_p_left", f"{which}_p_rope", f"{which}_p_right"]
     missing = [c for c in ["first", "second", *columns] if c not in table]
     if missing:
         raise ValueError(f"the table lacks the column(s) {missing}")
@@ -232,14 +225,10 @@ def _pairs_source(result, which: str):
         pd.Series(True, index=table.index)
     rows = list(zip(table["first"], table["second"], *(table[c].astype(float) for c in columns),
                     reliable))
-    if method == "hierarchical":
-        what = "population (delta0)" if which == "delta0" else "next dataset"
-    else:
-        what = "the dataset"
-    return rows, what, None if table is result else result.rope
+    return rows, SCOPE_NAMES[which], None if table is result else result.rope
 
 
-def plot_all_pairs(result: AllPairsResult, ax: Axes | None = None, *, which: str = "next",
+def plot_all_pairs(result: AllPairsResult, ax: Axes | None = None, *, which: str | None = None,
                    digits: int = 2, min_width: float = 0.07, title: str | None = None) -> Axes:
     """All three regions of every pair: one bar per pair, split into P(second better),
     P(equivalent) and P(first better), with the algorithms' names at the two ends.
@@ -252,12 +241,13 @@ def plot_all_pairs(result: AllPairsResult, ax: Axes | None = None, *, which: str
     Parameters
     ----------
     result : AllPairsResult or pandas.DataFrame
-        ``compare_all``'s result, or a table with ``first``, ``second``, ``p_left``,
-        ``p_rope``, ``p_right`` (and ``delta0_p_*``, ``reliable`` when present).
+        ``compare_all``'s result, or its table (``first``, ``second``, the
+        ``<scope>_p_*`` columns and ``reliable`` when present).
     ax : matplotlib.axes.Axes, optional
-    which : {"next", "delta0"}
-        For the hierarchical model: the next dataset (``p_*``) or the population
-        (``delta0_p_*``).
+    which : {"population", "next_dataset", "dataset"}, optional
+        Which question: for the hierarchical model the population (``population_p_*``, the
+        default) or the next dataset (``next_dataset_p_*``); the correlated t-test has
+        only ``dataset``.
     digits : int
         Decimals of the probabilities written in the parts.
     min_width : float

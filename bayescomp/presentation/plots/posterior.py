@@ -27,12 +27,12 @@ def _posterior_source(result, which: str):
     if hasattr(result, "idata") and hasattr(result, "next_masses"):
         if which == "delta0":
             draws = result.idata.posterior["delta0"].values.reshape(-1)
-            probabilities = result.delta0[["p_left", "p_rope", "p_right"]].to_numpy(dtype=float)
+            probabilities = result.population.probabilities
             title = (f"Posterior of delta0, the mean difference {result.first} - {result.second}"
                      f"\nof the population of datasets ({len(result.datasets)} datasets)")
         elif which == "next":
             draws = result.idata.posterior["delta_next"].values.reshape(-1)
-            probabilities = np.asarray(result.probabilities, dtype=float)
+            probabilities = result.next_dataset.probabilities
             title = (f"Predictive mean difference {result.first} - {result.second} "
                      "on the next dataset\n(hierarchical model)")
             if np.ptp(draws) > 0:
@@ -81,9 +81,9 @@ def plot_posterior(result, ax: Axes | None = None, *, which: str = "next", digit
         Where to draw; a new figure when None.
     which : {"next", "delta0"}
         Hierarchical results only. ``"next"``: the draws of ``delta_next``, the mean
-        difference on a new dataset, with the probabilities ``result.probabilities``;
+        difference on a new dataset, with the probabilities ``result.next_dataset.probabilities``;
         ``"delta0"``: the draws of the population mean ``delta0``, with the probabilities
-        of ``result.delta0`` (``p_left``, ``p_rope``, ``p_right``). The draws are shown as a
+        ``result.population.probabilities``. The draws are shown as a
         histogram under a Gaussian kernel density estimate.
     digits : int
         Decimals of the probabilities written on the plot.

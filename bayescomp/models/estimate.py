@@ -1,0 +1,63 @@
+"""What a hierarchical result says about one of the two differences it reports on: the
+population's (delta0) or the next dataset's (delta_next), each with its own probabilities,
+interval and decision, so that no name leaves the reader to guess which."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from bayescomp.decisions import MODES_DISAGREE, UNRELIABLE, decide
+
+@dataclass(frozen=True)
+class Estimate:
+    """The posterior of one mean difference ``first - second``.
+
+    Attributes
+    ----------
+    scope : {"population", "next_dataset"}
+    quantity : str
+        The model's name for it: ``"delta0"`` (the location of the population of mean
+        differences) or ``"delta_next"`` (the mean difference on a new dataset).
+    mean, sd, hdi_low, hdi_high : float
+        Posterior mean, standard deviation and 95% highest-density interval of its draws.
+    probabilities : ndarray
+        P(left), P(rope), P(right): for delta0 the shares of its draws, for the next dataset
+        the posterior mean of the Student-t masses (the number the paper and baycomp print).
+    labels : tuple of str
+        The regions' names: ``"<second> better"``, ``"equivalent"``, ``"<first> better"``.
+    reliable : bool
+        Whether the fit can decide (:attr:`bayescomp.HierarchicalResult.reliable`).
+    mode_probabilities : tuple of ndarray
+        Where the chains sit in several modes, each mode's probabilities.
+    """
+
+    scope: str
+    quantity: str
+    mean: float
+    sd: float
+    hdi_low: float
+    hdi_high: float
+    probabilities: np.ndarray = field(repr=False)
+    labels: tuple = field(repr=False)
+    reliable: bool = True
+    mode_probabilities: tuple = field(default=(), repr=False)
+
+    def decision(self, threshold: float = 0.95) -> str:
+        """The region whose probability reaches ``threshold`` (by its label), else
+        ``"undecided"``; ``"unreliable (sampling problems)"`` when the fit cannot decide;
+        where the chains sit in several modes, the decision every mode makes, else
+        ``"undecided (the modes disagree)"``: a mixture's probability of a region lies between
+        its modes', so when every mode decides the same, so does every mixture of them."""
+        if not self.reliable:
+            return UNRELIABLE
+        if self.mode_probabilities:
+            decided = {decide(p, threshold, labels=self.labels) for p in self.mode_probabilities}
+            return decided.pop() if len(decided) == 1 else MODES_DISAGREE
+        return decide(self.probabilities, threshold, labels=self.labels)
+
+    def to_dict(self) -> dict:
+        """mean, sd, hdi_low, hdi_high and p_left, p_rope, p_right as floats."""
+        left, rope, right = (float(p) for p in self.probabilities)
+        return dict(mean=float(self.mean), sd=float(self.sd), hdi_low=float(self.hdi_low),
+                    hdi_high=float(self.hdi_high), p_left=left, p_rope=rope, p_right=right)
