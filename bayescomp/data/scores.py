@@ -314,7 +314,7 @@ def from_long(frame: pd.DataFrame, *, dataset: str = "dataset", algorithm: str =
         first_bad = frame[bad].iloc[0]
         column = first_bad[algorithm] if _wide else score
         # the cell as the file holds it: an empty cell is "empty", not np.float64(nan)
-        cell = frame.loc[first_bad.name, score]
+        cell = first_bad[score]
         shown = "empty" if pd.isna(cell) else repr(cell.item() if hasattr(cell, "item") else cell)
         raise ValueError(
             f"dataset {first_bad[dataset]!r}, algorithm {first_bad[algorithm]!r}: "
