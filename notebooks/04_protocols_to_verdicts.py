@@ -427,8 +427,8 @@ plt.show()
 # %%
 pairs = compare_all(scores, rope=ROPE, seed=SEED, **FIT)
 print(pairs.summary())
-bplots.plot_probability_heatmap(pairs.probability_matrix(),
-                                title="P(row better than column on the next dataset)")
+# every pair's three regions on the next dataset, the quantity the prose below reads
+bplots.plot_probability_heatmap(pairs, which="next_dataset")
 plt.show()
 
 # the frequentist column of compare_all is the Holm-corrected Wilcoxon test of friedman_test
@@ -499,4 +499,4 @@ print("RESULT " + json.dumps({
     "pairs": [[row.first, row.second] for row in pairs.table.itertuples()],
     "pairs_p_value_corrected": [float(p) for p in pairs.table["p_value_corrected"]],
     "pairs_ok": bool(pairs.table["reliable"].all()),
-    "pair_next": [float(pair_row[k]) for k in ("p_left", "p_rope", "p_right")]}))
+    "pair_next": [float(pair_row[f"next_dataset_{k}"]) for k in ("p_left", "p_rope", "p_right")]}))
