@@ -1,5 +1,6 @@
 """The hierarchical model against simulations with known truth, scipy and published numbers."""
 import os
+import warnings
 from pathlib import Path
 
 import arviz as az
@@ -9,6 +10,7 @@ import pytest
 from scipy import stats
 
 import bayescomp as bc
+from bayescomp.exceptions import InputWarning
 from bayescomp.validation.simulate import collection as simulate_collection
 
 pytestmark = pytest.mark.stan
@@ -256,3 +258,18 @@ def test_closed_form_priors_of_nu_are_scipys(name, density):
     slope = (log_p(u[inside] + step) - log_p(u[inside] - step)) / (2 * step)
     np.testing.assert_allclose(np.asarray(table["nu_prior_slope"])[inside], slope, rtol=1e-6,
                                atol=1e-6)
+
+
+def test_two_datasets_warn_that_the_population_is_the_priors():
+    """Below 3 datasets sigma0's posterior moves with its prior's bound (measured in
+    hierarchical.FEW_DATASETS): the fit says so before sampling; from 3 on it does not."""
+    scores, _, _ = simulate(3, 10, 0.0, 0.01, 0.03, seed=2)
+    two = scores.subset(datasets=list(scores.dataset_names)[:2])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", InputWarning)
+        with pytest.raises(InputWarning, match="only 2 datasets.*prior"):
+            bc.hierarchical(two, "a", "b")
+        # three datasets pass the check and reach the ROPE check: an invalid ROPE is then
+        # the first error, with no warning before it
+        with pytest.raises(ValueError, match="ROPE"):
+            bc.hierarchical(scores, "a", "b", rope=-1)

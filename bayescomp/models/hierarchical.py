@@ -111,6 +111,14 @@ PRIORS = {
 }
 
 
+#: below this many datasets the population's spread is the prior's. Measured on the built-in
+#: example (forest - tree, seed 1), as sigma0's bound goes from 10 to 1000 times the spread of
+#: the dataset means: on 2 datasets sigma0's median moves from 0.10 to 0.17 and P(forest
+#: better) on the next dataset from 0.60 to 0.57, on delta0 from 0.66 to 0.60; on 3, 5, 10 and
+#: 17 datasets sigma0's median moves by at most 10% and both probabilities by at most 0.02.
+#: Over the five priors of PRIORS (nu's), on 2 datasets 0.56-0.57, on 17 0.84-0.85.
+FEW_DATASETS = 3
+
 #: warm-up of a continued chain, which adapts its step size and metric again from its last
 #: draw (at most the first fit's own warm-up). On the example's naive_bayes - logistic,
 #: whose population has two modes, 150 left too few effective draws and 300 enough
@@ -212,6 +220,14 @@ def hierarchical(scores: Scores, first: str, second: str, *, rope: RopeLike = 0.
     if len(scores) < 2:
         raise ValueError(f"the hierarchical model needs at least 2 datasets, got {len(scores)}; "
                          "for one dataset use correlated_ttest")
+    if len(scores) < FEW_DATASETS:
+        warnings.warn(
+            f"only {len(scores)} datasets: the spread of the population (sigma0) and its "
+            "tails (nu) are then mostly the prior's (on the built-in example's first 2 "
+            "datasets sigma0's median moves from 0.10 to 0.17 with its prior's bound); check "
+            "how the probabilities move with the prior (bc.sensitivity, "
+            "HierarchicalPrior(sigma_factor=...)) before reporting them", InputWarning,
+            stacklevel=2)
     if isinstance(prior, str):
         if prior not in PRIORS:
             raise ValueError(f"unknown prior {prior!r}; choose from {sorted(PRIORS)} "
