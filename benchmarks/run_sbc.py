@@ -31,6 +31,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
 from bayescomp.validation import sbc  # noqa: E402
+from bayescomp.presentation.plots import validation as validation_plots  # noqa: E402
 
 OUTPUT = Path(__file__).resolve().parent / "output"
 
@@ -87,7 +88,7 @@ def main(argv=None):
         say()
         pd.concat([result.ranks, result.truth.add_suffix("_true"), result.fits], axis=1).to_csv(
             args.output / f"sbc_{name}_ranks.csv", index=False)
-        axes = sbc.plot_ranks(result, bins)
+        axes = validation_plots.plot_ranks(result, bins)
         axes[0].figure.suptitle(f"SBC: {name} ({len(result.ranks)} replications)", fontsize=10)
         axes[0].figure.tight_layout()
         axes[0].figure.savefig(args.output / f"sbc_{name}.png", dpi=110)

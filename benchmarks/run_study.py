@@ -31,6 +31,7 @@ matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
 from bayescomp.validation import study  # noqa: E402
+from bayescomp.presentation.plots import validation as validation_plots  # noqa: E402
 
 OUTPUT = Path(__file__).resolve().parent / "output"
 POWER_DELTA0 = (0.0, 0.0025, 0.005, 0.0075, 0.01, 0.0125, 0.015, 0.02, 0.025, 0.03)
@@ -106,9 +107,9 @@ def main(argv=None):
         if not args.reuse_study:
             result.runs.to_csv(saved, index=False)
         result.table.to_csv(args.output / f"study_{tag}_table.csv", index=False)
-        axes = study.plot_study(result)
+        axes = validation_plots.plot_study(result)
         axes[0].figure.savefig(args.output / f"study_{tag}.png", dpi=120)
-        ax = study.plot_rmse(result)
+        ax = validation_plots.plot_rmse(result)
         ax.set_title(f"RMSE of delta_i ({args.process} process)", fontsize=10)
         ax.figure.tight_layout()
         ax.figure.savefig(args.output / f"rmse_{tag}.png", dpi=120)
@@ -127,7 +128,7 @@ def main(argv=None):
             say(f"wall time {seconds:.0f} s for the {len(extra.runs)} new fits at delta0 "
                 f"{values} (k = 50; delta0 {list(grid['delta0_values'])} reuse the study's runs)")
             power.table.to_csv(args.output / f"power_{tag}_table.csv", index=False)
-            ax = study.plot_power(power)
+            ax = validation_plots.plot_power(power)
             ax.figure.savefig(args.output / f"power_{tag}.png", dpi=120)
             plt.close("all")
     (args.output / f"study_{tag}.txt").write_text("\n".join(lines) + "\n")

@@ -53,7 +53,8 @@ import bayescomp.presentation.plots as bplots
 from bayescomp import protocols
 from bayescomp.baselines import one_test_set, resampled_ttests
 from bayescomp.models.compare import compare_all
-from bayescomp.baselines.friedman import friedman_test, plot_critical_difference
+from bayescomp.baselines.friedman import friedman_test
+from bayescomp.presentation.plots import plot_critical_difference
 
 pd.set_option("display.float_format", "{:.4g}".format)
 pd.set_option("display.width", 160)

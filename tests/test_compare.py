@@ -110,7 +110,7 @@ def test_summary_frame_and_progress(single, one_dataset, capsys):
     frame = single.to_frame()
     frame.loc[0, "dataset_p_left"] = -1
     assert single.table.loc[0, "dataset_p_left"] >= 0
-    compare_all(one_dataset, progress=True)
+    compare_all(one_dataset, show_progress=True)
     assert capsys.readouterr().err.splitlines() == ["fit 1/3: x vs y", "fit 2/3: x vs z",
                                                     "fit 3/3: y vs z"]
 

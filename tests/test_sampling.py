@@ -90,16 +90,6 @@ def test_stan_file_finds_the_programs():
         sampling.stan_file("no_such_program")
 
 
-def test_the_old_backends_module_is_a_deprecated_alias():
-    import importlib
-    import sys
-
-    sys.modules.pop("bayescomp.backends", None)
-    with pytest.warns(DeprecationWarning, match="bayescomp.sampling"):
-        backends = importlib.import_module("bayescomp.backends")
-    assert backends.sample is sampling.sample and backends.stan_file is sampling.stan_file
-
-
 def test_program_code_is_a_name_or_code():
     name, code = sampling.program_code("correlated")
     assert name == "correlated"

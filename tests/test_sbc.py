@@ -11,6 +11,7 @@ import numpy as np
 import pytest
 
 from bayescomp.validation import sbc
+from bayescomp.presentation.plots import validation as validation_plots
 
 LEVEL = 0.001
 FAST = dict(n_draws=49, chains=2, iter_warmup=300, iter_sampling=300, n_jobs=2)
@@ -78,7 +79,7 @@ def test_sbc_hierarchical_program(stan_backend):
     assert set(table.index) == {"delta0", "sigma0", "nu", "delta_1", "sigma_1"}
     assert ((table["mean_low"] < table["mean_rank"]) & (table["mean_rank"] < table["mean_high"])).all()
     assert (result.fits["min_ess"] >= result.n_draws).mean() > 0.9
-    axes = sbc.plot_ranks(result)
+    axes = validation_plots.plot_ranks(result)
     assert len(axes) == 5
 
 

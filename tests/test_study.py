@@ -16,6 +16,7 @@ from scipy import stats
 
 from bayescomp import simulate
 from bayescomp.validation import study
+from bayescomp.presentation.plots import validation as validation_plots
 from bayescomp.validation.simulate import stratified_folds
 
 REDUCED = dict(n_scores=20, seed=20170518, n_jobs=2,
@@ -123,9 +124,9 @@ def test_aggregation_power_curve_and_figures_without_stan(monkeypatch):
         assert (table[f"{name}_rate"] <= table[f"{name}_high"]).all()
     # shrunken = raw / 2 is closer to delta_i near 0 only; the table reports both
     assert (table["rmse_shrunk"] > 0).all() and (table["rmse_raw"] > 0).all()
-    ax = study.plot_power(result)
+    ax = validation_plots.plot_power(result)
     assert len(ax.get_lines()) >= 3
-    axes = study.plot_study(result)
+    axes = validation_plots.plot_study(result)
     assert len(axes) == 2
     assert "0.01" in result.summary()
 

@@ -70,18 +70,16 @@ def test_constant_differences_never_print_negative_zero():
     assert "P(equivalent) = 1.0000 >= 0.95" in text
 
 
-def test_baselines_are_reproducible_and_accept_random_state():
+def test_baselines_are_reproducible_under_a_seed():
     scores = bc.simulate.collection(10, 20, delta0=0.01, sigma0=0.01, seed=2).scores
     first, second = bc.baselines(scores, "a", "b"), bc.baselines(scores, "a", "b")
     np.testing.assert_array_equal(first.bayesian_sign.samples, second.bayesian_sign.samples)
     np.testing.assert_array_equal(first.bayesian_signed_rank.samples,
                                   second.bayesian_signed_rank.samples)
-    alias = bc.baselines(scores, "a", "b", random_state=5)
-    np.testing.assert_array_equal(alias.bayesian_sign.samples,
+    other = bc.baselines(scores, "a", "b", seed=5)
+    np.testing.assert_array_equal(other.bayesian_sign.samples,
                                   bc.baselines(scores, "a", "b", seed=5).bayesian_sign.samples)
-    assert not np.array_equal(alias.bayesian_sign.samples, first.bayesian_sign.samples)
-    with pytest.raises(ValueError, match="same setting"):
-        bc.baselines(scores, "a", "b", seed=1, random_state=2)
+    assert not np.array_equal(other.bayesian_sign.samples, first.bayesian_sign.samples)
     data = json.loads(json.dumps(first.to_dict()))
     assert data["tests"]["wilcoxon"]["p_value"] == first.wilcoxon.p_value
     assert data["tests"]["bayesian_signed_rank"]["verdict"]["probabilities"] == dict(
@@ -93,7 +91,7 @@ def test_all_pairs_verdicts_and_dict():
     scores = bc.from_arrays({name: [rng.normal(0.8 + shift, 0.02, 100)]
                              for name, shift in (("x", 0.0), ("y", 0.0), ("z", -0.03))},
                             n_folds=10)
-    result = bc.compare_all(scores, 0.01, seed=1, random_state=None)
+    result = bc.compare_all(scores, 0.01, seed=1)
     rows = result.table
     assert result.verdicts() == [verdict(r[["dataset_p_left", "dataset_p_rope", "dataset_p_right"]], r["first"],
                                          r["second"], scope=f"{r['first']} vs {r['second']}",
@@ -107,3 +105,15 @@ def test_all_pairs_verdicts_and_dict():
     assert [p["dataset"]["probabilities"]["equivalent"] for p in data["pairs"]] == \
         rows.dataset_p_rope.tolist()
     assert data["pairs"][1]["dataset"]["probabilities"]["x better"] == rows.dataset_p_right[1]
+
+
+def test_all_pairs_verdicts_take_their_threshold():
+    rng = np.random.default_rng(1)
+    scores = bc.from_arrays({name: [rng.normal(0.8 + shift, 0.02, 100)]
+                             for name, shift in (("x", 0.0), ("z", -0.008))}, n_folds=10)
+    result = bc.compare_all(scores, 0.01, seed=1)
+    p = result.table.loc[0, ["dataset_p_left", "dataset_p_rope", "dataset_p_right"]].to_numpy(float)
+    for threshold in (0.6, 0.95):
+        assert result.verdicts(threshold) == [verdict(p, "x", "z", threshold=threshold,
+                                                      scope="x vs z", rope=result.rope)]
+    assert result.verdicts() == result.verdicts(0.95)

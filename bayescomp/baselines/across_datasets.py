@@ -37,8 +37,7 @@ from scipy import stats
 from bayescomp.baselines.bayesian_tests import bayesian_sign_test, bayesian_signed_rank_test
 from bayescomp.baselines.classical_result import ClassicalTestResult
 from bayescomp.baselines.common import (BaselinesResult, BayesianTestResult,  # noqa: F401 (public here)
-                                         _check_choice, _check_differences, _warning_notes,
-                                         resolve_seed)
+                                         _check_choice, _check_differences, _warning_notes)
 from bayescomp.rope import Rope
 
 if TYPE_CHECKING:
@@ -219,7 +218,7 @@ def paired_ttest(differences: ArrayLike, *, first: str = "first",
 def baselines(scores: Scores, first: str, second: str, *, rope: RopeLike = 0.01,
               prior_strength: float = 0.5, prior_location: float = 0.0, n_samples: int = 50_000,
               seed: SeedLike = 0, method: str = "auto", zero_method: str = "wilcox",
-              sign_zeros: str = "drop", random_state: SeedLike = None) -> BaselinesResult:
+              sign_zeros: str = "drop") -> BaselinesResult:
     """Run the five baselines on the per-dataset mean differences ``first - second``.
 
     Parameters
@@ -239,8 +238,6 @@ def baselines(scores: Scores, first: str, second: str, *, rope: RopeLike = 0.01,
         and then the Bayesian signed-rank test. The default 0 makes repeated calls give
         the same numbers (Monte Carlo error about 0.002 with 50,000 samples); None draws
         fresh entropy. :func:`bayescomp.hierarchical` passes its own seed.
-    random_state : optional
-        scikit-learn's name for ``seed``, accepted as an alias.
     method, zero_method : str
         Passed to :func:`wilcoxon_test`.
     sign_zeros : {"drop", "split"}
@@ -253,7 +250,7 @@ def baselines(scores: Scores, first: str, second: str, *, rope: RopeLike = 0.01,
     """
     differences = _check_differences(scores.mean_differences(first, second))
     rope = Rope.coerce(rope)
-    rng = np.random.default_rng(resolve_seed(seed, random_state))
+    rng = np.random.default_rng(seed)
     names = dict(first=first, second=second)
     bayes = dict(prior_strength=prior_strength, prior_location=prior_location,
                  n_samples=n_samples, **names)

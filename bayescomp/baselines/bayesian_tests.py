@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 
 from bayescomp.rope import Rope, most_probable_shares
 from bayescomp.baselines.common import (BayesianTestResult, _check_differences,
-                                         _check_prior, _check_positive_int, resolve_seed)
+                                         _check_prior, _check_positive_int)
 
 if TYPE_CHECKING:
     from bayescomp.annotations import ArrayLike, RopeLike, SeedLike
@@ -30,8 +30,8 @@ def _bayesian_result(name, first, second, rope, samples, strength, location, n):
 
 def bayesian_sign_test(differences: ArrayLike, rope: RopeLike = 0.01, *, first: str = "first",
                        second: str = "second", prior_strength: float = 0.5,
-                       prior_location: float = 0.0, n_samples: int = 50_000, seed: SeedLike = 0,
-                       random_state: SeedLike = None) -> BayesianTestResult:
+                       prior_location: float = 0.0, n_samples: int = 50_000,
+                       seed: SeedLike = 0) -> BayesianTestResult:
     """Bayesian sign test (Benavoli et al. 2014, 2017) of the per-dataset differences.
 
     With a Dirichlet-process prior of strength ``s`` centred on a pseudo-observation at
@@ -60,8 +60,6 @@ def bayesian_sign_test(differences: ArrayLike, rope: RopeLike = 0.01, *, first: 
     seed : None, int, numpy.random.SeedSequence or numpy.random.Generator
         Passed to ``numpy.random.default_rng``; the default 0 makes repeated calls agree
         (None draws fresh entropy).
-    random_state : optional
-        scikit-learn's name for ``seed``, accepted as an alias.
 
     Returns
     -------
@@ -82,7 +80,7 @@ def bayesian_sign_test(differences: ArrayLike, rope: RopeLike = 0.01, *, first: 
     n_samples = _check_positive_int(n_samples, "n_samples")
     counts = np.rint(rope.shares(d) * d.size)
     alpha = counts + strength * rope.shares([location])
-    rng = np.random.default_rng(resolve_seed(seed, random_state))
+    rng = np.random.default_rng(seed)
     positive = alpha > 0
     samples = np.zeros((n_samples, 3))
     if positive.sum() == 1:
@@ -117,8 +115,7 @@ def bayesian_signed_rank_test(differences: ArrayLike, rope: RopeLike = 0.01, *,
                               first: str = "first", second: str = "second",
                               prior_strength: float = 0.5, prior_location: float = 0.0,
                               n_samples: int = 50_000, seed: SeedLike = 0,
-                              chunk_size: int | None = None,
-                              random_state: SeedLike = None) -> BayesianTestResult:
+                              chunk_size: int | None = None) -> BayesianTestResult:
     """Bayesian signed-rank test (Benavoli et al. 2014, 2017) of the per-dataset differences.
 
     The Dirichlet-process posterior puts random weights ``w ~ Dirichlet(s, 1, ..., 1)`` on
@@ -158,8 +155,6 @@ def bayesian_signed_rank_test(differences: ArrayLike, rope: RopeLike = 0.01, *,
         gives the same draws as a single call, so results depend neither on
         ``chunk_size`` nor on the order of the datasets. The default 0 makes repeated
         calls agree (None draws fresh entropy).
-    random_state : optional
-        scikit-learn's name for ``seed``, accepted as an alias.
     chunk_size : int, optional
         Samples processed at a time, to bound memory; by default blocks of about 131,000
         weights (1 MB), which stay in the processor's cache.
@@ -205,7 +200,7 @@ def bayesian_signed_rank_test(differences: ArrayLike, rope: RopeLike = 0.01, *,
     with_left = int(np.count_nonzero(n_left))
     without_right = m - int(np.count_nonzero(n_right))
     left_end, right_start = n_left[:with_left], m - n_right[without_right:]
-    rng = np.random.default_rng(resolve_seed(seed, random_state))
+    rng = np.random.default_rng(seed)
     samples = np.empty((n_samples, 3))
     # Points along the rows and samples along the columns: the cumulative sums are then m
     # vectorised additions of whole rows instead of a serial scan of every sample.

@@ -206,19 +206,6 @@ def _check_prior(prior_strength, prior_location):
     return strength, location
 
 
-def resolve_seed(seed, random_state, default=0):
-    """``seed``, or ``random_state`` (scikit-learn's name for it) when only that is given.
-
-    Both given and different is an error: one of them would be silently ignored.
-    """
-    if random_state is None:
-        return seed
-    if seed is not None and seed is not default and seed is not random_state:
-        raise ValueError(f"seed={seed!r} and random_state={random_state!r} are the same "
-                         "setting; give one of them")
-    return random_state
-
-
 def _check_positive_int(value, what) -> int:
     try:
         valid = not isinstance(value, bool) and int(value) == value and value >= 1

@@ -316,7 +316,3 @@ def friedman_test(scores: Scores, *, algorithms: Sequence[str] | None = None,
         k - 1, float(f_id), p_id, df_id, alpha, q, cd,
         tuple(tuple(names[i] for i in g) for g in _groups(average_ranks, cd)), pairwise,
         text, tuple(dict.fromkeys(notes)))
-
-
-# the figure lives with the other figures; kept here under its earlier name
-from bayescomp.presentation.plots.critical_difference import plot_critical_difference  # noqa: E402,F401

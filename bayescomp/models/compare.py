@@ -58,7 +58,6 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pandas as pd
 
-from bayescomp.baselines.across_datasets import resolve_seed
 from bayescomp.baselines.multiple_testing import CORRECTIONS, adjust_p_values
 from bayescomp.models.correlated import correlated_ttest
 from bayescomp.data.scores import Scores
@@ -253,25 +252,31 @@ class AllPairsResult(Reportable):
         return len(next(iter(self.results.values())).datasets) \
             if self.method == "hierarchical" else 1
 
-    def _pair_verdicts(self, row) -> list[str]:
-        """The verdicts of one row: population and next dataset, or the one dataset."""
+    def _pair_verdicts(self, row, threshold: float) -> list[str]:
+        """The verdicts of one row at ``threshold``: population and next dataset, or the one
+        dataset."""
         first, second, reliable = row["first"], row["second"], bool(row["reliable"])
         pair = f"{first} vs {second}"
         if not reliable:  # one sentence: neither scope has a verdict
             return [verdict([np.nan] * 3, first, second, scope=pair, reliable=False)]
+        result = self.results[(first, second)]
         # where the chains sit in several modes, the decision is theirs (the probabilities
         # mix the modes by estimated weights)
         return [verdict([row[f"{scope}_p_left"], row[f"{scope}_p_rope"], row[f"{scope}_p_right"]],
-                        first, second, threshold=self.threshold,
+                        first, second, threshold=threshold,
                         scope=f"{pair}, {SCOPE_NAMES[scope]}" if len(self.scopes) > 1 else pair,
-                        rope=self.rope, decision=row[f"{scope}_decision"] if row["modes"] else None)
+                        rope=self.rope,
+                        decision=getattr(result, scope).decision(threshold) if row["modes"]
+                        else None)
                 for scope in self.scopes]
 
     def verdicts(self, threshold: float | None = None) -> list[str]:
-        """One sentence per pair and scope (:func:`bayescomp.presentation.verdicts.verdict`) at the
-        result's threshold: population (delta0) and next dataset for the hierarchical model."""
+        """One sentence per pair and scope (:func:`bayescomp.presentation.verdicts.verdict`) at
+        ``threshold`` (default the result's, 0.95): population (delta0) and next dataset for
+        the hierarchical model, the dataset for the correlated t-test."""
+        threshold = self.threshold if threshold is None else threshold
         return [sentence for _, row in self.table.iterrows()
-                for sentence in self._pair_verdicts(row)]
+                for sentence in self._pair_verdicts(row, threshold)]
 
     def display_table(self) -> pd.DataFrame:
         """The table as the summary and the reports show it: per pair and scope, the
@@ -380,8 +385,7 @@ class AllPairsResult(Reportable):
 def compare_all(scores: Scores, rope: RopeLike = 0.01, *, method: str = "auto",
                 n_jobs: int | None = None, seed: int | None = None,
                 correction: str | None = "holm", show_progress: bool = False,
-                random_state: int | None = None,
-                progress: bool | None = None, **fit_options) -> AllPairsResult:
+                **fit_options) -> AllPairsResult:
     """Compare every pair of algorithms, in parallel through joblib.
 
     Parameters
@@ -408,10 +412,6 @@ def compare_all(scores: Scores, rope: RopeLike = 0.01, *, method: str = "auto",
     show_progress : bool
         Print "fit k/N: first vs second" to stderr as fits complete (the same flag as
         :func:`bayescomp.hierarchical`'s).
-    random_state : optional
-        scikit-learn's name for ``seed``, accepted as an alias.
-    progress : bool, optional
-        Former name of ``show_progress``, still accepted.
     **fit_options
         Passed to :func:`bayescomp.hierarchical` (``chains``, ``iter_warmup``,
         ``iter_sampling``, ``prior``, ``backend``, ``adapt_delta``, ...); ignored by the
@@ -442,9 +442,6 @@ def compare_all(scores: Scores, rope: RopeLike = 0.01, *, method: str = "auto",
                          f"{len(scores)}; use method='hierarchical' or scores.subset([name])")
     if method == "hierarchical" and len(scores) < 2:
         raise ValueError("the hierarchical model needs at least 2 datasets; use method='correlated'")
-    if progress is not None:
-        show_progress = show_progress or bool(progress)
-    seed = resolve_seed(seed, random_state, default=None)
     if seed is None:  # drawn once, as bayescomp.hierarchical draws it, and recorded
         seed = int(np.random.default_rng().integers(2 ** 31 - 1))
     if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)):

@@ -412,7 +412,3 @@ def correlated_quantiles(n_replications: int = 10_000, *, n_scores: int = 100,
                           for x, m in zip(differences, mu)])
     ks = stats.kstest(quantiles, "uniform")
     return dict(quantiles=quantiles, statistic=float(ks.statistic), p_value=float(ks.pvalue))
-
-
-# the figure lives with the other figures; kept here under its earlier name
-from bayescomp.presentation.plots.validation import plot_ranks  # noqa: E402,F401

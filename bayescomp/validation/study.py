@@ -342,7 +342,3 @@ def power_curve(delta0_values=(0.0, 0.0025, 0.005, 0.0075, 0.01, 0.0125, 0.015, 
     that :func:`run_study` also ran are the same runs.
     """
     return run_study(delta0_values, (n_datasets,), **options)
-
-
-# the figures live with the other figures; kept here under their earlier names
-from bayescomp.presentation.plots.validation import LABELS, plot_power, plot_rmse, plot_study  # noqa: E402,F401

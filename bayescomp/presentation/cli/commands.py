@@ -262,7 +262,7 @@ def run_all_pairs(args, console: Console) -> int:
             sys.stderr = PairProgress(console, step)
         try:
             result = compare_all(scores, rope=rope, seed=args.seed, n_jobs=args.n_jobs,
-                                 backend=backend, progress=console.progress,
+                                 backend=backend, show_progress=bool(console.progress),
                                  **_fit_options(args))
         finally:
             sys.stderr = stderr
