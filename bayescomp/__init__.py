@@ -31,7 +31,9 @@ from .data.sklearn_io import from_cross_validate, from_cv_results, rho_from_cv
 # matplotlib or scikit-learn, seconds of start-up that `bayescomp --help` or a correlated
 # t-test should not pay. Name -> module that defines it.
 _LAZY = {
-    **{name: ".models.compare" for name in ("AllPairsResult", "adjust_p_values", "compare_all")},
+    "compare_all": ".models.compare",
+    "adjust_p_values": ".baselines.multiple_testing",
+    "AllPairsResult": ".models.all_pairs_result",
     **{name: ".models.diagnostics" for name in ("Diagnostics", "diagnose")},
     **{name: ".models.hierarchical" for name in ("PRIORS", "HierarchicalPrior", "HierarchicalResult",
                                           "hierarchical")},

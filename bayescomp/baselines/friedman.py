@@ -51,8 +51,7 @@ from bayescomp.presentation.verdicts import equals, format_number
 if TYPE_CHECKING:
     from typing import Sequence
 
-__all__ = ["FriedmanResult", "friedman_test", "nemenyi_q", "critical_difference",
-           "plot_critical_difference"]
+__all__ = ["FriedmanResult", "friedman_test", "nemenyi_q", "critical_difference"]
 
 
 # --------------------------------------------------------------------------- helpers

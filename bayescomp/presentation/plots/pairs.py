@@ -9,7 +9,7 @@ from bayescomp.decisions import SCOPE_NAMES, SCOPES
 from bayescomp.presentation.plots.common import REGION_COLORS, clean_text, new_axes, finish
 
 if TYPE_CHECKING:
-    from bayescomp.models.compare import AllPairsResult
+    from bayescomp.models.all_pairs_result import AllPairsResult
     from matplotlib.axes import Axes
 
 
