@@ -200,12 +200,15 @@ transformed parameters {
       vector[3] updated = log_gamma_moments(0.5 * nu[1] + 0.5);
       vector[n_datasets] total = sigma0_sq + se2;
       vector[n_datasets] informed = sigma0_sq ./ total;            // w_i
+      // s_i and c_i of device 5, linear in w_i between the two evaluations; the log-ratio
+      // log((nu + w_i r_i^2) / (nu + w_i)) with r_i^2 = offset2_i / total_i
       vector[n_datasets] scale = fma(updated[2] - prior[2], informed, prior[2]);
       log_lambda = fma(scale, lambda_z, fma(updated[1] - prior[1], informed, prior[1])
                        - log(fma(informed, offset2 ./ total, nu[1]) ./ (nu[1] + informed)));
       // log(lambda_i) ~ log-Gamma(nu / 2, nu / 2), and the Jacobian of z_i -> log(lambda_i)
       log_lambda_density = n_datasets * prior[3] + sum(log(scale))
                            - 0.5 * nu[1] * (sum(expm1(log_lambda)) - sum(log_lambda));
+      // T_i = sigma_i^2 v_i + sigma0^2 / lambda_i, the second term as one exp
       variance = fma(square(sigma), mean_share, exp(2 * log(sigma0) - log_lambda));
     } else {
       variance = fma(square(sigma), mean_share, sigma0_sq);
