@@ -1,42 +1,79 @@
-// Hierarchical model of Corani, Benavoli, Demsar, Mangili & Zaffalon (2017, Machine Learning
-// 106) for the differences of two algorithms on many datasets, with delta0 and every
-// delta_i integrated out.
-// stan/hierarchical_reference.stan is the same model written plainly; tests compare the two.
+// The hierarchical model of Corani, Benavoli, Demsar, Mangili & Zaffalon (2017), "Statistical
+// comparison of classifiers through Bayesian hierarchical modelling", Machine Learning 106,
+// 1817-1837, sampled with delta0 and every delta_i integrated out. The same model written
+// plainly is stan/hierarchical_reference.stan; tests/test_reference_program.py compares the
+// two, tests/test_likelihood.py this program's log density with scipy.
 //
-// Each dataset enters through its sufficient statistics: the mean m_i of its n_i differences
-// is N(delta_i, sigma_i^2 v_i), v_i = rho_i + (1 - rho_i) / n_i, and the sum of squared
-// deviations is sigma_i^2 (1 - rho_i) chi^2_(n_i - 1), independently. The Student-t
-// population delta_i ~ t(nu, delta0, sigma0) is written as the scale mixture
-// delta_i ~ N(delta0, sigma0^2 / lambda_i), lambda_i ~ Gamma(nu / 2, nu / 2), so delta_i
-// integrates out in closed form: m_i ~ N(delta0, sigma_i^2 v_i + sigma0^2 / lambda_i).
-// Given those variances, delta0 (uniform on (-B, B)) has a truncated normal posterior and
-// integrates out too; it is drawn in generated quantities. The caller draws delta_i
-// afterwards from its normal conditional, and alpha and beta given nu (their prior of nu
-// arrives integrated, as a table: bayescomp.nu_prior).
+// Model (dataset i = 1..q, its n_i cross-validation differences x_i, on the unit scale of
+// bayescomp.models.hierarchical_program.prepare):
+//   x_i          ~ MVN(1 delta_i, sigma_i^2 ((1 - rho_i) I + rho_i 11'))
+//   delta_i      ~ Student-t(nu, delta0, sigma0)        (d.o.f., location, scale)
+//   sigma_i      ~ U(floor_i, sigma_bar)                (the paper: U(0, sigma_bar); see 7)
+//   delta0       ~ U(-delta0_bound, delta0_bound)
+//   sigma0       ~ U(0, sigma0_bar)
+//   nu - 1       ~ Gamma(alpha, beta)                   (shape, rate)
+//   alpha        ~ U(alpha_lower, alpha_upper),  beta ~ U(beta_lower, beta_upper)
+// With population = 0 (the "gaussian" prior) delta_i ~ N(delta0, sigma0^2) and there is no nu.
 //
-// Why: with delta_i a parameter, a collection where sigma0's posterior reaches from 0 to
-// past some datasets' standard errors (near-identical algorithms; identical or constant
-// scores) puts those delta_i in a funnel whether they are centred or not; the sampler
-// diverged or stalled on 14 of 37 benchmark collections. With delta0 a parameter, its
-// spread shrinks with sigma0 until datasets with identical scores pin it (a funnel seen on
-// 6 datasets, 2 identical: 142 divergences at small sigma0). Here nothing scales with sigma0.
-// The sampler moves log(lambda_i) as a z-score: centred and scaled by the mean and standard
-// deviation of an approximation to its conditional posterior (below), so that the z-scores
-// keep their meaning whatever nu and sigma0 are. Standardised by the prior given nu instead
-// (the raw log(lambda_i) forms a funnel with nu), the z-scores of outlying datasets had to
-// move with nu and sigma0: on the package's example naive_bayes - logistic, whose posterior
-// holds both a heavy-tailed population with 4 outliers (nu near 1) and a wide normal one
-// (nu 20-60), the chains crossed between the two rarely (bulk ESS 163-330 of nu and sigma0
-// in 4 x 1000 draws on seeds 1-8; 444-662 with this centring). The update is weighted by how
-// far each dataset informs lambda_i: fully updated, it pulled the z-scores of datasets whose
-// standard error swamps sigma0 (1,000 near-identical pairs: nu's bulk ESS 236; 483 standardised
-// by the prior; 675 weighted).
-// With population = 0 (the "gaussian" prior) lambda_i = 1 and there is no nu.
+// Sampled: sigma0, sigma_i, log(nu - 1) and z_i = lambda_z[i] (below). Drawn afterwards from
+// their exact conditionals: delta0 here (generated quantities); delta_i, alpha and beta by the
+// caller (hierarchical_program.draw_delta, nu_prior.draw_alpha_beta). The devices, each with
+// where it is exact and its error:
+// 1. Sufficient statistics. x_i enters through its mean m_i ~ N(delta_i, sigma_i^2 v_i),
+//    v_i = rho_i + (1 - rho_i) / n_i, and its sum of squared deviations ss_i ~ sigma_i^2
+//    (1 - rho_i) chi^2(n_i - 1), independent: the multivariate normal's density factorises
+//    so. Exact (constants dropped).
+// 2. Scale mixture. delta_i ~ t(nu, delta0, sigma0) is delta_i ~ N(delta0, sigma0^2 / lambda_i)
+//    with lambda_i ~ Gamma(nu / 2, rate nu / 2). Exact.
+// 3. delta_i integrated out: m_i ~ N(delta0, T_i), T_i = sigma_i^2 v_i + sigma0^2 / lambda_i.
+//    Exact (a normal convolution).
+// 4. delta0 integrated out: given the T_i its posterior is N(centre, 1 / sum 1/T_i) truncated
+//    to the bound, and the integral over delta0 is closed form (delta0_marginal). Exact; its
+//    sum of squares is taken as two dot products, which round to about 1e-16 sum o_i^2 / T_i.
+//    (Why 3 and 4: as parameters, delta_i and delta0 formed funnels with sigma0 on
+//    near-identical and identical collections; benchmarks/results/stan_program.md.)
+// 5. z-score coordinates. log(lambda_i) = c_i + s_i z_i, centred and scaled by an
+//    approximation to its conditional posterior: lambda_i's Gamma(nu / 2, nu / 2) prior
+//    updated by dataset i's squared deviation from the median mean (offset2_i) as by w_i
+//    observations, w_i = sigma0^2 / (sigma0^2 + se_i^2) the share of that deviation's
+//    variance that comes from the population (se_i the standard error of m_i, its fold
+//    variance held at least at the floor): Gamma(a, (nu + w_i r_i^2) / 2), a = (nu + w_i) / 2,
+//    r_i^2 = offset2_i / (sigma0^2 + se_i^2). Its log has mean digamma(a) - log(a) -
+//    log((nu + w_i r_i^2) / (nu + w_i)) and sd sqrt(trigamma(a)); the terms in a are linear
+//    in w_i between a = nu / 2 and (nu + 1) / 2, two evaluations in all. Exact whatever c_i
+//    and s_i are: they only change coordinates, and the log density adds log(s_i), the
+//    Jacobian. (Why: standardised by the prior, the z-scores of outlying datasets had to move
+//    with nu and sigma0, and chains crossed rarely between a heavy-tailed and a wide normal
+//    population; benchmarks/results/stan_program.md keeps the history.)
+// 6. Stirling's series for a > 10 in log_gamma_moments (the direct forms cancel terms of size
+//    a log(a): at nu = 1e25, reached in a warm-up, into noise of 1e10). Only the constant
+//    a log(a) - a - lgamma(a) of log(lambda_i)'s density enters the log density (the other
+//    two moments are coordinates, 5); its series stops before 1/(1680 a^7), which bounds the
+//    error (the series alternates): at most 5.96e-11 per dataset at a = 10, falling as a^-7
+//    (so the log density steps by at most 5.96e-11 q at nu = 20, where the forms switch).
+//    The mean's series stops before 1/(240 a^8): at most 4.17e-11 (a coordinate).
+// 7. Floors. sigma_i >= floor_i = the scores' resolution / sqrt(12) > 0, a change of the
+//    paper's prior, not an approximation: with constant differences (ss_i = 0) the paper's
+//    posterior is improper (sigma_i -> 0). Given delta_i and the rest, the paper's posterior
+//    of sigma_i is S'_i / sigma_i^2 ~ chi^2(n_i - 1) restricted to sigma_i < sigma_bar, with
+//    S'_i = S_i + (m_i - delta_i)^2 / v_i >= S_i = ss_i / (1 - rho_i); its mass below the floor
+//    falls as S'_i grows, so it is at most P(chi^2(n_i - 1) > S_i / floor_i^2) /
+//    P(chi^2(n_i - 1) > S_i / sigma_bar^2), and the floored posterior differs from the
+//    paper's by at most the sum of these in total variation: below 1e-40 once S_i / floor_i^2
+//    exceeds 100 n_i.
+// 8. The prior of log(nu - 1) with alpha and beta integrated out (bayescomp.models.nu_prior:
+//    beta in closed form, alpha by Gauss-Legendre quadrature, agreeing with dblquad to 1e-9),
+//    tabulated every 0.05 from -40 with its derivative and interpolated by cubic Hermite
+//    polynomials (tabulated). Exact at the nodes; between them the largest error against
+//    nu_prior.log_density, on 20 points per cell, is 9.6e-7 where the prior is within e^-50 of
+//    its peak and 1.0e-5 anywhere on the table (in the far upper tail, log density below
+//    -570), for the paper's and baycomp's priors (tests/test_nu_prior.py). Beyond the table it is linear: below u = -40 (prior mass
+//    4e-12) its error grows to 0.03 at u = -50; above the end the log density is below -600.
+// 9. Rounding: exp(L) - 1 - L is taken as expm1(L) - L, which loses about 1e-16 |L|,
+//    negligible even times nu / 2 = 1e20.
 functions {
   // mean and standard deviation of log(lambda), lambda ~ Gamma(a, a), and the constant
-  // a log(a) - a - lgamma(a) of its log density. Stirling's series where a is large: the
-  // direct forms cancel terms of size a log(a) (at nu = 1e25, reached in a warm-up, into
-  // noise of 1e10 that swamped nu's prior).
+  // a log(a) - a - lgamma(a) of its log density; Stirling's series where a > 10 (device 6)
   vector log_gamma_moments(real a) {
     if (a > 10) {
       real inv = 1 / a;
@@ -49,44 +86,25 @@ functions {
     return [digamma(a) - log(a), sqrt(trigamma(a)), a * log(a) - a - lgamma(a)]';
   }
 
-  // log(lambda_i) from its z-score, under an approximation to lambda_i's conditional
-  // posterior: the Gamma(nu / 2, nu / 2) prior updated by dataset i's deviation from the
-  // median mean (offset2_i, squared) as by w_i observations, w_i = sigma0^2 / (sigma0^2 +
-  // se_i^2) the share of the deviation's variance that comes from the population (0 when the
-  // standard error swamps sigma0 and the data say nothing of lambda_i; 1 when delta_i is
-  // known): Gamma(a, (nu + w_i r_i^2) / 2), a = (nu + w_i) / 2, r_i^2 = offset2_i / (sigma0^2 +
-  // se_i^2). Its log has mean digamma(a) - log(a) - log1p(w_i (r_i^2 - 1) / (nu + w_i)) and
-  // standard deviation sqrt(trigamma(a)); the terms in a are interpolated linearly in w_i
-  // between a = nu / 2 (``prior``) and (nu + 1) / 2 (``updated``), both log_gamma_moments,
-  // two evaluations in all rather than one per dataset. Any smooth centring and positive
-  // scale is exact: they only change coordinates (the model adds log(scale), the Jacobian).
-  vector informed_share(real sigma0, vector se2) {
-    return square(sigma0) ./ (square(sigma0) + se2);
-  }
-
-  vector mixing_scale(vector prior, vector updated, vector informed) {
-    return prior[2] + (updated[2] - prior[2]) * informed;
-  }
-
-  vector log_mixing(vector lambda_z, vector prior, vector updated, vector informed, real nu,
-                    real sigma0, vector offset2, vector se2, vector scale) {
-    return prior[1] + (updated[1] - prior[1]) * informed
-           - log1p(informed .* (offset2 ./ (square(sigma0) + se2) - 1) ./ (nu + informed))
-           + scale .* lambda_z;
-  }
-
-  // Given each mean's variance (as weights w_i = 1 / variance), delta0 ~ U(-bound, bound)
-  // has the posterior N(centre, 1 / sum(w)) truncated to the bound: [centre, sd, log of the
-  // integral of prod_i N(m_i | delta0, 1 / w_i) over delta0 in (-bound, bound), up to
-  // constants].
-  vector delta0_marginal(vector mean_diff, vector weight, real bound) {
+  // Given each mean's variance T_i, delta0 ~ U(-bound, bound) has the posterior
+  // N(centre, 1 / sum(1 / T)) truncated to the bound: [centre, sd, log of the integral of
+  // prod_i N(m_i | delta0, T_i) over delta0 in (-bound, bound), up to constants]. The means
+  // enter as deviations o_i = m_i - median and their squares, so that the weighted sum of
+  // squares sum (m_i - centre)^2 / T_i is two dot products, sum o_i^2 / T_i - precision
+  // (centre - median)^2, without a vector of residuals (cheaper by two operations per
+  // dataset); its rounding error is about 1e-16 sum o_i^2 / T_i, small beside the sum as
+  // long as the centre, a weighted mean of the means, is not far out among them.
+  vector delta0_marginal(real median, vector deviation, vector deviation2, vector variance,
+                         real bound) {
+    vector[num_elements(variance)] weight = inv(variance);
     real precision = sum(weight);
-    real centre = dot_product(weight, mean_diff) / precision;
+    real shift = dot_product(weight, deviation) / precision;   // centre - median
+    real centre = median + shift;
     real sd = inv_sqrt(precision);
     real inside = log_diff_exp(normal_lcdf(bound | centre, sd), normal_lcdf(-bound | centre, sd));
     return [centre, sd,
-            0.5 * (sum(log(weight)) - log(precision))
-            - 0.5 * dot_product(weight, square(mean_diff - centre)) + inside]';
+            -0.5 * (sum(log(variance)) + log(precision))
+            - 0.5 * (dot_product(weight, deviation2) - precision * square(shift)) + inside]';
   }
 
   // A function tabulated with its derivative on a uniform grid, by cubic Hermite interpolation;
@@ -118,18 +136,18 @@ functions {
   }
 }
 data {
-  int<lower=1> n_datasets;
-  array[n_datasets] int<lower=2> n_scores;
-  vector<lower=0, upper=1>[n_datasets] rho;
-  vector[n_datasets] mean_diff;
-  vector<lower=0>[n_datasets] ss;
+  int<lower=1> n_datasets;                  // q
+  array[n_datasets] int<lower=2> n_scores;  // n_i
+  vector<lower=0, upper=1>[n_datasets] rho; // rho_i, < 1
+  vector[n_datasets] mean_diff;             // m_i, the mean of x_i
+  vector<lower=0>[n_datasets] ss;           // ss_i, its sum of squared deviations
   real<lower=0> delta0_bound;               // delta0 ~ U(-bound, bound)
-  real<lower=0> sigma0_upper;               // sigma0 ~ U(0, upper)
-  vector<lower=0>[n_datasets] sigma_lower;  // > 0: keeps the posterior proper on constant data
-  real<lower=max(sigma_lower)> sigma_upper; // sigma_i ~ U(lower_i, upper)
+  real<lower=0> sigma0_upper;               // sigma0_bar
+  vector<lower=0>[n_datasets] sigma_lower;  // floor_i (device 7)
+  real<lower=max(sigma_lower)> sigma_upper; // sigma_bar
   int<lower=0, upper=1> population;         // 1: Student-t delta_i; 0: normal (no nu)
-  // the prior of log(nu - 1), tabulated by the caller (bayescomp.nu_prior) as log density
-  // and derivative on a grid
+  // the prior of log(nu - 1), tabulated by the caller (bayescomp.models.nu_prior) as log
+  // density and derivative on a grid (device 8)
   real nu_prior_start;
   real<lower=0> nu_prior_step;
   int<lower=2> nu_prior_size;
@@ -143,72 +161,81 @@ transformed data {
     }
   }
   vector[n_datasets] exponent = to_vector(n_scores) - 1;
-  vector[n_datasets] mean_share = rho + (1 - rho) ./ to_vector(n_scores);  // var(m_i) / sigma_i^2
-  vector[n_datasets] ss_contrasts = ss ./ (1 - rho);
+  vector[n_datasets] mean_share = rho + (1 - rho) ./ to_vector(n_scores);  // v_i
+  vector[n_datasets] ss_contrasts = ss ./ (1 - rho);                       // S_i
   int n_lambda = population ? n_datasets : 0;
-  // for log_mixing: squared deviations from the median mean, squared standard errors of the
-  // means (the fold variance held at least at the floor, as constant datasets need)
-  vector[n_datasets] offset2;
+  // the means' deviations from their median and the squares (for delta0_marginal and the
+  // centring, device 5), and the squared standard errors of the means (the fold variance
+  // held at least at the floor, as constant datasets need)
+  real median;
   {
     vector[n_datasets] sorted = sort_asc(mean_diff);
     int half = n_datasets %/% 2;
-    offset2 = square(mean_diff - (n_datasets % 2 == 1 ? sorted[half + 1]
-                                                      : 0.5 * (sorted[half] + sorted[half + 1])));
+    median = n_datasets % 2 == 1 ? sorted[half + 1] : 0.5 * (sorted[half] + sorted[half + 1]);
   }
+  vector[n_datasets] deviation = mean_diff - median;
+  vector[n_datasets] offset2 = square(deviation);
   vector[n_datasets] se2 = fmax(ss ./ (exponent .* (1 - rho)), square(sigma_lower)) .* mean_share;
 }
 parameters {
   real<lower=0, upper=sigma0_upper> sigma0;
   vector<lower=sigma_lower, upper=sigma_upper>[n_datasets] sigma;
   array[population] real log_nu_minus_one;
-  vector[n_lambda] lambda_z;                // standardised log(lambda_i)
+  vector[n_lambda] lambda_z;                // z_i, the z-score of log(lambda_i) (device 5)
+}
+transformed parameters {
+  // Computed once per evaluation and written with every draw: the model block adds them to
+  // the log density, the generated quantities draw delta0 from them, and the caller draws
+  // delta_i given log_lambda.
+  array[population] real nu;
+  vector[n_lambda] log_lambda;              // log(lambda_i)
+  real log_lambda_density = 0;              // log density of the z_i (devices 2, 5, 6, 9)
+  vector[3] delta0_given;                   // delta0_marginal: [centre, sd, log integral]
+  {
+    real sigma0_sq = square(sigma0);
+    vector[n_datasets] variance;            // T_i (device 3)
+    if (population) {
+      nu[1] = 1 + exp(log_nu_minus_one[1]);
+      vector[3] prior = log_gamma_moments(0.5 * nu[1]);
+      vector[3] updated = log_gamma_moments(0.5 * nu[1] + 0.5);
+      vector[n_datasets] total = sigma0_sq + se2;
+      vector[n_datasets] informed = sigma0_sq ./ total;            // w_i
+      // s_i and c_i of device 5, linear in w_i between the two evaluations; the log-ratio
+      // log((nu + w_i r_i^2) / (nu + w_i)) with r_i^2 = offset2_i / total_i
+      vector[n_datasets] scale = fma(updated[2] - prior[2], informed, prior[2]);
+      log_lambda = fma(scale, lambda_z, fma(updated[1] - prior[1], informed, prior[1])
+                       - log(fma(informed, offset2 ./ total, nu[1]) ./ (nu[1] + informed)));
+      // log(lambda_i) ~ log-Gamma(nu / 2, nu / 2), and the Jacobian of z_i -> log(lambda_i)
+      log_lambda_density = n_datasets * prior[3] + sum(log(scale))
+                           - 0.5 * nu[1] * (sum(expm1(log_lambda)) - sum(log_lambda));
+      // T_i = sigma_i^2 v_i + sigma0^2 / lambda_i, the second term as one exp
+      variance = fma(square(sigma), mean_share, exp(2 * log(sigma0) - log_lambda));
+    } else {
+      variance = fma(square(sigma), mean_share, sigma0_sq);
+    }
+    delta0_given = delta0_marginal(median, deviation, offset2, variance, delta0_bound);
+  }
 }
 model {
-  vector[n_datasets] population_variance = rep_vector(square(sigma0), n_datasets);
+  // uniform priors of sigma0 and sigma_i: constants (their bounds are the parameters')
   if (population) {
-    real nu = 1 + exp(log_nu_minus_one[1]);
-    real half_nu = 0.5 * nu;
-    vector[3] moments = log_gamma_moments(half_nu);
-    vector[3] updated = log_gamma_moments(half_nu + 0.5);
-    vector[n_datasets] informed = informed_share(sigma0, se2);
-    vector[n_datasets] scale = mixing_scale(moments, updated, informed);
-    vector[n_datasets] log_lambda = log_mixing(lambda_z, moments, updated, informed, nu, sigma0,
-                                               offset2, se2, scale);
     target += tabulated(log_nu_minus_one[1], nu_prior_start, nu_prior_step,
-                        nu_prior_log_density, nu_prior_slope);
-    // log(lambda_i) ~ log-Gamma(nu / 2, nu / 2) with the Jacobian of lambda_z -> log(lambda_i);
-    // exp(L) - 1 - L loses about 1e-16 |L| to rounding, negligible even times nu / 2 = 1e20
-    target += n_datasets * moments[3] + sum(log(scale))
-              - half_nu * sum(expm1(log_lambda) - log_lambda);
-    population_variance = population_variance .* exp(-log_lambda);
+                        nu_prior_log_density, nu_prior_slope);   // log(nu - 1), device 8
+    target += log_lambda_density;                                // z_i given nu
   }
-  vector[n_datasets] variance = square(sigma);
-  // sum of squared deviations: sigma_i^2 (1 - rho_i) chi^2(n_i - 1), constants dropped
-  target += -dot_product(exponent, log(sigma)) - 0.5 * sum(ss_contrasts ./ variance);
-  target += delta0_marginal(mean_diff, inv(variance .* mean_share + population_variance),
-                            delta0_bound)[3];
+  // ss_i: sigma_i^2 (1 - rho_i) chi^2(n_i - 1), constants dropped (device 1)
+  target += -dot_product(exponent, log(sigma))
+            - 0.5 * dot_product(ss_contrasts, inv_square(sigma));
+  // m_i with delta_i and delta0 integrated out (devices 3, 4)
+  target += delta0_given[3];
 }
 generated quantities {
-  array[population] real nu;
-  vector[n_lambda] log_lambda;              // for the caller's draws of delta_i
+  // delta0 from its truncated normal posterior (device 4), by the inverse distribution function
   real delta0;
   {
-    vector[n_datasets] population_variance = rep_vector(square(sigma0), n_datasets);
-    for (k in 1:population) {
-      nu[k] = 1 + exp(log_nu_minus_one[k]);
-      vector[3] prior = log_gamma_moments(0.5 * nu[k]);
-      vector[3] updated = log_gamma_moments(0.5 * (nu[k] + 1));
-      vector[n_datasets] informed = informed_share(sigma0, se2);
-      log_lambda = log_mixing(lambda_z, prior, updated, informed, nu[k], sigma0, offset2, se2,
-                              mixing_scale(prior, updated, informed));
-      population_variance = population_variance .* exp(-log_lambda);
-    }
-    vector[3] posterior = delta0_marginal(mean_diff, inv(square(sigma) .* mean_share
-                                                         + population_variance), delta0_bound);
-    // the truncated normal by its inverse distribution function
-    real low = Phi((-delta0_bound - posterior[1]) / posterior[2]);
-    real high = Phi((delta0_bound - posterior[1]) / posterior[2]);
-    delta0 = posterior[1] + posterior[2] * inv_Phi(uniform_rng(low, high));
+    real low = Phi((-delta0_bound - delta0_given[1]) / delta0_given[2]);
+    real high = Phi((delta0_bound - delta0_given[1]) / delta0_given[2]);
+    delta0 = delta0_given[1] + delta0_given[2] * inv_Phi(uniform_rng(low, high));
   }
   // the mean difference on a new dataset drawn from the same population
   real delta_next;

@@ -114,6 +114,82 @@ def test_stan_log_density_equals_scipy(pystan_backend, population):
         assert stan_lp[k] - stan_lp[0] == pytest.approx(expected[k] - expected[0], abs=tolerance)
 
 
+@pytest.mark.stan
+def test_program_approximations_have_the_errors_stated_in_its_header(cmdstanpy_backend):
+    """The program's own functions, run by Stan, against their stated error bounds (devices 6
+    and 8 of stan/hierarchical.stan's header).
+
+    Stirling's series (a > 10): its error in the constant a log(a) - a - lgamma(a) is the first
+    term left out, -1/(1680 a^7), to within the next, 1/(1188 a^9) (the series alternates), so
+    at most 5.96e-11 per dataset; in the mean digamma(a) - log(a) it is 1/(240 a^8) to within
+    1/(132 a^10). The direct forms Stan compares with (lgamma, digamma) are exact to about
+    1e-14 for a below 16. The Hermite table: the program's interpolant equals scipy's
+    CubicHermiteSpline of the same table, so its largest error against the exact prior of
+    log(nu - 1) is the 9.6e-7 of tests/test_nu_prior.py. The errors are computed inside Stan:
+    CmdStan's output keeps 6 significant digits, which keep a small difference but not the
+    values it is the difference of."""
+    from scipy.interpolate import CubicHermiteSpline
+
+    _, code = sampling.program_code("hierarchical")
+    functions = code[code.index("functions {"):code.index("\ndata {")]
+    probe = functions + """
+data {
+  int n;
+  vector[n] a;
+  int m;
+  vector[m] u;
+  vector[m] exact;
+  real start;
+  real step;
+  int size;
+  vector[size] value;
+  vector[size] slope;
+}
+parameters {
+  real unused;   // the package's engines run NUTS, which needs a parameter
+}
+model {
+  unused ~ std_normal();
+}
+generated quantities {
+  vector[n] constant_error;
+  vector[n] mean_error;
+  vector[m] table_error;
+  for (i in 1:n) {
+    vector[3] moments = log_gamma_moments(a[i]);
+    constant_error[i] = moments[3] - (a[i] * log(a[i]) - a[i] - lgamma(a[i]));
+    mean_error[i] = moments[1] - (digamma(a[i]) - log(a[i]));
+  }
+  for (j in 1:m) {
+    table_error[j] = tabulated(u[j], start, step, value, slope) - exact[j];
+  }
+}
+"""
+    a = np.array([10.000001, 10.5, 11.0, 12.0, 13.5, 15.0])
+    table = nu_prior.stan_data((0.5, 5.0), (0.05, 0.15))
+    nodes = table["nu_prior_start"] + table["nu_prior_step"] * np.arange(table["nu_prior_size"])
+    # 20 points per cell over the bulk of the prior (u from -10 to 8)
+    u = np.linspace(-10, 8, 18 * 20 * 20 + 1)
+    exact = nu_prior.log_density(u, (0.5, 5.0), (0.05, 0.15))[0] \
+        - nu_prior.log_density(nodes, (0.5, 5.0), (0.05, 0.15))[0].max()
+    data = dict(n=len(a), a=a, m=len(u), u=u, exact=exact, start=table["nu_prior_start"],
+                step=table["nu_prior_step"], size=table["nu_prior_size"],
+                value=table["nu_prior_log_density"], slope=table["nu_prior_slope"])
+    draws = sampling.sample(probe, data, backend=cmdstanpy_backend, chains=2, iter_warmup=10,
+                            iter_sampling=1, seed=1).posterior
+    constant_error = draws["constant_error"].values[0, 0]
+    mean_error = draws["mean_error"].values[0, 0]
+    np.testing.assert_allclose(constant_error, -1 / (1680 * a ** 7),
+                               atol=1 / (1188 * 10 ** 9) + 2e-14)
+    assert np.abs(constant_error).max() <= 5.96e-11
+    np.testing.assert_allclose(mean_error, -1 / (240 * a ** 8), atol=1 / (132 * 10 ** 10) + 2e-14)
+    table_error = draws["table_error"].values[0, 0]
+    spline = CubicHermiteSpline(nodes, table["nu_prior_log_density"], table["nu_prior_slope"])
+    np.testing.assert_allclose(table_error, spline(u) - exact, rtol=1e-5, atol=1e-12)
+    # where the prior is within e^-50 of its peak (u = 8 is beyond: log density -135)
+    assert np.abs(table_error[exact > -50]).max() == pytest.approx(9.6e-7, rel=0.01)
+
+
 def test_delta_draws_follow_their_conditional():
     """draw_delta against the product of the normal prior N(delta0, sigma0^2 / lambda) and
     the mean's likelihood N(m | delta, sigma^2 v), integrated numerically."""

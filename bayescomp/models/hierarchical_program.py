@@ -191,7 +191,7 @@ def draw_delta(delta0, sigma0, sigma, log_lambda, data: dict, rng) -> np.ndarray
     mean m_i ~ N(delta_i, sigma_i^2 v_i): the conditional is normal with precision
     1 / (sigma_i^2 v_i) + lambda_i / sigma0^2. Everything on the unit scale of ``data``;
     ``delta0``, ``sigma0`` are (chain, draw), ``sigma`` and ``log_lambda`` (the program's
-    generated quantity) (chain, draw, dataset); ``log_lambda`` None for a normal population.
+    transformed parameter) (chain, draw, dataset); ``log_lambda`` None for a normal population.
     """
     unit = _unit(data)
     noise_precision = 1 / (sigma ** 2 * (unit["rho"] + (1 - unit["rho"]) / unit["n_scores"]))

@@ -1,0 +1,107 @@
+"""Cost of one leapfrog step of stan/hierarchical.stan against earlier versions of the program.
+
+Run from the repository root::
+
+    python benchmarks/bench_step_cost.py                      # working tree vs main, a5f7427
+    python benchmarks/bench_step_cost.py --seeds 3 --sizes 54 1000 --against main a5f7427
+
+Every program is sampled through ``bayescomp.sampling.sample`` (engine cmdstanpy, the
+package's settings: 4 chains x (1000 + 1000), adapt_delta 0.95, its initial values) on the
+same data, ``prepare`` of :func:`bayescomp.validation.simulate.benchmark_collection` (seed 1,
+sigma0 0.02), the programs interleaved seed by seed so that the load of a shared machine falls
+on all alike. The cost of a step is CmdStan's sampling seconds (summed over chains, warm-up
+excluded) over the leapfrog steps of the kept draws (``n_steps``). Also printed: the min bulk
+ESS of sigma0 and nu per sampling second, and the largest difference of the posterior means
+of sigma0 and nu from the first program's, in Monte Carlo standard errors (the programs
+sample one posterior).
+"""
+from __future__ import annotations
+
+import argparse
+import re
+import subprocess
+import warnings
+from pathlib import Path
+
+import arviz as az
+import numpy as np
+import pandas as pd
+import xarray as xr
+
+from bayescomp import sampling
+from bayescomp.models.hierarchical import PRIORS
+from bayescomp.models.hierarchical_program import initial_values, prepare
+from bayescomp.sampling import cmdstanpy_engine
+from bayescomp.validation.simulate import benchmark_collection
+
+ROOT = Path(__file__).resolve().parents[1]
+SETTINGS = dict(chains=4, iter_warmup=1000, iter_sampling=1000, adapt_delta=0.95)
+
+
+def program(revision: str) -> str:
+    """Stan code of stan/hierarchical.stan at a git revision, or in the working tree ("work")."""
+    if revision == "work":
+        return "hierarchical"
+    return subprocess.run(["git", "-C", str(ROOT), "show", f"{revision}:stan/hierarchical.stan"],
+                          check=True, capture_output=True, text=True).stdout
+
+
+def measure(code: str, data: dict, seed: int) -> dict:
+    idata = sampling.sample(code, data, backend="cmdstanpy", seed=seed,
+                            inits=initial_values(data, SETTINGS["chains"], seed), **SETTINGS)
+    seconds = float(np.sum(idata.attrs["stan_seconds"]))
+    steps = int(idata.sample_stats["n_steps"].values.sum())
+    # nu from log(nu - 1) (an array of size 1; the oldest programs report no nu)
+    log_nu = idata.posterior["log_nu_minus_one"]
+    posterior = xr.Dataset({"sigma0": idata.posterior["sigma0"],
+                            "nu": 1 + np.exp(log_nu.isel({log_nu.dims[-1]: 0}))})
+    ess = az.ess(posterior[["sigma0", "nu"]])
+    mcse = az.mcse(posterior[["sigma0", "nu"]])
+    return dict(seconds=seconds, steps=steps, ms_per_step=1e3 * seconds / steps,
+                ess_per_s=min(float(ess[v]) for v in ("sigma0", "nu")) / seconds,
+                divergences=int(idata.sample_stats["diverging"].values.sum()),
+                **{f"mean_{v}": float(posterior[v].mean()) for v in ("sigma0", "nu")},
+                **{f"mcse_{v}": float(mcse[v]) for v in ("sigma0", "nu")})
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--seeds", type=int, default=3)
+    parser.add_argument("--sizes", type=int, nargs="+", default=[54, 1000])
+    parser.add_argument("--against", nargs="+", default=["main", "a5f7427"],
+                        help="git revisions whose stan/hierarchical.stan is measured too")
+    args = parser.parse_args()
+    # CmdStan reports warm-up and sampling seconds; the engine records the total. A step's
+    # cost is read from the sampling seconds, so the engine is pointed at that line.
+    cmdstanpy_engine._TOTAL_TIME = re.compile(rb"([0-9.eE+-]+) seconds \(Sampling\)")
+    programs = {"work": program("work"), **{rev: program(rev) for rev in args.against}}
+    rows = []
+    for size in args.sizes:
+        scores = benchmark_collection(size, seed=1, sigma0=0.02).scores
+        data, _ = prepare(scores, "a", "b", PRIORS["paper"])
+        for seed in range(1, args.seeds + 1):
+            for name, code in programs.items():
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")
+                    row = measure(code, data, seed)
+                rows.append(dict(datasets=size, seed=seed, program=name, **row))
+                print(rows[-1], flush=True)
+    table = pd.DataFrame(rows)
+    print(table.to_string(index=False))
+    summary = table.groupby(["datasets", "program"]).agg(
+        ms_per_step_median=("ms_per_step", "median"), ms_per_step_min=("ms_per_step", "min"),
+        ms_per_step_max=("ms_per_step", "max"), ess_per_s_median=("ess_per_s", "median"),
+        divergences=("divergences", "sum"))
+    print(summary.to_string())
+    # the programs sample one posterior: their means differ by Monte Carlo error
+    for (size, seed), group in table.groupby(["datasets", "seed"]):
+        first = group.iloc[0]
+        for _, other in group.iloc[1:].iterrows():
+            z = max(abs(other[f"mean_{v}"] - first[f"mean_{v}"])
+                    / np.hypot(other[f"mcse_{v}"], first[f"mcse_{v}"]) for v in ("sigma0", "nu"))
+            print(f"{size} datasets, seed {seed}: {other['program']} vs {first['program']}: "
+                  f"largest |difference of means| / MCSE {z:.2f}")
+
+
+if __name__ == "__main__":
+    main()
