@@ -30,7 +30,6 @@
 # %%
 import warnings
 
-import numpy as np
 import pandas as pd
 import matplotlib.pyplot as plt
 

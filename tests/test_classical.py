@@ -15,9 +15,10 @@ from scipy import stats
 from bayescomp.baselines.across_datasets import paired_ttest
 from bayescomp.baselines.classical_result import ClassicalTestResult
 from bayescomp.baselines.friedman import (
-    FriedmanResult, critical_difference, friedman_test, nemenyi_q, plot_critical_difference,
+    FriedmanResult, critical_difference, friedman_test, nemenyi_q,
 )
 from bayescomp.baselines.multiple_testing import adjust_p_values
+from bayescomp.presentation.plots import plot_critical_difference
 from bayescomp.baselines.one_test_set import (
     cochran_q_test, correctness, looney_f_test, mcnemar_from_correct, mcnemar_table,
     mcnemar_test, two_proportion_test,

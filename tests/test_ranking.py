@@ -14,7 +14,6 @@
 """
 import json
 import re
-from itertools import permutations
 
 import numpy as np
 import pandas as pd

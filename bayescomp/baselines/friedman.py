@@ -10,7 +10,8 @@ score (rank 1 = best; ties share the average rank) and compared by their average
   the per-dataset mean differences (:func:`bayescomp.wilcoxon_test`) with Holm's
   step-down correction (:func:`~bayescomp.baselines.multiple_testing.adjust_p_values`),
   as advised by Benavoli, Corani & Mangili (2016);
-* :func:`plot_critical_difference` draws Demšar's critical-difference diagram.
+* :func:`bayescomp.presentation.plots.plot_critical_difference` draws Demšar's
+  critical-difference diagram from its result.
 
 References
 ----------

@@ -70,7 +70,7 @@ from bayescomp.models.hierarchical_program import draw_delta, initial_values
 from bayescomp.validation.simulate import compound_symmetric
 
 __all__ = ["FixedPrior", "SBCResult", "sbc_hierarchical", "sbc_correlated",
-           "correlated_quantiles", "plot_ranks", "rank_uniformity"]
+           "correlated_quantiles", "rank_uniformity"]
 
 
 @dataclass(frozen=True)

@@ -67,8 +67,7 @@ from bayescomp.baselines.across_datasets import wilcoxon_test
 from bayescomp.exceptions import ConstantDifferencesWarning, SamplingWarning
 from bayescomp.models.hierarchical import hierarchical
 
-__all__ = ["StudyResult", "run_study", "power_curve", "combine", "plot_study", "plot_power", "plot_rmse",
-           "PROCESSES"]
+__all__ = ["StudyResult", "run_study", "power_curve", "combine", "PROCESSES"]
 
 PROCESSES = ("normal", "cauchy", "mixture", "naive_bayes")
 #: decisions counted in the aggregated table: column of the per-run table -> name

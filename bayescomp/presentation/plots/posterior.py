@@ -6,7 +6,7 @@ from scipy import stats
 from typing import TYPE_CHECKING
 
 from bayescomp.rope import PointMass, Rope, region_labels
-from bayescomp.presentation.plots.common import REGION_COLORS, clean_text, difference_label, new_axes, padded, shade_rope, \
+from bayescomp.presentation.plots.common import REGION_COLORS, difference_label, new_axes, padded, shade_rope, \
     finish
 
 if TYPE_CHECKING:

@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING
 
 from bayescomp.decisions import decide
 from bayescomp.rope import most_probable_shares
-from bayescomp.presentation.plots.common import REGION_COLORS, clean_text, new_axes, finish
+from bayescomp.presentation.plots.common import REGION_COLORS, new_axes, finish
 
 if TYPE_CHECKING:
     from typing import Sequence
