@@ -72,14 +72,15 @@ def main(argv=None) -> pd.DataFrame:
     parser.add_argument("--seeds", type=int, default=8, help="fitting seeds 1..N per collection")
     parser.add_argument("--reference", type=int, default=0,
                         help="also sample the plain reference program on the first K seeds")
-    parser.add_argument("--only", help="collections whose name contains this")
+    parser.add_argument("--only", help="collections whose label (name and size, e.g. "
+                        "'ident25 10x10 x100') contains this")
     parser.add_argument("--out", default=str(RESULTS / "near_identical.md"))
     args = parser.parse_args(argv)
     warm = benchmark_collection(5, seed=0, sigma0=0.02)
     timed(warm.scores, 0)   # compile (or load) before anything is timed
     rows = []
     for index, (name, size, options) in enumerate(FAMILY, start=1):
-        if args.only and args.only not in name:
+        if args.only and args.only not in f"{name} x{size}":
             continue
         options = dict(options)
         near = near_identical_collection(size, seed=options.pop("seed", index), **options)
