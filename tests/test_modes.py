@@ -91,8 +91,13 @@ def test_chains_that_cross_decide_only_when_each_decides_the_same_with_a_margin(
     # every chain undecided, far from the threshold: undecided stands
     undecided = mode([0.3, 0.4, 0.3], [0.3, 0.4, 0.3], mcse=0.01)
     assert settled_decisions((undecided, mode([0.2, 0.5, 0.3], [0.2, 0.5, 0.3])), False, 0.95)
-    # too few effective draws of delta0 in a chain
-    assert not settled_decisions((equivalent, mode([0, 1, 0], [0, 1, 0], ess=50)), False, 0.95)
+    # too few effective draws of delta0 in the chains (100 per chain, each counted in its chain)
+    short = mode([0, 1, 0], [0, 1, 0], ess=50)
+    assert not settled_decisions((short, short), False, 0.95, groups=2)
+    # one chain with few effective draws beside three that have them: it may cross between
+    # modes where the chains form groups, but in a single group it is a short fit
+    assert settled_decisions((equivalent, equivalent, equivalent, short), False, 0.95, groups=2)
+    assert not settled_decisions((equivalent, equivalent, equivalent, short), False, 0.95)
     # separate modes that each pass their diagnostics settle even when they disagree
     assert settled_decisions((equivalent, mode([1, 0, 0], [1, 0, 0])), True, 0.95)
 

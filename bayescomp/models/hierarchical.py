@@ -266,10 +266,10 @@ def hierarchical(scores: Scores, first: str, second: str, *, rope: RopeLike = 0.
         if not diagnostics.ok and not struggles(diagnostics):
             # chains in separate modes, or moving slowly between them: more draws rarely
             # make them agree, but their decisions may
-            modes, separate = find_modes(idata, unconstrained(fit, data),
+            modes, separate, groups = find_modes(idata, unconstrained(fit, data),
                                          _next_masses(idata, data["population"], rope), rope,
                                          var_names=var_names, max_treedepth=max_treedepth)
-        settled = bool(modes) and settled_decisions(modes, separate, THRESHOLD)
+        settled = bool(modes) and settled_decisions(modes, separate, THRESHOLD, groups)
         attempts.append(dict(
             attempt=len(attempts) + 1,
             continued=run["continued"], adapt_delta=run["adapt_delta"],

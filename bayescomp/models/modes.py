@@ -209,13 +209,14 @@ def _mode(idata, chains: tuple, weight: float, locators: dict, region_draws, nex
 
 
 def find_modes(idata, unconstrained: np.ndarray, next_masses: np.ndarray, rope, *,
-               var_names, max_treedepth: int) -> tuple[tuple, bool]:
-    """The modes the chains of ``idata`` sit in, and whether they are separate.
+               var_names, max_treedepth: int) -> tuple[tuple, bool, int]:
+    """The modes the chains of ``idata`` sit in, whether they are separate, and how many
+    groups the chains form (:func:`cluster_chains`).
 
     Chains are clustered (:func:`cluster_chains`). When there are several clusters and each
     passes the diagnostics on its own chains, they are separate modes, weighed by
     :func:`mode_weights`. Otherwise (chains that move between modes, slowly) every chain is
-    a part of its own, unweighed: ``(modes, False)``.
+    a part of its own, unweighed: ``(modes, False, groups)``.
 
     Parameters
     ----------
@@ -243,12 +244,12 @@ def find_modes(idata, unconstrained: np.ndarray, next_masses: np.ndarray, rope, 
         modes = tuple(_mode(idata, group, weight, locators, regions, masses, **options)
                       for group, weight in zip(groups, weights))
         if all(m.ok for m in modes):
-            return modes, True
+            return modes, True, len(groups)
     return tuple(_mode(idata, (chain,), np.nan, locators, regions, masses, **options)
-                 for chain in range(n_chains)), False
+                 for chain in range(n_chains)), False, len(groups)
 
 
-def settled_decisions(modes: tuple, separate: bool, threshold: float) -> bool:
+def settled_decisions(modes: tuple, separate: bool, threshold: float, groups: int = 1) -> bool:
     """Whether a fit whose chains do not mix can still decide.
 
     Separate modes that each pass their diagnostics always can (where they disagree, the
@@ -256,12 +257,17 @@ def settled_decisions(modes: tuple, separate: bool, threshold: float) -> bool:
     makes the same decision on delta0 and on the next dataset with a margin of two Monte
     Carlo standard errors: each chain's draws come from a mixture of the modes, and when
     every such mixture reaches the threshold for one region (or none does), so does the
-    posterior. Each chain must hold 100 effective draws of delta0 (bulk and tail) for that:
-    a fit too short to have found its way does not decide by agreeing.
+    posterior. A fit too short to have found its way must not decide by agreeing, so the
+    chains must hold 100 effective draws of delta0 (bulk and tail) per chain, each counted
+    within its own chain; and unless the chains form several groups (``groups``, evidence of
+    modes rather than of too few draws), every chain must hold them. (A chain that crosses
+    between modes where delta0 sits slightly differently has few effective draws of delta0;
+    its margin, computed from them, already says how far its decision can be trusted.)
     """
     if separate:
         return True
-    if any(m.delta0_ess < ESS_PER_CHAIN_MIN * len(m.chains) for m in modes):
+    ess = [m.delta0_ess / len(m.chains) for m in modes]
+    if np.mean(ess) < ESS_PER_CHAIN_MIN or (groups < 2 and min(ess) < ESS_PER_CHAIN_MIN):
         return False
     for scope in ("population", "next_dataset"):
         probabilities = [getattr(m, scope) for m in modes]
