@@ -193,6 +193,19 @@ DESIGNS = {"10x10": (10, 10), "10-fold": (1, 10), "5x2": (5, 2)}
 _RAGGED = ((1, 10), (10, 10), (5, 2), (3, 5), (1, 5))
 
 
+def _designs(n_datasets: int, design: str, identical: float, test_cases, seed):
+    """The checked design of a simulated benchmark study: its generator, (runs, folds) and
+    test cases per fold of every dataset, drawn in that order."""
+    if design != "ragged" and design not in DESIGNS:
+        raise ValueError(f"design must be 'ragged' or one of {sorted(DESIGNS)}, got {design!r}")
+    if not 0 <= identical <= 1:
+        raise ValueError(f"identical must be a share in [0, 1], got {identical}")
+    rng = np.random.default_rng(seed)
+    plans = [_RAGGED[rng.integers(len(_RAGGED))] if design == "ragged" else DESIGNS[design]
+             for _ in range(n_datasets)]
+    return rng, plans, rng.integers(test_cases[0], test_cases[1] + 1, n_datasets)
+
+
 def benchmark_collection(n_datasets: int, *, identical: float = 0.0, offset: float | None = None,
                          test_cases=(30, 150), design: str = "10x10", delta0: float = 0.0,
                          sigma0: float = 0.01, noise: float = 0.5,
@@ -229,14 +242,7 @@ def benchmark_collection(n_datasets: int, *, identical: float = 0.0, offset: flo
         ``delta`` the true ``delta_i`` (``offset`` everywhere when given), ``sigma`` the
         standard deviation of the latent fold difference.
     """
-    if design != "ragged" and design not in DESIGNS:
-        raise ValueError(f"design must be 'ragged' or one of {sorted(DESIGNS)}, got {design!r}")
-    if not 0 <= identical <= 1:
-        raise ValueError(f"identical must be a share in [0, 1], got {identical}")
-    rng = np.random.default_rng(seed)
-    plans = [_RAGGED[rng.integers(len(_RAGGED))] if design == "ragged" else DESIGNS[design]
-             for _ in range(n_datasets)]
-    cases = rng.integers(test_cases[0], test_cases[1] + 1, n_datasets)
+    rng, plans, cases = _designs(n_datasets, design, identical, test_cases, seed)
     accuracy = rng.uniform(0.65, 0.9, n_datasets)
     delta = rng.normal(delta0, sigma0, n_datasets)
     n_identical = int(round(identical * n_datasets))
@@ -315,16 +321,9 @@ def near_identical_collection(n_datasets: int, *, identical: float = 0.25,
         ``r_i (2 bias - 1) / N_i`` (0 on the identical datasets), ``sigma`` the standard
         deviation of one split's difference under that process.
     """
-    if design != "ragged" and design not in DESIGNS:
-        raise ValueError(f"design must be 'ragged' or one of {sorted(DESIGNS)}, got {design!r}")
-    if not 0 <= identical <= 1:
-        raise ValueError(f"identical must be a share in [0, 1], got {identical}")
     if not 0 <= bias <= 1:
         raise ValueError(f"bias must be a probability, got {bias}")
-    rng = np.random.default_rng(seed)
-    plans = [_RAGGED[rng.integers(len(_RAGGED))] if design == "ragged" else DESIGNS[design]
-             for _ in range(n_datasets)]
-    cases = rng.integers(test_cases[0], test_cases[1] + 1, n_datasets)
+    rng, plans, cases = _designs(n_datasets, design, identical, test_cases, seed)
     accuracy = rng.uniform(0.65, 0.95, n_datasets)
     rate = rng.uniform(changed[0], changed[1], n_datasets)
     n_identical = int(round(identical * n_datasets))
