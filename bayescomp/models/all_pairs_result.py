@@ -11,12 +11,12 @@ import pandas as pd
 from bayescomp.decisions import MODES_DISAGREE, SCOPE_NAMES, SCOPES
 from bayescomp.presentation.reports import Reportable, text_table
 from bayescomp.presentation.serialize import modes_dict
-from bayescomp.presentation.verdicts import format_number, json_number, rope_dict, verdict, verdict_dict
+from bayescomp.presentation.verdicts import (THRESHOLD, format_number, json_number, rope_dict,
+                                             verdict, verdict_dict)
 from bayescomp.rope import Rope
 
-#: family-wise level of the frequentist tests, and the probability a Bayesian decision needs
+#: family-wise level of the frequentist tests
 ALPHA = 0.05
-THRESHOLD = 0.95
 
 
 @dataclass(frozen=True, eq=False)

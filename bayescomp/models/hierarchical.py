@@ -36,13 +36,13 @@ from bayescomp.exceptions import ConstantDifferencesWarning, InputWarning, Retry
 from bayescomp.models import nu_prior
 from bayescomp.models.correlated import correlated_ttests
 from bayescomp.models.diagnostics import BFMI_MIN, Diagnostics, diagnose, warn_if_problems
+from bayescomp.models.estimate import Estimate
 from bayescomp.models.hierarchical_program import (PROGRAM, continuation_inits, initial_values,
                                                    pool_draws, prepare, to_user_scale,
                                                    unconstrained)
 from bayescomp.models.hierarchical_result import HierarchicalResult, region_summary
 from bayescomp.models.modes import find_modes, mixture_indices, settled_decisions
 from bayescomp.presentation.verdicts import THRESHOLD
-from bayescomp.models.estimate import Estimate
 from bayescomp.rope import Rope, check_rope, region_labels
 
 if TYPE_CHECKING:
@@ -262,13 +262,15 @@ def hierarchical(scores: Scores, first: str, second: str, *, rope: RopeLike = 0.
         idata = to_user_scale(fit, data, scale, scores.dataset_names, seed, log_likelihood,
                               prior)
         diagnostics = diagnose(idata, var_names=var_names, max_treedepth=max_treedepth)
-        modes, separate = (), False
+        # per draw, chain by chain: what the modes read and, for the last fit, the result
+        next_masses = _next_masses(idata, data["population"], rope)
+        modes, separate, groups = (), False, 1
         if not diagnostics.ok and not struggles(diagnostics):
             # chains in separate modes, or moving slowly between them: more draws rarely
             # make them agree, but their decisions may
-            modes, separate, groups = find_modes(idata, unconstrained(fit, data),
-                                         _next_masses(idata, data["population"], rope), rope,
-                                         var_names=var_names, max_treedepth=max_treedepth)
+            modes, separate, groups = find_modes(idata, unconstrained(fit, data), next_masses,
+                                                 rope, var_names=var_names,
+                                                 max_treedepth=max_treedepth)
         settled = bool(modes) and settled_decisions(modes, separate, THRESHOLD, groups)
         attempts.append(dict(
             attempt=len(attempts) + 1,
@@ -299,7 +301,6 @@ def hierarchical(scores: Scores, first: str, second: str, *, rope: RopeLike = 0.
                                               if len(attempts) > 1 else ""))
 
     post = idata.posterior
-    next_masses = _next_masses(idata, data["population"], rope)
     n_chains, n_draws = post.sizes["chain"], post.sizes["draw"]
     # every draw once as sampled, or the modes mixed by their weights
     order = (mixture_indices(modes, n_chains, n_draws) if modes
