@@ -25,6 +25,10 @@ SCOPE_NAMES = {"population": "population (delta0)", "next_dataset": "next datase
 UNRELIABLE = "unreliable (sampling problems)"
 #: The decision of a posterior whose chains sit in several modes that decide differently.
 MODES_DISAGREE = "undecided (the modes disagree)"
+#: Monte Carlo standard errors a sampled probability must clear the threshold by before it
+#: decides: a probability within this margin of the threshold would decide one way on one
+#: seed and the other way on the next, so it decides nothing.
+MC_MARGIN = 2.0
 
 
 def _as_probabilities(probabilities) -> np.ndarray:
@@ -37,8 +41,12 @@ def _as_probabilities(probabilities) -> np.ndarray:
 
 
 def decide(probabilities: ArrayLike, threshold: float = 0.95,
-           labels: Sequence[str] = REGIONS) -> str:
+           labels: Sequence[str] = REGIONS, mcse: ArrayLike | None = None) -> str:
     """The region whose posterior probability reaches ``threshold``, else ``"undecided"``.
+
+    A probability estimated from draws (``mcse`` given) reaches the threshold only when it
+    does by :data:`MC_MARGIN` Monte Carlo standard errors (:func:`too_close` says when the
+    margin, not the probability, left a result undecided).
 
     Parameters
     ----------
@@ -48,12 +56,25 @@ def decide(probabilities: ArrayLike, threshold: float = 0.95,
         In (0.5, 1]; above 0.5 at most one region can reach it.
     labels : sequence of 3 str
         Names returned for left, rope and right.
+    mcse : array-like of 3 floats, optional
+        Monte Carlo standard errors of the probabilities (none: exact probabilities).
     """
     if not 0.5 < threshold <= 1:
         raise ValueError(f"threshold must be in (0.5, 1], got {threshold}")
     probabilities = _as_probabilities(probabilities)
-    reached = np.flatnonzero(probabilities >= threshold)
+    margin = 0.0 if mcse is None else MC_MARGIN * np.asarray(mcse, dtype=float)
+    reached = np.flatnonzero(probabilities - margin >= threshold)
     return labels[reached[0]] if reached.size else "undecided"
+
+
+def too_close(probabilities: ArrayLike, threshold: float, mcse: ArrayLike | None) -> bool:
+    """Whether a region's probability lies within :data:`MC_MARGIN` Monte Carlo standard
+    errors of ``threshold``: the draws cannot tell on which side it is."""
+    if mcse is None:
+        return False
+    probabilities = _as_probabilities(probabilities)
+    margin = MC_MARGIN * np.asarray(mcse, dtype=float)
+    return bool(np.any((probabilities - margin < threshold) & (probabilities + margin >= threshold)))
 
 
 @dataclass(frozen=True)

@@ -68,6 +68,13 @@ class Rope:
         left, right = int(np.sum(draws < self.low)), int(np.sum(draws > self.high))
         return np.array([left, draws.size - left - right, right]) / draws.size
 
+    def indicators(self, draws) -> np.ndarray:
+        """Which region each draw is in: an array of the draws' shape plus a last axis of
+        three 0/1 values (left, rope, right), whose means are :meth:`shares`."""
+        draws = np.asarray(draws, dtype=float)
+        return np.stack([draws < self.low, (draws >= self.low) & (draws <= self.high),
+                         draws > self.high], axis=-1).astype(float)
+
     def __str__(self) -> str:
         return f"[{self.low:g}, {self.high:g}]"
 

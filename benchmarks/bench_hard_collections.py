@@ -127,6 +127,7 @@ def _row(label, scores, first, second, reference: bool, seed: int) -> dict:
                reliable=result.reliable,
                modes=("" if not result.modes else
                       "separate" if result.modes_separate else "crossing"),
+               population=result.population.decision(), next=result.next_dataset.decision(),
                seconds=seconds)
     if reference and len(scores) <= 54:
         from bayescomp.models.reference import sample_reference
@@ -147,17 +148,38 @@ def main(argv=None) -> pd.DataFrame:
     parser.add_argument("--reference", action="store_true",
                         help="also time the published program (<= 54 datasets)")
     parser.add_argument("--seed", type=int, default=1)
-    parser.add_argument("--out", default=str(RESULTS / "hard_collections.md"))
+    parser.add_argument("--seeds", type=int,
+                        help="run seeds 1..N instead of --seed, and summarise each collection "
+                        "over them (written to hard_collections_seeds.md unless --out)")
+    parser.add_argument("--max-datasets", type=int, help="skip larger collections")
+    parser.add_argument("--out")
     args = parser.parse_args(argv)
+    if args.seeds:
+        return _over_seeds(args)
+    args.out = args.out or str(RESULTS / "hard_collections.md")
     # compile (or load) the program before anything is timed
     warm = benchmark_collection(5, seed=0, **EASY)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         bc.hierarchical(warm.scores, "a", "b", baselines=False, seed=0, iter_warmup=100,
                         iter_sampling=100, retries=0)
+    table = _grid(args, args.seed)
+    text = table.to_string(index=False, float_format=lambda v: f"{v:.4g}")
+    print(f"\n{text}\n\nclean: {int(table.clean.sum())} of {len(table)}")
+    out = Path(args.out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(f"# bench_hard_collections.py (seed {args.seed})\n\n```\n{text}\n```\n\n"
+                   f"clean: {int(table.clean.sum())} of {len(table)}\n")
+    return table
+
+
+def _grid(args, seed: int) -> pd.DataFrame:
+    """One row per collection and pair at one fitting seed, with ``vs_easy``."""
     rows = []
     for label, scores, first, second in collections(args.quick, args.only):
-        rows.append(_row(label, scores, first, second, args.reference, args.seed))
+        if args.max_datasets and len(scores) > args.max_datasets:
+            continue
+        rows.append(_row(label, scores, first, second, args.reference, seed))
         print(pd.DataFrame(rows[-1:]).to_string(index=False, header=len(rows) == 1,
                                                  float_format=lambda v: f"{v:.4g}"), flush=True)
     table = pd.DataFrame(rows)
@@ -165,12 +187,31 @@ def main(argv=None) -> pd.DataFrame:
     table.insert(table.columns.get_loc("seconds") + 1, "vs_easy",
                  [r.seconds / easy[r.datasets] if r.datasets in easy else np.nan
                   for r in table.itertuples()])
+    return table
+
+
+def _over_seeds(args) -> pd.DataFrame:
+    """The grid at seeds 1..N: per collection, are the decisions the same on every seed?"""
+    table = pd.concat([_grid(args, seed).assign(seed=seed) for seed in range(1, args.seeds + 1)],
+                      ignore_index=True)
+    by = table.groupby("collection", sort=False)
+    summary = pd.DataFrame({
+        "seeds": by.size(),
+        "population": by["population"].agg(lambda v: " / ".join(sorted(set(v)))),
+        "next": by["next"].agg(lambda v: " / ".join(sorted(set(v)))),
+        "clean": by["clean"].sum(), "reliable": by["reliable"].sum(),
+        "max_attempts": by["attempts"].max(),
+        "max_vs_easy": by["vs_easy"].max(), "median_vs_easy": by["vs_easy"].median(),
+    })
+    summary_text = summary.to_string(float_format=lambda v: f"{v:.3g}")
     text = table.to_string(index=False, float_format=lambda v: f"{v:.4g}")
-    print(f"\n{text}\n\nclean: {int(table.clean.sum())} of {len(table)}")
-    out = Path(args.out)
+    print(f"\n{summary_text}\n")
+    out = Path(args.out or RESULTS / "hard_collections_seeds.md")
     out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(f"# bench_hard_collections.py (seed {args.seed})\n\n```\n{text}\n```\n\n"
-                   f"clean: {int(table.clean.sum())} of {len(table)}\n")
+    out.write_text(f"# bench_hard_collections.py --seeds {args.seeds}"
+                   f"{f' --max-datasets {args.max_datasets}' if args.max_datasets else ''}\n\n"
+                   f"## Per collection\n\n```\n{summary_text}\n```\n\n"
+                   f"## Per seed\n\n```\n{text}\n```\n")
     return table
 
 

@@ -39,3 +39,35 @@ def test_correlated_result_cost_decision_uses_its_probabilities():
     costs = np.array([[0, -5, 2], [7, 5, 0]])
     np.testing.assert_allclose(result.expected_costs(costs).expected_costs,
                                costs @ result.probabilities)
+
+
+def test_decision_needs_two_monte_carlo_errors_of_margin():
+    p, e = [0.0, 0.952, 0.048], [0.0, 0.005, 0.005]
+    assert bc.decide(p) == "rope"                     # without errors: exact probabilities
+    assert bc.decide(p, mcse=e) == "undecided"       # 0.952 - 2 x 0.005 < 0.95
+    assert bc.decide([0.0, 0.962, 0.038], mcse=e) == "rope"
+    from bayescomp.decisions import too_close
+    assert too_close(p, 0.95, e) and too_close([0.0, 0.944, 0.056], 0.95, e)
+    assert not too_close([0.0, 0.935, 0.065], 0.95, e) and not too_close(p, 0.95, None)
+
+
+def test_margin_keeps_a_near_threshold_probability_from_flipping_between_seeds():
+    """Known answer (binomial): with true P(rope) = 0.948 and 2,000 independent draws per
+    'seed', P_hat >= 0.95 on about 34% of seeds; with the margin, P_hat - 2 se >= 0.95 on
+    about 2.5% (P_hat >= 0.9577, z = 1.96). Each draw's region is known, so the Monte Carlo
+    error of a share is sqrt(p (1 - p) / n) and :func:`probability_mcse` must find it."""
+    from bayescomp.models.modes import probability_mcse
+    rng = np.random.default_rng(5)
+    rope = bc.Rope(-0.01, 0.01)
+    plain, margin, errors = 0, 0, []
+    for _ in range(300):
+        inside = rng.random((4, 500)) < 0.948
+        draws = np.where(inside, 0.0, 0.05)           # inside the ROPE or right of it
+        per_draw = rope.indicators(draws)
+        p, e = per_draw.reshape(-1, 3).mean(axis=0), probability_mcse(per_draw)
+        errors.append(e[1])
+        plain += bc.decide(p) == "rope"
+        margin += bc.decide(p, mcse=e) == "rope"
+    expected = np.sqrt(0.948 * 0.052 / 2000)
+    assert abs(np.median(errors) / expected - 1) < 0.1
+    assert 0.25 < plain / 300 < 0.45 and margin / 300 < 0.06

@@ -126,7 +126,8 @@ class AllPairsResult(Reportable):
                         scope=f"{pair}, {SCOPE_NAMES[scope]}" if len(self.scopes) > 1 else pair,
                         rope=self.rope,
                         decision=getattr(result, scope).decision(threshold) if row["modes"]
-                        else None)
+                        else None,
+                        mcse=getattr(result, scope).mcse if self.method == "hierarchical" else None)
                 for scope in self.scopes]
 
     def verdicts(self, threshold: float | None = None) -> list[str]:
@@ -179,7 +180,9 @@ class AllPairsResult(Reportable):
                 entry[scope] = verdict_dict(
                     [row[f"{scope}_p_left"], row[f"{scope}_p_rope"], row[f"{scope}_p_right"]],
                     first, second, scope=f"{first} vs {second}, {SCOPE_NAMES[scope]}",
-                    decision=row[f"{scope}_decision"] if row["modes"] else None, **common)
+                    decision=row[f"{scope}_decision"] if row["modes"] else None,
+                    mcse=(getattr(self.results[(first, second)], scope).mcse
+                          if self.method == "hierarchical" else None), **common)
             if self.method == "hierarchical":
                 entry["modes"] = modes_dict(self.results[(first, second)], self.threshold)
                 if not row["reliable"]:

@@ -7,7 +7,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from bayescomp.decisions import MODES_DISAGREE, UNRELIABLE, decide
+from bayescomp.decisions import MODES_DISAGREE, UNRELIABLE, decide, too_close
+
 
 @dataclass(frozen=True)
 class Estimate:
@@ -28,8 +29,12 @@ class Estimate:
         The regions' names: ``"<second> better"``, ``"equivalent"``, ``"<first> better"``.
     reliable : bool
         Whether the fit can decide (:attr:`bayescomp.HierarchicalResult.reliable`).
-    mode_probabilities : tuple of ndarray
-        Where the chains sit in several modes, each mode's probabilities.
+    mcse : ndarray
+        Monte Carlo standard errors of ``probabilities``, from the effective draws of each
+        region's per-draw values; a decision needs a margin of two of them
+        (:data:`bayescomp.decisions.MC_MARGIN`).
+    mode_probabilities, mode_mcse : tuple of ndarray
+        Where the chains sit in several modes, each mode's probabilities and their errors.
     """
 
     scope: str
@@ -40,24 +45,36 @@ class Estimate:
     hdi_high: float
     probabilities: np.ndarray = field(repr=False)
     labels: tuple = field(repr=False)
+    mcse: np.ndarray = field(repr=False)
     reliable: bool = True
     mode_probabilities: tuple = field(default=(), repr=False)
+    mode_mcse: tuple = field(default=(), repr=False)
 
     def decision(self, threshold: float = 0.95) -> str:
-        """The region whose probability reaches ``threshold`` (by its label), else
-        ``"undecided"``; ``"unreliable (sampling problems)"`` when the fit cannot decide;
-        where the chains sit in several modes, the decision every mode makes, else
-        ``"undecided (the modes disagree)"``: a mixture's probability of a region lies between
-        its modes', so when every mode decides the same, so does every mixture of them."""
+        """The region whose probability reaches ``threshold`` by two Monte Carlo errors (by
+        its label), else ``"undecided"``; ``"unreliable (sampling problems)"`` when the fit
+        cannot decide; where the chains sit in several modes, the decision every mode makes,
+        else ``"undecided (the modes disagree)"``: a mixture's probability of a region lies
+        between its modes', so when every mode decides the same, so does every mixture."""
         if not self.reliable:
             return UNRELIABLE
         if self.mode_probabilities:
-            decided = {decide(p, threshold, labels=self.labels) for p in self.mode_probabilities}
+            decided = {decide(p, threshold, labels=self.labels, mcse=e)
+                       for p, e in zip(self.mode_probabilities, self.mode_mcse)}
             return decided.pop() if len(decided) == 1 else MODES_DISAGREE
-        return decide(self.probabilities, threshold, labels=self.labels)
+        return decide(self.probabilities, threshold, labels=self.labels, mcse=self.mcse)
+
+    def too_close(self, threshold: float = 0.95) -> bool:
+        """Whether a probability is within two Monte Carlo errors of ``threshold`` (in some
+        mode, where there are several): more draws could decide."""
+        pairs = (zip(self.mode_probabilities, self.mode_mcse) if self.mode_probabilities
+                 else [(self.probabilities, self.mcse)])
+        return self.reliable and any(too_close(p, threshold, e) for p, e in pairs)
 
     def to_dict(self) -> dict:
         """mean, sd, hdi_low, hdi_high and p_left, p_rope, p_right as floats."""
         left, rope, right = (float(p) for p in self.probabilities)
+        mcse_left, mcse_rope, mcse_right = (float(e) for e in self.mcse)
         return dict(mean=float(self.mean), sd=float(self.sd), hdi_low=float(self.hdi_low),
-                    hdi_high=float(self.hdi_high), p_left=left, p_rope=rope, p_right=right)
+                    hdi_high=float(self.hdi_high), p_left=left, p_rope=rope, p_right=right,
+                    mcse_left=mcse_left, mcse_rope=mcse_rope, mcse_right=mcse_right)

@@ -41,7 +41,7 @@ from bayescomp.models.hierarchical_program import (PROGRAM, continuation_inits, 
                                                    pool_draws, prepare, to_user_scale,
                                                    unconstrained)
 from bayescomp.models.hierarchical_result import HierarchicalResult, region_summary
-from bayescomp.models.modes import find_modes, mixture_indices, settled_decisions
+from bayescomp.models.modes import find_modes, mixture_indices, probability_mcse, settled_decisions
 from bayescomp.presentation.verdicts import THRESHOLD
 from bayescomp.rope import Rope, check_rope, region_labels
 
@@ -302,6 +302,9 @@ def hierarchical(scores: Scores, first: str, second: str, *, rope: RopeLike = 0.
 
     post = idata.posterior
     n_chains, n_draws = post.sizes["chain"], post.sizes["draw"]
+    # Monte Carlo errors of the probabilities, from the chains as sampled (modes carry theirs)
+    population_mcse = probability_mcse(rope.indicators(post["delta0"].values))
+    next_mcse = probability_mcse(next_masses.reshape(n_chains, n_draws, 3))
     # every draw once as sampled, or the modes mixed by their weights
     order = (mixture_indices(modes, n_chains, n_draws) if modes
              else np.arange(n_chains * n_draws))
@@ -310,12 +313,14 @@ def hierarchical(scores: Scores, first: str, second: str, *, rope: RopeLike = 0.
     next_masses = next_masses[order]
     labels, reliable = region_labels(first, second), diagnostics.ok or bool(modes)
 
-    def estimate(scope: str, quantity: str, draws, probabilities, per_mode) -> Estimate:
+    def estimate(scope: str, quantity: str, draws, probabilities, mcse) -> Estimate:
         summary = region_summary(draws, rope)
         return Estimate(scope=scope, quantity=quantity, mean=summary["mean"], sd=summary["sd"],
                         hdi_low=summary["hdi_low"], hdi_high=summary["hdi_high"],
                         probabilities=np.asarray(probabilities, dtype=float), labels=labels,
-                        reliable=reliable, mode_probabilities=tuple(per_mode))
+                        mcse=mcse, reliable=reliable,
+                        mode_probabilities=tuple(getattr(m, scope) for m in modes),
+                        mode_mcse=tuple(getattr(m, f"{scope}_mcse") for m in modes))
 
     with warnings.catch_warnings():
         # constant datasets and the ROPE were already reported above
@@ -341,9 +346,9 @@ def hierarchical(scores: Scores, first: str, second: str, *, rope: RopeLike = 0.
         first=first, second=second, rope=rope, idata=idata, next_masses=next_masses,
         draw_order=order,
         population=estimate("population", "delta0", delta0, rope.shares(delta0),
-                            [m.population for m in modes]),
+                            population_mcse),
         next_dataset=estimate("next_dataset", "delta_next", delta_next, next_masses.mean(axis=0),
-                              [m.next_dataset for m in modes]),
+                              next_mcse),
         datasets=pd.DataFrame(rows).set_index("dataset"),
         baselines=(run_baselines(scores, first, second, rope=rope, seed=seed) if baselines
                    else None),

@@ -129,7 +129,8 @@ class HierarchicalResult(SamplerChecked, Reportable):
         from bayescomp.presentation.verdicts import SCOPE_OPENINGS, verdict
         return [verdict(estimate.probabilities, self.first, self.second, threshold=threshold,
                         scope=scope, rope=self.rope, reliable=self.reliable,
-                        decision=estimate.decision(threshold) if self.modes else None)
+                        decision=estimate.decision(threshold) if self.modes else None,
+                        mcse=estimate.mcse)
                 for estimate, scope in ((self.population, SCOPE_OPENINGS["population"]),
                                         (self.next_dataset, SCOPE_OPENINGS["next_dataset"]))]
 
@@ -166,7 +167,9 @@ class HierarchicalResult(SamplerChecked, Reportable):
                       f"  P({left}) = {pr(estimate.probabilities[0])}   P({equal}) = "
                       f"{pr(estimate.probabilities[1])}   P({right}) = "
                       f"{pr(estimate.probabilities[2])}   decision at 0.95: "
-                      f"{estimate.decision()}"]
+                      f"{estimate.decision()}",
+                      f"  Monte Carlo error of these probabilities at most "
+                      f"{pr(np.max(estimate.mcse))}; a decision needs a margin of two"]
         share = self.next_dataset_most_probable
         lines += [f"  share of draws in which each has the next dataset's largest mass: "
                   f"{left} {pr(share[0])}, {equal} {pr(share[1])}, {right} {pr(share[2])}",

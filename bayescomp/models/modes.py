@@ -37,9 +37,8 @@ from scipy import stats
 from scipy.cluster.hierarchy import fcluster, linkage
 from scipy.special import logsumexp
 
-from bayescomp.decisions import decide
+from bayescomp.decisions import decide, too_close
 from bayescomp.models.diagnostics import ESS_PER_CHAIN_MIN, diagnose, rank_rhat
-from bayescomp.rope import REGIONS
 
 #: the variables whose draws say which mode a chain is in
 LOCATORS = ("delta0", "sigma0", "nu")
@@ -187,8 +186,10 @@ def _ess(values: np.ndarray) -> float:
     return float(az.ess(values[None] if values.ndim == 1 else values, method="bulk"))
 
 
-def _mcse(per_draw: np.ndarray) -> np.ndarray:
-    """Monte Carlo standard errors of the means of (chain, draw, 3) per-draw probabilities."""
+def probability_mcse(per_draw: np.ndarray) -> np.ndarray:
+    """Monte Carlo standard errors of the means of (chain, draw, 3) per-draw probabilities
+    (region indicators, or each draw's masses of the regions): their standard deviations
+    over the square roots of their bulk effective sizes."""
     flat = per_draw.reshape(-1, 3)
     return np.array([flat[:, k].std() / np.sqrt(_ess(per_draw[..., k])) for k in range(3)])
 
@@ -204,7 +205,8 @@ def _mode(idata, chains: tuple, weight: float, locators: dict, region_draws, nex
                 location={name: float(np.median(values[rows])) for name, values in locators.items()},
                 population=region_draws[rows].reshape(-1, 3).mean(axis=0),
                 next_dataset=next_draws[rows].reshape(-1, 3).mean(axis=0),
-                population_mcse=_mcse(region_draws[rows]), next_dataset_mcse=_mcse(next_draws[rows]),
+                population_mcse=probability_mcse(region_draws[rows]),
+                next_dataset_mcse=probability_mcse(next_draws[rows]),
                 delta0_ess=min(float(az.ess(delta0, method=method)) for method in ("bulk", "tail")))
 
 
@@ -234,8 +236,7 @@ def find_modes(idata, unconstrained: np.ndarray, next_masses: np.ndarray, rope, 
     n_chains, n_draws = posterior.sizes["chain"], posterior.sizes["draw"]
     locators = {name: posterior[name].values for name in LOCATORS if name in posterior}
     delta0 = posterior["delta0"].values
-    regions = np.stack([delta0 < rope.low, (delta0 >= rope.low) & (delta0 <= rope.high),
-                        delta0 > rope.high], axis=-1).astype(float)
+    regions = rope.indicators(delta0)
     masses = next_masses.reshape(n_chains, n_draws, 3)
     options = dict(var_names=var_names, max_treedepth=max_treedepth)
     groups = cluster_chains(locators)
@@ -270,19 +271,10 @@ def settled_decisions(modes: tuple, separate: bool, threshold: float, groups: in
     if np.mean(ess) < ESS_PER_CHAIN_MIN or (groups < 2 and min(ess) < ESS_PER_CHAIN_MIN):
         return False
     for scope in ("population", "next_dataset"):
-        probabilities = [getattr(m, scope) for m in modes]
-        errors = [getattr(m, f"{scope}_mcse") for m in modes]
-        decided = {decide(p, threshold) for p in probabilities}
-        if len(decided) != 1:
+        pairs = [(getattr(m, scope), getattr(m, f"{scope}_mcse")) for m in modes]
+        if len({decide(p, threshold, mcse=e) for p, e in pairs}) != 1 or \
+                any(too_close(p, threshold, e) for p, e in pairs):
             return False
-        region = decided.pop()
-        if region == "undecided":
-            if any(np.max(p + 2 * e) >= threshold for p, e in zip(probabilities, errors)):
-                return False
-        else:
-            k = REGIONS.index(region)
-            if any(p[k] - 2 * e[k] < threshold for p, e in zip(probabilities, errors)):
-                return False
     return True
 
 

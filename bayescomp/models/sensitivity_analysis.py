@@ -22,6 +22,7 @@ from scipy import stats
 
 from bayescomp.data.scores import Scores
 from bayescomp.decisions import decide
+from bayescomp.models.modes import probability_mcse
 from bayescomp.presentation.reports import Reportable
 from bayescomp.rope import Rope, region_labels
 
@@ -261,13 +262,18 @@ def sensitivity(scores: Scores, first: str, second: str, *,
             raise RuntimeError(
                 f"prior {name!r}: next-dataset probabilities {check} differ from the model's "
                 f"{fit.next_dataset.probabilities}; bayescomp.models.sensitivity_analysis.next_dataset_masses needs updating")
+        shape = (posterior.sizes["chain"], posterior.sizes["draw"], 3)
         for rope in ropes:
-            for quantity, p in (("delta0", rope.shares(delta0)),
-                                ("next", next_dataset_masses(posterior, rope)[order].mean(axis=0))):
+            masses = next_dataset_masses(posterior, rope)
+            # Monte Carlo errors from the chains as sampled, as the fit's own decisions use
+            for quantity, p, mcse in (
+                    ("delta0", rope.shares(delta0),
+                     probability_mcse(rope.indicators(posterior["delta0"].values))),
+                    ("next", masses[order].mean(axis=0), probability_mcse(masses.reshape(shape)))):
                 rows.append(dict(
                     prior=name, rope=(rope.high - rope.low) / 2, rope_low=rope.low + 0.0,  # not -0
                     rope_high=rope.high, quantity=quantity, p_left=p[0], p_rope=p[1],
                     p_right=p[2], reliable=fit.reliable,
-                    decision=decide(p, threshold, labels) if fit.reliable
+                    decision=decide(p, threshold, labels, mcse=mcse) if fit.reliable
                     else fit.UNRELIABLE))
     return SensitivityResult(first, second, pd.DataFrame(rows), fits, threshold, int(seed))

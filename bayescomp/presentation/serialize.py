@@ -36,7 +36,8 @@ def hierarchical_dict(result, threshold: float = 0.95) -> dict:
                    "sd": num(estimate.sd), "hdi_95": [num(estimate.hdi_low), num(estimate.hdi_high)],
                    "verdict": verdict_dict(
                        estimate.probabilities, result.first, result.second, scope=name,
-                       decision=estimate.decision(threshold) if result.modes else None, **common)}
+                       decision=estimate.decision(threshold) if result.modes else None,
+                       mcse=estimate.mcse, **common)}
            for scope, estimate, name in (
                ("population", result.population, SCOPE_OPENINGS["population"]),
                ("next_dataset", result.next_dataset, SCOPE_OPENINGS["next_dataset"]))},
@@ -70,9 +71,10 @@ def modes_dict(result, threshold: float = 0.95) -> dict | None:
             "location": {k: num(v) for k, v in m.location.items()},
             "max_rhat": num(m.max_rhat), "min_ess_bulk": num(m.min_ess_bulk),
             "min_ess_tail": num(m.min_ess_tail), "ok": bool(m.ok),
-            "population": {"probabilities": keyed(m.population),
-                       "decision": decide(m.population, threshold, labels=labels)},
-            "next_dataset": {"probabilities": keyed(m.next_dataset),
-                             "decision": decide(m.next_dataset, threshold, labels=labels)},
+            **{scope: {"probabilities": keyed(getattr(m, scope)),
+                       "mcse": keyed(getattr(m, f"{scope}_mcse")),
+                       "decision": decide(getattr(m, scope), threshold, labels=labels,
+                                          mcse=getattr(m, f"{scope}_mcse"))}
+               for scope in ("population", "next_dataset")},
         } for m in result.modes],
     }

@@ -19,7 +19,7 @@ from numbers import Integral, Real
 
 import numpy as np
 
-from bayescomp.decisions import MODES_DISAGREE, UNRELIABLE, decide
+from bayescomp.decisions import MC_MARGIN, MODES_DISAGREE, UNRELIABLE, decide, too_close
 from bayescomp.rope import region_labels
 
 #: The default probability a region needs for a decision.
@@ -97,7 +97,7 @@ def probability(value, digits: int = 4) -> str:
 
 def verdict(probabilities, first: str, second: str, *, threshold: float = THRESHOLD,
             scope: str | None = None, rope=None, reliable: bool = True,
-            digits: int = 4, decision: str | None = None) -> str:
+            digits: int = 4, decision: str | None = None, mcse=None) -> str:
     """The verdict on ``first - second`` in one sentence naming the algorithms.
 
     Parameters
@@ -118,6 +118,9 @@ def verdict(probabilities, first: str, second: str, *, threshold: float = THRESH
         verdict instead of reading the probabilities.
     digits : int
         Decimals of the probabilities.
+    mcse : array-like of 3 floats, optional
+        Monte Carlo standard errors of probabilities estimated from draws: a region decides
+        only with a margin of two of them, and a sentence says when the margin decided.
     decision : str, optional
         The decision of a posterior whose chains sit in several modes (the one every mode
         makes, or ``"undecided (the modes disagree)"``); the sentence then says so.
@@ -147,6 +150,12 @@ def verdict(probabilities, first: str, second: str, *, threshold: float = THRESH
                 "them does.")
     if region == "undecided":
         top = int(np.argmax(probabilities))
+        if too_close(probabilities, threshold, mcse):
+            return (f"{opening}undecided, P({labels[top]}) = "
+                    f"{probability(probabilities[top], digits)} is within "
+                    f"{MC_MARGIN:g} Monte Carlo errors ({format_number(mcse[top])} each) of "
+                    f"{limit}: on another seed it could fall on either side; more draws "
+                    "(iter_sampling) can decide.")
         return (f"{opening}undecided, P({labels[top]}) = "
                 f"{probability(probabilities[top], digits)} < {limit}.")
     index = ("left", "rope", "right").index(region)
@@ -160,7 +169,7 @@ def verdict(probabilities, first: str, second: str, *, threshold: float = THRESH
 
 def verdict_dict(probabilities, first: str, second: str, *, threshold: float = THRESHOLD,
                  scope: str | None = None, rope=None, reliable: bool = True,
-                 decision: str | None = None) -> dict:
+                 decision: str | None = None, mcse=None) -> dict:
     """The verdict as JSON-ready data: probabilities keyed by region names, the decision
     (``"<name> better"``, ``"equivalent"``, ``"undecided"``, ``"undecided (the modes
     disagree)"`` or ``"unreliable (sampling problems)"``), the threshold and the sentence of
@@ -168,13 +177,16 @@ def verdict_dict(probabilities, first: str, second: str, *, threshold: float = T
     probabilities = np.asarray(probabilities, dtype=float)
     labels = region_labels(first, second)
     sentence = verdict(probabilities, first, second, threshold=threshold, scope=scope,
-                       rope=rope, reliable=reliable, decision=decision)
+                       rope=rope, reliable=reliable, decision=decision, mcse=mcse)
     if not reliable:
         decision = UNRELIABLE
     elif decision is None:
-        decision = decide(probabilities, threshold, labels=labels)
-    return {"probabilities": {label: json_number(p) for label, p in zip(labels, probabilities)},
+        decision = decide(probabilities, threshold, labels=labels, mcse=mcse)
+    data = {"probabilities": {label: json_number(p) for label, p in zip(labels, probabilities)},
             "decision": decision, "threshold": float(threshold), "sentence": sentence}
+    if mcse is not None:
+        data["mcse"] = {label: json_number(e) for label, e in zip(labels, mcse)}
+    return data
 
 
 def json_number(value):
@@ -216,8 +228,10 @@ def mode_lines(result) -> list[str]:
         where = ", ".join(f"{name} {format_number(value)}"
                           for name, value in mode.location.items())
         per_scope = []
-        for scope, masses in (("delta0", mode.population), ("next dataset", mode.next_dataset)):
-            decision = decide(masses, THRESHOLD, labels=result.labels)
+        for scope, masses, errors in (
+                ("delta0", mode.population, mode.population_mcse),
+                ("next dataset", mode.next_dataset, mode.next_dataset_mcse)):
+            decision = decide(masses, THRESHOLD, labels=result.labels, mcse=errors)
             per_scope.append(f"{scope} {' / '.join(probability(p) for p in masses)} "
                              f"({decision})")
         chains = ", ".join(str(c + 1) for c in mode.chains)

@@ -1,0 +1,134 @@
+"""Real benchmark pairs: the same verdict on every seed, and the time against an easy pair.
+
+Run from the repository root, with a copy of the public repository BayesianTestsML/tutorial
+(the data of Benavoli, Corani, Demsar & Zaffalon 2017, JMLR 18; GPL, so it is read from where
+you cloned it and not shipped here)::
+
+    git clone https://github.com/BayesianTestsML/tutorial /tmp/tutorial
+    python benchmarks/bench_real_pairs.py /tmp/tutorial            # 8 seeds, every pair
+    python benchmarks/bench_real_pairs.py /tmp/tutorial --seeds 3 --backend pystan
+
+The collection: accuracy of five classifiers (naive Bayes ``nbc``, ``aode``, ``hnb``, C4.5
+``j48`` and its grafted version ``j48gr``) on 54 UCI datasets, 10 x 10-fold cross-validation,
+read from the tutorial's ``Julia/Data/*.dat``. Two datasets are both named ``credit``; they
+become ``credit-1`` and ``credit-2`` in file order. ``j48`` and ``j48gr`` are the
+near-identical pair: identical on every fold on 14 datasets, differences of one test case on
+most of the others. ``nbc`` against ``aode`` is the easy pair each fit is timed against, in the
+same run and seed.
+
+Per pair and seed, ``bayescomp.hierarchical`` with the package's defaults at ROPE 0.01:
+``seconds`` and ``vs_easy`` (the ratio to the easy pair's fit of that seed), ``attempts``, the
+decisions on the population and the next dataset, ``modes`` ("separate", "crossing" or ""),
+the largest R-hat and smallest bulk ESS. The table and a summary per pair (are the decisions
+the same on every seed?) are printed and written to ``benchmarks/results/real_pairs.md``.
+"""
+from __future__ import annotations
+
+import argparse
+import itertools
+import time
+import warnings
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+import bayescomp as bc
+
+RESULTS = Path(__file__).resolve().parent / "results"
+EASY = ("nbc", "aode")
+
+
+def read_tutorial(root: Path) -> bc.Scores:
+    """The tutorial's five classifiers on 54 datasets as ``Scores`` (accuracy as a fraction)."""
+    data = Path(root) / "Julia" / "Data"
+
+    def lines(name):
+        return [line.strip() for line in (data / f"{name}.dat").read_text().splitlines()
+                if line.strip()]
+
+    classifiers = lines("ClassifierNames")
+    names = lines("DatasetNames")
+    # Unique dataset labels: repeated names get their occurrence number.
+    seen: dict[str, int] = {}
+    labels = []
+    for name in names:
+        seen[name] = seen.get(name, 0) + 1
+        labels.append(name if names.count(name) == 1 else f"{name}-{seen[name]}")
+    frame = pd.DataFrame({
+        "algorithm": [classifiers[int(i) - 1] for i in lines("ClassifierID")],
+        "dataset": [labels[int(i) - 1] for i in lines("DatasetID")],
+        "score": np.array(lines("Percent_correct"), dtype=float) / 100,
+    })
+    # Each (classifier, dataset) block lists its 100 scores in the same split order.
+    position = frame.groupby(["algorithm", "dataset"]).cumcount()
+    frame["run"] = position // 10 + 1
+    frame["fold"] = position % 10 + 1
+    return bc.from_long(frame, n_folds=10)
+
+
+def timed(scores, first, second, seed, backend):
+    started = time.perf_counter()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        result = bc.hierarchical(scores, first, second, rope=0.01, seed=seed, backend=backend)
+    return result, time.perf_counter() - started
+
+
+def main(argv=None) -> pd.DataFrame:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("tutorial", help="a clone of github.com/BayesianTestsML/tutorial")
+    parser.add_argument("--seeds", type=int, default=8, help="fitting seeds 1..N")
+    parser.add_argument("--backend", default="auto", choices=["auto", "cmdstanpy", "pystan"])
+    parser.add_argument("--pairs", default="all",
+                        help="'all', or pairs as first-second separated by commas")
+    parser.add_argument("--out", default=str(RESULTS / "real_pairs.md"))
+    args = parser.parse_args(argv)
+    scores = read_tutorial(Path(args.tutorial))
+    pairs = (list(itertools.combinations(scores.algorithms, 2)) if args.pairs == "all" else
+             [tuple(pair.split("-")) for pair in args.pairs.split(",")])
+    timed(scores, *EASY, 0, args.backend)   # compile (or load) before anything is timed
+    rows = []
+    for seed in range(1, args.seeds + 1):
+        _, easy_seconds = timed(scores, *EASY, seed, args.backend)
+        for first, second in pairs:
+            result, seconds = timed(scores, first, second, seed, args.backend)
+            rows.append(dict(
+                pair=f"{first}-{second}", seed=seed, seconds=seconds,
+                vs_easy=seconds / easy_seconds, attempts=len(result.attempts),
+                reliable=result.reliable, population=result.population.decision(),
+                next=result.next_dataset.decision(),
+                modes=("" if not result.modes else
+                       "separate" if result.modes_separate else "crossing"),
+                max_rhat=result.diagnostics.max_rhat,
+                min_ess_bulk=result.diagnostics.min_ess_bulk))
+            print(pd.DataFrame(rows[-1:]).to_string(index=False, header=len(rows) == 1,
+                                                     float_format=lambda v: f"{v:.4g}"),
+                  flush=True)
+    table = pd.DataFrame(rows)
+    by = table.groupby("pair", sort=False)
+    summary = pd.DataFrame({
+        "seeds": by.size(),
+        "population": by["population"].agg(lambda v: " / ".join(sorted(set(v)))),
+        "next": by["next"].agg(lambda v: " / ".join(sorted(set(v)))),
+        "same_every_seed": by.apply(lambda g: g["population"].nunique() == 1
+                                    and g["next"].nunique() == 1),
+        "reliable": by["reliable"].sum(),
+        "mode_seeds": by["modes"].agg(lambda v: int(np.sum(v != ""))),
+        "max_vs_easy": by["vs_easy"].max(),
+        "median_vs_easy": by["vs_easy"].median(),
+        "max_attempts": by["attempts"].max(),
+    })
+    summary_text = summary.to_string(float_format=lambda v: f"{v:.3g}")
+    text = table.to_string(index=False, float_format=lambda v: f"{v:.3g}")
+    print(f"\n{summary_text}\n")
+    out = Path(args.out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_text(f"# bench_real_pairs.py (seeds 1-{args.seeds}, backend {args.backend}, "
+                   f"ROPE 0.01, easy pair {EASY[0]}-{EASY[1]})\n\n## Per pair\n\n```\n"
+                   f"{summary_text}\n```\n\n## Per seed\n\n```\n{text}\n```\n")
+    return table
+
+
+if __name__ == "__main__":
+    main()
