@@ -1,6 +1,6 @@
 """The result of every frequentist test of the package (:class:`ClassicalTestResult`) and the
 text helpers the tests share: how algorithms are named and a conclusion at ``alpha`` is
-written. Numbers are written by :func:`bayescomp.presentation.verdicts.format_number`."""
+written. Numbers are written by :func:`bayescomp.formatting.format_number`."""
 from __future__ import annotations
 
 import string
@@ -9,7 +9,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from bayescomp.presentation.verdicts import equals, format_number, json_number
+from bayescomp.formatting import equals, format_number, json_number
 
 
 ALTERNATIVES = ("two-sided", "greater", "less")

@@ -10,10 +10,9 @@ import numpy as np
 import pandas as pd
 
 from bayescomp.baselines.classical_result import ClassicalTestResult
-from bayescomp.presentation.reports import Reportable
+from bayescomp.formatting import format_number, json_number, probability
+from bayescomp.reportable import Reportable
 from bayescomp.rope import REGIONS, Rope, region_labels
-from bayescomp.presentation.verdicts import (format_number, json_number, probability, rope_dict,
-                                             verdict_dict)
 
 
 # --------------------------------------------------------------------------- results
@@ -79,6 +78,7 @@ class BayesianTestResult:
     def to_dict(self, threshold: float = 0.95) -> dict:
         """The test as JSON-ready data: the verdict from the posterior mean masses and the
         most-probable shares, both keyed by the regions' names."""
+        from bayescomp.presentation.verdicts import rope_dict, verdict_dict
         return {"test": self.name, "n_datasets": self.n_datasets, "rope": rope_dict(self.rope),
                 "prior_strength": json_number(self.prior_strength),
                 "prior_location": json_number(self.prior_location),
@@ -145,6 +145,7 @@ class BaselinesResult(Reportable):
 
     def to_dict(self, threshold: float = 0.95) -> dict:
         """Every number :meth:`summary` shows, JSON-ready, tests keyed by name."""
+        from bayescomp.presentation.verdicts import rope_dict
         return {"first": self.first, "second": self.second, "rope": rope_dict(self.rope),
                 "datasets": list(map(str, self.dataset_names)),
                 "mean_difference": json_number(np.mean(self.differences)),

@@ -47,7 +47,7 @@ from bayescomp.baselines.classical_result import (check_alpha, conclusion_line, 
                                                   names_text, statistic_text)
 from bayescomp.baselines.multiple_testing import adjust_p_values
 from bayescomp.data.scores import Scores
-from bayescomp.presentation.verdicts import equals, format_number
+from bayescomp.formatting import equals, format_number
 
 if TYPE_CHECKING:
     from typing import Sequence
