@@ -22,7 +22,7 @@ FIT_OPTIONS = ("chains", "iter_warmup", "iter_sampling", "adapt_delta", "max_tre
 # --- reading --------------------------------------------------------------------------------
 
 def _read(args):
-    from bayescomp.data.scores import read_csv
+    from bayescomp.data.readers import read_csv
 
     options = {"format": args.format}
     for item in args.column or []:

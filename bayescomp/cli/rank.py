@@ -95,7 +95,7 @@ def run(args, console) -> int:
     ``console`` is the command line's :class:`~bayescomp.cli.console.Console`:
     the lines meant for stderr, and the warnings the JSON lists.
     """
-    from bayescomp.data.scores import read_csv
+    from bayescomp.data.readers import read_csv
     from bayescomp.models.ranking import rank_algorithms
     from bayescomp.cli.commands import stan_engine, write_outputs
     from bayescomp.cli.export import envelope
