@@ -89,3 +89,18 @@ def json_number(value):
         return int(value)
     value = float(value)
     return value if math.isfinite(value) else None
+
+
+def format_value(value) -> str:
+    """A number, or a tuple of numbers as ``(a, b)``, with six significant digits: how a
+    test's details (``ClassicalTestResult.details``) are written."""
+    if isinstance(value, (tuple, list, np.ndarray)):
+        return "(" + ", ".join(format_value(v) for v in value) + ")"
+    return format_number(value, digits=6)
+
+
+def json_value(value):
+    """A number, a tuple of numbers (as a list) or anything else (as its text), for JSON."""
+    if isinstance(value, (tuple, list, np.ndarray)):
+        return [json_value(v) for v in value]
+    return json_number(value) if isinstance(value, (int, float, np.number)) else str(value)
