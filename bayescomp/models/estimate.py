@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from bayescomp.decisions import MODES_DISAGREE, UNRELIABLE, decide
+from bayescomp.decisions import MODES_DISAGREE, THRESHOLD, UNRELIABLE, decide
 
 @dataclass(frozen=True)
 class Estimate:
@@ -43,7 +43,7 @@ class Estimate:
     reliable: bool = True
     mode_probabilities: tuple = field(default=(), repr=False)
 
-    def decision(self, threshold: float = 0.95) -> str:
+    def decision(self, threshold: float = THRESHOLD) -> str:
         """The region whose probability reaches ``threshold`` (by its label), else
         ``"undecided"``; ``"unreliable (sampling problems)"`` when the fit cannot decide;
         where the chains sit in several modes, the decision every mode makes, else

@@ -21,7 +21,7 @@ import pandas as pd
 from scipy import stats
 
 from bayescomp.data.scores import Scores
-from bayescomp.decisions import decide
+from bayescomp.decisions import THRESHOLD, decide
 from bayescomp.reportable import Reportable
 from bayescomp.rope import Rope, region_labels
 
@@ -120,7 +120,7 @@ class SensitivityResult(Reportable):
     second: str
     table: pd.DataFrame = field(repr=False)
     fits: dict = field(repr=False)
-    threshold: float = 0.95
+    threshold: float = THRESHOLD
     seed: int | None = None
 
     @property
@@ -173,7 +173,7 @@ class SensitivityResult(Reportable):
 def sensitivity(scores: Scores, first: str, second: str, *,
                 ropes: Sequence[RopeLike] | None = None,
                 priors: Sequence | Mapping[str, str | HierarchicalPrior] | None = None,
-                seed: int | None = None, threshold: float = 0.95, **options) -> SensitivityResult:
+                seed: int | None = None, threshold: float = THRESHOLD, **options) -> SensitivityResult:
     """Rerun the hierarchical comparison under each prior and read it at several ROPE widths.
 
     Parameters

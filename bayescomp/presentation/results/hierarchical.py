@@ -94,6 +94,8 @@ def estimate_lines(result) -> list[str]:
 
 
 def summary(result) -> str:
+    """The fit in text: verdicts, both estimates, the per-dataset table, the modes, the
+    baselines, the attempts and the sampler's diagnostics."""
     s = result.settings
     lines = [] if result.reliable else unreliable_lines(result)
     lines += [

@@ -48,6 +48,8 @@ def to_dict(result) -> dict:
 
 
 def summary(result) -> str:
+    """The ranking in text: the verdict, the per-algorithm table, the probability of each
+    rank and the sampler's diagnostics."""
     s = result.settings
     lines = [
         f"Plackett-Luce ranking of {len(result.algorithms)} algorithms on {s['datasets']} "

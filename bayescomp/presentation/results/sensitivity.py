@@ -29,6 +29,7 @@ def describe(result, quantity: str) -> str:
 
 
 def summary(result) -> str:
+    """How each decision moves with the prior and the ROPE, and the long table."""
     left, equal, right = result.labels
     lines = [f"Sensitivity of {result.first} - {result.second} to the prior and the ROPE "
              f"(hierarchical model, seed {result.seed}; one fit per prior, every ROPE read "
