@@ -19,8 +19,8 @@ warnings.filterwarnings("ignore", message=r"\s*ArviZ is undergoing", category=Fu
 from .baselines.across_datasets import (BaselinesResult, baselines, bayesian_sign_test, bayesian_signed_rank_test,
                         paired_ttest, sign_test, wilcoxon_test)
 from .models.correlated import CorrelatedTTestResult, correlated_ttest, correlated_ttests
-from .data.scores import (DatasetScores, Scores, concat, from_arrays, from_long, from_wide, read_csv,
-                   rho_from_split)
+from .data.readers import from_arrays, from_long, from_wide, read_csv
+from .data.scores import DatasetScores, Scores, concat, rho_from_split
 from .decisions import CostDecision, decide, expected_cost_decision
 from .exceptions import (BayescompWarning, ConstantDifferencesWarning, RetryWarning,
                          SamplingWarning)

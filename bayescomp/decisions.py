@@ -14,6 +14,8 @@ if TYPE_CHECKING:
     from bayescomp.annotations import ArrayLike
 
 
+#: The default probability a region needs for a decision.
+THRESHOLD = 0.95
 #: The questions a comparison answers, by method, as result attributes and the prefixes of
 #: columns and JSON keys: the hierarchical model's population (delta0) and next dataset, the
 #: correlated t-test's one dataset.
@@ -40,7 +42,7 @@ def _as_probabilities(probabilities) -> np.ndarray:
     return probabilities
 
 
-def decide(probabilities: ArrayLike, threshold: float = 0.95,
+def decide(probabilities: ArrayLike, threshold: float = THRESHOLD,
            labels: Sequence[str] = REGIONS, mcse: ArrayLike | None = None) -> str:
     """The region whose posterior probability reaches ``threshold``, else ``"undecided"``.
 

@@ -10,7 +10,7 @@ from bayescomp.baselines.across_datasets import (
     BaselinesResult, BayesianTestResult, ClassicalTestResult, baselines,
     bayesian_sign_test, bayesian_signed_rank_test, paired_ttest, sign_test, wilcoxon_test,
 )
-from bayescomp.data.scores import from_arrays
+from bayescomp.data.readers import from_arrays
 from bayescomp.rope import Rope, most_probable_shares
 
 try:

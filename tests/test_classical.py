@@ -26,7 +26,7 @@ from bayescomp.baselines.one_test_set import (
 from bayescomp.baselines.resampled_ttests import (
     combined_ftest_5x2cv, kfold_paired_ttest, paired_ttest_5x2cv, resampled_paired_ttest,
 )
-from bayescomp.data.scores import from_arrays
+from bayescomp.data.readers import from_arrays
 
 # Correctness patterns of three classifiers on 100 test examples (the example of the
 # mlxtend user guide for Cochran's Q and the F-test; Raschka 2018, section 4):

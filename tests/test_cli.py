@@ -6,7 +6,7 @@ import pytest
 
 import bayescomp as bc
 from bayescomp import sampling
-from bayescomp.presentation.cli.main import main
+from bayescomp.cli.main import main
 
 
 @pytest.fixture
@@ -299,7 +299,7 @@ def numbers_in(text):
 
 def leaves(document):
     """Every number in a JSON document, numbers inside strings (names, messages) too."""
-    from bayescomp.presentation.cli.export import flatten
+    from bayescomp.cli.export import flatten
 
     values = []
     for path, value in flatten(document):

@@ -8,8 +8,8 @@ import stat
 import pytest
 
 import bayescomp as bc
-from bayescomp.presentation.cli.export import SCHEMA_VERSION
-from bayescomp.presentation.cli.main import main
+from bayescomp.cli.export import SCHEMA_VERSION
+from bayescomp.cli.main import main
 
 
 @pytest.fixture

@@ -338,7 +338,7 @@ def test_figure_shows_every_algorithm(tied_fit):
 
 @pytest.mark.stan
 def test_command_line_rank(stan_backend, tmp_path, monkeypatch, capsys):
-    from bayescomp.presentation.cli import main as cli
+    from bayescomp.cli import main as cli
 
     monkeypatch.chdir(tmp_path)
     csv = tmp_path / "scores.csv"

@@ -10,7 +10,7 @@ matplotlib.use("Agg")
 import numpy as np
 import pytest
 
-from bayescomp.validation import sbc
+from bayescomp.validation import sbc, sbc_ranks
 from bayescomp.presentation.plots import validation as validation_plots
 
 LEVEL = 0.001
@@ -20,21 +20,21 @@ FAST = dict(n_draws=49, chains=2, iter_warmup=300, iter_sampling=300, n_jobs=2)
 def test_rank_uniformity_known_answers():
     rng = np.random.default_rng(0)
     uniform = rng.integers(0, 50, 200)
-    test = sbc.rank_uniformity(uniform, 49)
+    test = sbc_ranks.rank_uniformity(uniform, 49)
     assert test["bins"] == 10 and test["counts"].sum() == 200
     assert test["p_chi2"] > LEVEL and test["p_median"] > LEVEL
     assert test["mean_low"] < test["mean_rank"] < test["mean_high"]
     # a posterior too narrow puts the truth outside the draws: ranks 0 and L
     u_shaped = np.where(rng.random(200) < 0.5, 0, 49)
-    assert sbc.rank_uniformity(u_shaped, 49)["p_chi2"] < 1e-10
+    assert sbc_ranks.rank_uniformity(u_shaped, 49)["p_chi2"] < 1e-10
     # a posterior shifted upward puts the truth below most draws: ranks low
     shifted = rng.integers(0, 30, 200)
-    test = sbc.rank_uniformity(shifted, 49)
+    test = sbc_ranks.rank_uniformity(shifted, 49)
     assert test["p_median"] < 1e-6 and test["mean_rank"] < test["mean_low"]
     with pytest.raises(ValueError, match="equal bins"):
-        sbc.rank_uniformity(uniform, 49, bins=3)
+        sbc_ranks.rank_uniformity(uniform, 49, bins=3)
     with pytest.raises(ValueError, match="0..49"):
-        sbc.rank_uniformity([50], 49)
+        sbc_ranks.rank_uniformity([50], 49)
 
 
 def test_prior_draws_follow_the_fixed_prior():

@@ -6,7 +6,8 @@ import pytest
 
 import bayescomp as bc
 from bayescomp.rope import Rope
-from bayescomp.presentation.verdicts import equals, format_number, verdict, verdict_dict
+from bayescomp.formatting import equals, format_number
+from bayescomp.presentation.verdicts import verdict, verdict_dict
 
 
 @pytest.mark.parametrize("value, kind, text", [

@@ -1,6 +1,7 @@
 """The result of every frequentist test of the package (:class:`ClassicalTestResult`) and the
 text helpers the tests share: how algorithms are named and a conclusion at ``alpha`` is
-written. Numbers are written by :func:`bayescomp.presentation.verdicts.format_number`."""
+written. Numbers are written by :func:`bayescomp.formatting.format_number`; the summary and
+the JSON document by :mod:`bayescomp.presentation.results.classical`."""
 from __future__ import annotations
 
 import string
@@ -9,7 +10,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
-from bayescomp.presentation.verdicts import equals, format_number, json_number
+from bayescomp.formatting import equals, format_number, format_value
 
 
 ALTERNATIVES = ("two-sided", "greater", "less")
@@ -89,32 +90,14 @@ class ClassicalTestResult:
         """Whether ``p_value < alpha``; None for a test run without ``alpha``."""
         return None if self.alpha is None else bool(self.p_value < self.alpha)
 
-    def _names(self) -> str:
-        # two algorithms are compared by their difference, first - second
-        return " - ".join(self.algorithms) if len(self.algorithms) == 2 \
-            else ", ".join(self.algorithms)
-
     def summary(self) -> str:
         """The test in a few lines: statistic and p-values, details, conclusion, notes."""
-        settings = ", ".join(f"{k}={v!r}" for k, v in self.options)
-        used = "" if self.n_used in (None, self.n) else f", {self.n_used} used"
-        side = "two-sided" if self.alternative == "two-sided" else "one-sided"
-        lines = [f"{self.name}: {self._names()} on {self.n} {self.unit}"
-                 + (f" ({settings})" if settings else ""),
-                 f"  {self.statistic_name} = {format_number(self.statistic, digits=6)}"
-                 f"{_df_text(self.df)}{used}, {side} p {equals(self.p_value)}"]
-        if self.p_greater is not None:
-            first, second = self.algorithms
-            lines.append(f"  one-sided p (H1: {first} better) {equals(self.p_greater)}, "
-                         f"one-sided p (H1: {second} better) {equals(self.p_less)}")
-        lines += [f"  {key} = {_plain(value)}" for key, value in self.details]
-        if self.conclusion:
-            lines.append(f"  {self.conclusion}")
-        lines += [f"  note: {note}" for note in self.notes]
-        return "\n".join(lines)
+        from bayescomp.presentation.results.classical import summary
+        return summary(self)
 
-    def _count(self) -> dict:
-        # the tests across datasets keep the key "n_datasets" of the JSON schema
+    def counts(self) -> dict:
+        """The number of observations as the table and the JSON key it: ``n_datasets`` for
+        the tests across datasets (the JSON schema's key), else ``n`` and ``unit``."""
         return {"n_datasets": self.n} if self.unit == "datasets" else \
             {"n": self.n, "unit": self.unit}
 
@@ -125,7 +108,7 @@ class ClassicalTestResult:
         names = (dict(zip(("first", "second"), self.algorithms)) if len(self.algorithms) == 2
                  else {"algorithms": ", ".join(self.algorithms)})
         return pd.DataFrame([{
-            "test": self.name, **names, **self._count(),
+            "test": self.name, **names, **self.counts(),
             "n_used": np.nan if self.n_used is None else self.n_used,
             "statistic_name": self.statistic_name, "statistic": self.statistic,
             "df1": np.nan if df[0] is None else df[0], "df2": np.nan if df[1] is None else df[1],
@@ -135,55 +118,14 @@ class ClassicalTestResult:
             "alpha": np.nan if self.alpha is None else self.alpha,
             "significant": self.significant, "conclusion": self.conclusion,
             "options": ", ".join(f"{k}={v!r}" for k, v in self.options),
-            "details": "; ".join(f"{k}={_plain(v)}" for k, v in self.details),
+            "details": "; ".join(f"{k}={format_value(v)}" for k, v in self.details),
             "notes": "; ".join(self.notes),
         }])
 
     def to_dict(self) -> dict:
         """The test as JSON-ready data; one-sided p-values keyed by the better algorithm."""
-        data = {"test": self.name, **self._count()}
-        if self.n_used is not None:
-            data["n_used"] = self.n_used
-        data |= {"statistic_name": self.statistic_name, "statistic": json_number(self.statistic),
-                 "p_value": json_number(self.p_value)}
-        if self.df is not None:
-            data["df"] = list(self.df) if isinstance(self.df, tuple) else self.df
-        if self.alternative != "two-sided":
-            data["alternative"] = self.alternative
-        if self.p_greater is not None:
-            first, second = self.algorithms
-            data |= {f"p_{first}_better": json_number(self.p_greater),
-                     f"p_{second}_better": json_number(self.p_less)}
-        if self.alpha is not None:
-            data |= {"alpha": self.alpha, "significant": self.significant,
-                     "conclusion": self.conclusion}
-        data["options"] = {k: json_number(v) if isinstance(v, (int, float)) else str(v)
-                           for k, v in self.options}
-        if self.details:
-            data["details"] = {k: _json(v) for k, v in self.details}
-        data["notes"] = list(self.notes)
-        return data
-
-
-def _plain(value) -> str:
-    if isinstance(value, (tuple, list, np.ndarray)):
-        return "(" + ", ".join(_plain(v) for v in value) + ")"
-    return format_number(value, digits=6)
-
-
-def _json(value):
-    if isinstance(value, (tuple, list, np.ndarray)):
-        return [_json(v) for v in value]
-    return json_number(value) if isinstance(value, (int, float, np.number)) else str(value)
-
-
-def _df_text(df) -> str:
-    if df is None:
-        return ""
-    if isinstance(df, tuple):
-        return f", df = ({format_number(df[0])}, {format_number(df[1])})"
-    return f", df = {format_number(df)}"
-
+        from bayescomp.presentation.results.classical import to_dict
+        return to_dict(self)
 
 def statistic_text(x: float) -> str:
     """A test statistic in a conclusion: two decimals, as published examples print them

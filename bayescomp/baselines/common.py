@@ -10,10 +10,9 @@ import numpy as np
 import pandas as pd
 
 from bayescomp.baselines.classical_result import ClassicalTestResult
-from bayescomp.presentation.reports import Reportable
+from bayescomp.decisions import THRESHOLD
+from bayescomp.reportable import Reportable
 from bayescomp.rope import REGIONS, Rope, region_labels
-from bayescomp.presentation.verdicts import (format_number, json_number, probability, rope_dict,
-                                             verdict_dict)
 
 
 # --------------------------------------------------------------------------- results
@@ -65,32 +64,16 @@ class BayesianTestResult:
         return self.samples.shape[0]
 
     def summary(self) -> str:
-        lines = [
-            f"{self.name}: {self.first} - {self.second} on {self.n_datasets} datasets, "
-            f"ROPE {self.rope}, prior strength {self.prior_strength:g} at "
-            f"{self.prior_location:g}, {self.n_samples} posterior samples",
-            f"  {'':<{self._width}}  mean mass  share of samples where most probable",
-        ]
-        for label, mass, share in zip(self.labels, self.mean_masses, self.most_probable):
-            lines.append(f"  {'P(' + label + ')':<{self._width}}  {probability(mass):>9}  "
-                         f"{probability(share)}")
-        return "\n".join(lines)
+        """The test in a few lines: its prior, and per region the posterior mean mass and the
+        share of samples in which it is the most probable."""
+        from bayescomp.presentation.results.baselines import bayesian_summary
+        return bayesian_summary(self)
 
-    def to_dict(self, threshold: float = 0.95) -> dict:
+    def to_dict(self, threshold: float = THRESHOLD) -> dict:
         """The test as JSON-ready data: the verdict from the posterior mean masses and the
         most-probable shares, both keyed by the regions' names."""
-        return {"test": self.name, "n_datasets": self.n_datasets, "rope": rope_dict(self.rope),
-                "prior_strength": json_number(self.prior_strength),
-                "prior_location": json_number(self.prior_location),
-                "n_samples": self.n_samples,
-                "verdict": verdict_dict(self.mean_masses, self.first, self.second,
-                                        threshold=threshold, scope=self.name, rope=self.rope),
-                "most_probable_shares": {label: json_number(v) for label, v in
-                                         zip(self.labels, self.most_probable)}}
-
-    @property
-    def _width(self) -> int:
-        return max(len(label) for label in self.labels) + 3
+        from bayescomp.presentation.results.baselines import bayesian_to_dict
+        return bayesian_to_dict(self, threshold)
 
     def to_frame(self) -> pd.DataFrame:
         """One row: test, names, ROPE, prior, mean masses and most-probable shares per region."""
@@ -137,39 +120,22 @@ class BaselinesResult(Reportable):
                 self.bayesian_sign, self.bayesian_signed_rank)
 
     def summary(self) -> str:
-        header = (f"Baselines across {len(self.differences)} datasets: {self.first} vs "
-                  f"{self.second} (differences {self.first} - {self.second}, mean "
-                  f"{format_number(np.mean(self.differences))}, median "
-                  f"{format_number(np.median(self.differences))})")
-        return "\n\n".join([header] + [test.summary() for test in self.tests])
+        """The five tests' summaries under one header with the mean and median difference."""
+        from bayescomp.presentation.results.baselines import summary
+        return summary(self)
 
-    def to_dict(self, threshold: float = 0.95) -> dict:
+    def to_dict(self, threshold: float = THRESHOLD) -> dict:
         """Every number :meth:`summary` shows, JSON-ready, tests keyed by name."""
-        return {"first": self.first, "second": self.second, "rope": rope_dict(self.rope),
-                "datasets": list(map(str, self.dataset_names)),
-                "mean_difference": json_number(np.mean(self.differences)),
-                "median_difference": json_number(np.median(self.differences)),
-                "tests": {name: test.to_dict() for name, test in
-                          zip(("wilcoxon", "sign", "ttest"), self.tests[:3])}
-                | {name: test.to_dict(threshold) for name, test in
-                   zip(("bayesian_sign", "bayesian_signed_rank"), self.tests[3:])}}
+        from bayescomp.presentation.results.baselines import to_dict
+        return to_dict(self, threshold)
 
     def to_frame(self) -> pd.DataFrame:
         """One row per test; columns that do not apply to a test are NaN."""
         return pd.concat([test.to_frame() for test in self.tests], ignore_index=True)
 
     def _report(self):
-        title = f"Baselines across {len(self.differences)} datasets: {self.first} - {self.second}"
-        facts = [f"mean difference {format_number(np.mean(self.differences))}, median "
-                 f"{format_number(np.median(self.differences))}, ROPE {self.rope}"]
-        left, equal, right = region_labels(self.first, self.second)
-        rows = [{"test": t.name, "statistic": f"{t.statistic_name} = {format_number(t.statistic)}",
-                 "p-value": t.p_value} for t in (self.wilcoxon, self.sign, self.ttest)]
-        rows += [{"test": t.name, f"P({left})": t.mean_masses[0], f"P({equal})": t.mean_masses[1],
-                  f"P({right})": t.mean_masses[2],
-                  "most probable (shares)": " / ".join(probability(v, 3) for v in t.most_probable)}
-                 for t in (self.bayesian_sign, self.bayesian_signed_rank)]
-        return title, facts, pd.DataFrame(rows)
+        from bayescomp.presentation.results.baselines import report
+        return report(self)
 
 
 # --------------------------------------------------------------------------- validation

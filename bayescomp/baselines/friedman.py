@@ -47,7 +47,7 @@ from bayescomp.baselines.classical_result import (check_alpha, conclusion_line, 
                                                   names_text, statistic_text)
 from bayescomp.baselines.multiple_testing import adjust_p_values
 from bayescomp.data.scores import Scores
-from bayescomp.presentation.verdicts import equals, format_number
+from bayescomp.formatting import format_number
 
 if TYPE_CHECKING:
     from typing import Sequence
@@ -187,30 +187,10 @@ class FriedmanResult:
         return len(self.dataset_names)
 
     def summary(self) -> str:
-        k, n = len(self.algorithms), self.n_datasets
-        better = "highest" if self.higher_is_better else "lowest"
-        lines = [
-            f"Friedman test: {k} algorithms on {n} datasets (rank 1 = {better} score)",
-            f"  chi2 = {format_number(self.statistic, digits=6)}, df = {self.df}, "
-            f"p {equals(self.p_value)}; Iman-Davenport F = "
-            f"{format_number(self.iman_davenport, digits=6)}, df = {self.iman_davenport_df}, "
-            f"p {equals(self.iman_davenport_p)}",
-            "  average ranks:",
-        ]
-        width = max(len(a) for a in self.algorithms)
-        for j in np.argsort(self.average_ranks, kind="stable"):
-            lines.append(f"    {self.algorithms[j]:<{width}}  "
-                         f"{format_number(self.average_ranks[j])}")
-        lines.append(f"  Nemenyi: q_{format_number(self.alpha)} = "
-                     f"{format_number(self.q_alpha)}, "
-                     f"CD = {format_number(self.critical_difference, digits=5)}")
-        groups = "; ".join("{" + ", ".join(g) + "}" for g in self.groups) or "none"
-        lines.append(f"  not significantly different (Nemenyi): {groups}")
-        table = self.pairwise.to_string(index=False, float_format=format_number)
-        lines += ["  pairwise post-hoc tests:"] + ["    " + row for row in table.splitlines()]
-        lines.append(f"  {self.conclusion}")
-        lines += [f"  note: {note}" for note in self.notes]
-        return "\n".join(lines)
+        """The Friedman and Iman-Davenport tests, the average ranks, Nemenyi's critical
+        difference and groups, the pairwise post-hoc tests and the conclusion."""
+        from bayescomp.presentation.results.classical import friedman_summary
+        return friedman_summary(self)
 
     def to_frame(self) -> pd.DataFrame:
         """One row per algorithm, best first: average rank, mean score, and the Friedman test."""

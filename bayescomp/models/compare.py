@@ -60,8 +60,8 @@ import pandas as pd
 from bayescomp.baselines.multiple_testing import CORRECTIONS, adjust_p_values
 from bayescomp.models.correlated import correlated_ttest
 from bayescomp.data.scores import Scores
-from bayescomp.decisions import SCOPES
-from bayescomp.models.all_pairs_result import ALPHA, THRESHOLD, AllPairsResult
+from bayescomp.decisions import SCOPES, THRESHOLD
+from bayescomp.models.all_pairs_result import ALPHA, AllPairsResult
 from bayescomp.exceptions import BayescompWarning
 from bayescomp.rope import Rope
 

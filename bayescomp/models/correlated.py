@@ -24,12 +24,10 @@ import pandas as pd
 from scipy import special
 
 from bayescomp.data.scores import Scores
-from bayescomp.decisions import CostDecision, decide, expected_cost_decision
+from bayescomp.decisions import THRESHOLD, CostDecision, decide, expected_cost_decision
 from bayescomp.exceptions import ConstantDifferencesWarning
-from bayescomp.presentation.reports import Reportable
+from bayescomp.reportable import Reportable
 from bayescomp.rope import PointMass, Rope, check_rope, region_labels
-from bayescomp.presentation.verdicts import THRESHOLD, equals, format_number, json_number, probability, rope_dict, \
-    verdict, verdict_dict
 
 if TYPE_CHECKING:
     from bayescomp.annotations import RopeLike
@@ -175,8 +173,8 @@ class CorrelatedTTestResult(Reportable):
 
     def verdicts(self, threshold: float = THRESHOLD) -> list[str]:
         """The verdict on this dataset in one sentence (:func:`bayescomp.presentation.verdicts.verdict`)."""
-        return [verdict(self.probabilities, self.first, self.second, threshold=threshold,
-                        scope=f"On dataset {self.dataset!r}", rope=self.rope)]
+        from bayescomp.presentation.results.correlated import verdicts
+        return verdicts(self, threshold)
 
     def expected_costs(self, costs, decisions=None) -> CostDecision:
         """Expected cost of each decision from a cost matrix (decisions x (left, rope, right))."""
@@ -195,55 +193,20 @@ class CorrelatedTTestResult(Reportable):
     def to_dict(self, threshold: float = THRESHOLD) -> dict:
         """Every number :meth:`summary` shows, JSON-ready (NaN as None), regions keyed by the
         algorithms' names (``"<second> better"``, ``"equivalent"``, ``"<first> better"``)."""
-        p = self.posterior
-        low, high = self.interval()
-        return {
-            "test": "correlated t-test", "first": self.first, "second": self.second,
-            "dataset": self.dataset, "rope": rope_dict(self.rope), "n": p.n,
-            "rho": json_number(p.rho), "mean": json_number(p.mean),
-            "scale": json_number(p.scale), "hdi_95": [json_number(low), json_number(high)],
-            "verdict": verdict_dict(self.probabilities, self.first, self.second,
-                                    threshold=threshold, scope=f"On dataset {self.dataset!r}",
-                                    rope=self.rope),
-            "nadeau_bengio": {"t": json_number(self.nb_statistic), "df": p.df,
-                              "p_value": json_number(self.nb_p_value),
-                              f"p_{self.first}_better": json_number(self.nb_p_greater),
-                              f"p_{self.second}_better": json_number(self.nb_p_less)},
-        }
+        from bayescomp.presentation.results.correlated import to_dict
+        return to_dict(self, threshold)
 
     def summary(self) -> str:
-        p = self.posterior
-        low, high = self.interval()
-        left, equal, right = self.labels
-        n = format_number
-        return "\n".join([
-            f"Bayesian correlated t-test: {self.first} - {self.second} on dataset {self.dataset!r}",
-            *self.verdicts(),
-            f"  n = {p.n} scores, rho = {n(p.rho)}, ROPE = {self.rope}",
-            f"  mean difference {n(p.mean)}, posterior scale {n(p.scale)}, "
-            f"95% HDI [{n(low)}, {n(high)}]",
-            f"  P({left}) = {probability(self.probabilities[0])}   "
-            f"P({equal}) = {probability(self.probabilities[1])}   "
-            f"P({right}) = {probability(self.probabilities[2])}",
-            f"  Nadeau-Bengio corrected t = {n(self.nb_statistic)}, df = {p.df}, "
-            f"p {equals(self.nb_p_value)} (two-sided)",
-        ])
+        """The test in a few lines: the verdict, the posterior and the Nadeau-Bengio test."""
+        from bayescomp.presentation.results.correlated import summary
+        return summary(self)
 
     def __str__(self) -> str:
         return self.summary()
 
     def _report(self):
-        p = self.posterior
-        low, high = self.interval()
-        left, equal, right = self.labels
-        table = pd.DataFrame([{
-            "dataset": self.dataset, "n": p.n, "rho": p.rho, "mean": p.mean,
-            "95% HDI": f"[{format_number(low)}, {format_number(high)}]",
-            f"P({left})": self.probabilities[0], f"P({equal})": self.probabilities[1],
-            f"P({right})": self.probabilities[2], "Nadeau-Bengio p": self.nb_p_value}])
-        facts = [f"ROPE {self.rope}; differences are {self.first} - {self.second}"]
-        return (f"Bayesian correlated t-test: {self.first} vs {self.second} on {self.dataset}",
-                facts, table)
+        from bayescomp.presentation.results.correlated import report
+        return report(self)
 
 
 def _test_one(differences, rho, rope: Rope, first, second, dataset) -> CorrelatedTTestResult:

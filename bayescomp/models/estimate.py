@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from bayescomp.decisions import MODES_DISAGREE, UNRELIABLE, decide, too_close
+from bayescomp.decisions import MODES_DISAGREE, THRESHOLD, UNRELIABLE, decide, too_close
 
 
 @dataclass(frozen=True)
@@ -50,7 +50,7 @@ class Estimate:
     mode_probabilities: tuple = field(default=(), repr=False)
     mode_mcse: tuple = field(default=(), repr=False)
 
-    def decision(self, threshold: float = 0.95) -> str:
+    def decision(self, threshold: float = THRESHOLD) -> str:
         """The region whose probability reaches ``threshold`` by two Monte Carlo errors (by
         its label), else ``"undecided"``; ``"unreliable (sampling problems)"`` when the fit
         cannot decide; where the chains sit in several modes, the decision every mode makes,
@@ -64,7 +64,7 @@ class Estimate:
             return decided.pop() if len(decided) == 1 else MODES_DISAGREE
         return decide(self.probabilities, threshold, labels=self.labels, mcse=self.mcse)
 
-    def too_close(self, threshold: float = 0.95) -> bool:
+    def too_close(self, threshold: float = THRESHOLD) -> bool:
         """Whether a probability is within two Monte Carlo errors of ``threshold`` (in some
         mode, where there are several): more draws could decide."""
         pairs = (zip(self.mode_probabilities, self.mode_mcse) if self.mode_probabilities

@@ -42,7 +42,7 @@ from bayescomp.models.hierarchical_program import (PROGRAM, continuation_inits, 
                                                    unconstrained)
 from bayescomp.models.hierarchical_result import HierarchicalResult, region_summary
 from bayescomp.models.modes import find_modes, mixture_indices, probability_mcse, settled_decisions
-from bayescomp.presentation.verdicts import THRESHOLD
+from bayescomp.decisions import THRESHOLD
 from bayescomp.rope import Rope, check_rope, region_labels
 
 if TYPE_CHECKING:

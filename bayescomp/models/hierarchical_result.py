@@ -1,5 +1,6 @@
 """The result of :func:`bayescomp.hierarchical`: the posterior of the hierarchical model, its
-decisions on the population and the next dataset, and how it renders."""
+decisions on the population and the next dataset (its text is written by
+:mod:`bayescomp.presentation.results.hierarchical`)."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
@@ -8,14 +9,11 @@ import arviz as az
 import numpy as np
 import pandas as pd
 
+from bayescomp.decisions import THRESHOLD
 from bayescomp.models.diagnostics import Diagnostics, SamplerChecked
 from bayescomp.models.estimate import Estimate
-from bayescomp.presentation.reports import Reportable
+from bayescomp.reportable import Reportable
 from bayescomp.rope import Rope, most_probable_shares, region_labels
-
-#: rows of the per-dataset table a terminal shows; the rest are in to_frame() and the report
-SHOWN_DATASETS = 40
-
 
 @dataclass(frozen=True)
 class HierarchicalResult(SamplerChecked, Reportable):
@@ -91,159 +89,39 @@ class HierarchicalResult(SamplerChecked, Reportable):
         mix, can decide (:attr:`modes`); if not, no decision is made."""
         return self.diagnostics.ok or bool(self.modes)
 
-    def _advice(self) -> str:
-        s = self.settings
-        steps = ["run longer (iter_warmup, iter_sampling; CLI --iter-warmup, --iter-sampling)",
-                 f"raise adapt_delta above {s['adapt_delta']} (--adapt-delta)"]
-        if s.get("retries", 0) == 0:
-            steps.append("or let the package retry (retries=2, --retries 2)")
-        return "; ".join(steps) + "; then check the trace plots (plots.plot_diagnostics)"
-
-    def _unreliable_lines(self) -> list[str]:
-        n = len(self.attempts)
-        after = f" after {n} attempts" if n > 1 else ""
-        return [f"UNRELIABLE: the sampler failed its diagnostics{after}; the numbers below are "
-                "not a decision.",
-                *[f"  - {problem}" for problem in self.diagnostics.problems],
-                f"  What to do: {self._advice()}."]
-
-    def _attempt_lines(self) -> list[str]:
-        lines = []
-        for a in self.attempts:
-            verdict = "ok" if a["ok"] else "; ".join(p.split(":")[0] for p in a["problems"])
-            how = (f"continued from the last draws, {a['iter_warmup']} + "
-                   f"{a['iter_sampling']} more iterations ({a['draws']} draws per chain)"
-                   if a.get("continued") else
-                   f"{a['iter_warmup']} + {a['iter_sampling']} iterations")
-            lines.append(f"  {a['attempt']}. adapt_delta "
-                         f"{a['adapt_delta']}, {how}: {verdict} ({a['seconds']:.1f} s)")
-        return lines
-
     def to_frame(self) -> pd.DataFrame:
         """One row per dataset (see :attr:`datasets`)."""
         return self.datasets.copy()
 
-    def verdicts(self, threshold: float = 0.95) -> list[str]:
+    def verdicts(self, threshold: float = THRESHOLD) -> list[str]:
         """The verdicts on the population (delta0) and on the next dataset, one sentence each
         (:func:`bayescomp.presentation.verdicts.verdict`); none when the fit is not :attr:`reliable`."""
-        from bayescomp.presentation.verdicts import SCOPE_OPENINGS, verdict
-        return [verdict(estimate.probabilities, self.first, self.second, threshold=threshold,
-                        scope=scope, rope=self.rope, reliable=self.reliable,
-                        decision=estimate.decision(threshold) if self.modes else None,
-                        mcse=estimate.mcse)
-                for estimate, scope in ((self.population, SCOPE_OPENINGS["population"]),
-                                        (self.next_dataset, SCOPE_OPENINGS["next_dataset"]))]
+        from bayescomp.presentation.results.hierarchical import verdicts
+        return verdicts(self, threshold)
 
-    def to_dict(self, threshold: float = 0.95) -> dict:
+    def to_dict(self, threshold: float = THRESHOLD) -> dict:
         """Every number :meth:`summary` shows, JSON-ready (NaN as None), regions keyed by the
         algorithms' names (``"<second> better"``, ``"equivalent"``, ``"<first> better"``)."""
-        from bayescomp.presentation.serialize import hierarchical_dict
-        return hierarchical_dict(self, threshold)
+        from bayescomp.presentation.results.hierarchical import to_dict
+        return to_dict(self, threshold)
 
-    def _table(self) -> pd.DataFrame:
-        """The per-dataset table of the summary and the report, columns named by algorithm."""
-        from bayescomp.presentation.verdicts import format_number as n
-        left, equal, right = self.labels
-        t = self.datasets
-        return pd.DataFrame({
-            "n": t.n, "mean": t["mean"], f"P({right}), t-test": t.p_right_ttest,
-            "delta_i": t.delta_mean,
-            "95% HDI": [f"[{n(a)}, {n(b)}]" for a, b in zip(t.delta_hdi_low, t.delta_hdi_high)],
-            f"P({left})": t.p_left, f"P({equal})": t.p_rope, f"P({right})": t.p_right})
-
-    def _estimate_lines(self) -> list[str]:
-        """Both estimates, each under its name, with every number labelled."""
-        from bayescomp.presentation.verdicts import format_number as n, probability as pr
-        left, equal, right = self.labels
-        means = self.datasets["mean"]
-        lines = []
-        for estimate, title in (
-                (self.population, "delta0, the location of the population of mean differences"
-                 + (" (nu is small: it behaves like a median, not a mean)"
-                    if self._heavy_tailed() else "")),
-                (self.next_dataset, "delta_next, the mean difference on the next dataset")):
-            lines += [f"{title}: mean {n(estimate.mean)}, sd {n(estimate.sd)}, 95% HDI "
-                      f"[{n(estimate.hdi_low)}, {n(estimate.hdi_high)}]",
-                      f"  P({left}) = {pr(estimate.probabilities[0])}   P({equal}) = "
-                      f"{pr(estimate.probabilities[1])}   P({right}) = "
-                      f"{pr(estimate.probabilities[2])}   decision at 0.95: "
-                      f"{estimate.decision()}",
-                      f"  Monte Carlo error of these probabilities at most "
-                      f"{pr(np.max(estimate.mcse))}; a decision needs a margin of two"]
-        share = self.next_dataset_most_probable
-        lines += [f"  share of draws in which each has the next dataset's largest mass: "
-                  f"{left} {pr(share[0])}, {equal} {pr(share[1])}, {right} {pr(share[2])}",
-                  f"Observed: mean of the {len(means)} datasets' mean differences "
-                  f"{n(means.mean())}, median {n(means.median())}"]
-        return lines
-
-    def _heavy_tailed(self) -> bool:
+    def heavy_tailed(self) -> bool:
         """Whether most of nu's posterior lies below 3, where the population is heavy-tailed."""
         posterior = self.idata.posterior
         return "nu" in posterior and float(np.median(posterior["nu"].values)) < 3
 
     def summary(self) -> str:
-        from bayescomp.presentation.reports import text_table
-        s = self.settings
-        lines = [] if self.reliable else self._unreliable_lines()
-        lines += [
-            f"Hierarchical model: {self.first} - {self.second} on {len(self.datasets)} datasets, "
-            f"ROPE {self.rope}",
-            *self.verdicts(),
-            f"  prior {s['prior_name']}, backend {s['backend']}, seed {s['seed']}",
-            f"  engine {s.get('engine_version')}, route {s.get('route')}, Stan {s.get('stan_version')}",
-            *self._estimate_lines(),
-            "Per dataset (mean and t-test: raw; delta_i: shrunken):",
-        ]
-        table = self._table()
-        if len(table) > SHOWN_DATASETS:
-            lines += [text_table(table.head(SHOWN_DATASETS)),
-                      f"  ... {len(table) - SHOWN_DATASETS} more datasets: every row is in "
-                      "to_frame(), the report (to_markdown) and the JSON (--json)"]
-        else:
-            lines.append(text_table(table))
-        if self.modes:
-            from bayescomp.presentation.verdicts import mode_lines
-            lines += mode_lines(self)
-        if self.baselines is not None:
-            lines.append(self.baselines.summary())
-        if len(self.attempts) > 1:
-            lines += ["Attempts (a fit that failed its diagnostics was continued when it "
-                      "only mixed slowly, else run again afresh with safer settings):",
-                      *self._attempt_lines()]
-        lines.append(self.diagnostics.summary())
-        if not self.reliable:
-            lines.append(f"UNRELIABLE: no decision ({len(self.diagnostics.problems)} sampling "
-                         "problem(s), listed at the top)")
-        return "\n".join(lines)
+        """The fit in text: verdicts, both estimates, the per-dataset table, the modes, the
+        baselines, the attempts and the sampler's diagnostics."""
+        from bayescomp.presentation.results.hierarchical import summary
+        return summary(self)
 
     def __str__(self) -> str:
         return self.summary()
 
     def _report(self):
-        from bayescomp.presentation.verdicts import format_number as n
-        g = self.diagnostics
-        table = self._table()
-        facts = [
-            f"ROPE {self.rope}; differences are {self.first} - {self.second}; "
-            f"prior {self.settings['prior_name']}",
-            *(line.strip() for line in self._estimate_lines()),
-            f"sampler: {g.verdict} (max R-hat {n(g.max_rhat)}, "
-            f"min ESS {n(min(g.min_ess_bulk, g.min_ess_tail))}, {g.divergences} divergences)",
-        ]
-        if self.modes:
-            from bayescomp.presentation.verdicts import mode_lines
-            facts.append(" ".join(line.strip() for line in mode_lines(self)))
-        if len(self.attempts) > 1:
-            facts.append("attempts: " + " / ".join(line.strip() for line in self._attempt_lines()))
-        title = (f"Hierarchical model: {self.first} vs {self.second} on "
-                 f"{len(self.datasets)} datasets")
-        if not self.reliable:
-            banner = self._unreliable_lines()
-            facts.insert(0, banner[0] + " Problems: " + "; ".join(self.diagnostics.problems)
-                         + ". What to do: " + self._advice() + ".")
-            title += " (UNRELIABLE: sampling problems)"
-        return title, facts, table
+        from bayescomp.presentation.results.hierarchical import report
+        return report(self)
 
 
 def region_summary(draws, rope: Rope, hdi_prob: float = 0.95) -> dict:

@@ -38,8 +38,9 @@ import pandas as pd
 
 from bayescomp import sampling
 from bayescomp.data.scores import Scores
+from bayescomp.decisions import THRESHOLD
 from bayescomp.models.diagnostics import Diagnostics, SamplerChecked, diagnose, warn_if_problems
-from bayescomp.presentation.reports import Reportable
+from bayescomp.reportable import Reportable
 from bayescomp.rope import Rope
 
 
@@ -173,27 +174,11 @@ class RankingResult(SamplerChecked, Reportable):
         """The algorithm most probably best (largest p_best)."""
         return str(self.p_best.idxmax())
 
-    def verdict(self, threshold: float = 0.95) -> str:
+    def verdict(self, threshold: float = THRESHOLD) -> str:
         """One sentence naming the best algorithm, or the most probably best when none
         reaches ``threshold``."""
-        if not 0.5 < threshold <= 1:
-            raise ValueError(f"threshold must be in (0.5, 1], got {threshold}")
-        p = self.p_best.sort_values(ascending=False)
-        best, runner = p.index[0], p.index[1]
-        rank, s = self.expected_rank.loc[best], self.settings
-        interval = (f"posterior mean rank of its worth {rank['mean']:.2f}, {s['interval']:.0%} "
-                    f"interval [{rank['low']:.0f}, {rank['high']:.0f}]; mean observed rank "
-                    f"{self.observed_ranks[best].mean():.2f} on the {s['datasets']} datasets, "
-                    f"ties within the ROPE {s['rope']:g}")
-        if not self.reliable:
-            return (f"No verdict, the fit is {self.UNRELIABLE}: {best} looked most probably "
-                    f"best (P = {p.iloc[0]:.3f}).")
-        if p.iloc[0] >= threshold:
-            return (f"{best} is the best of the {len(p)} algorithms: its Plackett-Luce worth "
-                    f"is the largest with posterior probability {p.iloc[0]:.3f} ({interval}).")
-        return (f"No algorithm is best with probability {threshold}: {best} is the most "
-                f"probably best (P = {p.iloc[0]:.3f}, {interval}), then {runner} "
-                f"(P = {p.iloc[1]:.3f}).")
+        from bayescomp.presentation.results.ranking import verdict
+        return verdict(self, threshold)
 
     def to_frame(self) -> pd.DataFrame:
         """One row per algorithm, best first: worth, P(best), posterior mean rank of the
@@ -208,43 +193,19 @@ class RankingResult(SamplerChecked, Reportable):
     def to_dict(self) -> dict:
         """Plain Python (JSON-able) numbers: verdict, per-algorithm table, rank
         probabilities, diagnostics and settings."""
-        return {
-            "verdict": self.verdict(), "best": self.best, "reliable": self.reliable,
-            "algorithms": {name: {k: float(v) for k, v in row.items()}
-                           for name, row in self.to_frame().iterrows()},
-            "rank_probabilities": {name: [float(v) for v in row]
-                                   for name, row in self.rank_probabilities.iterrows()},
-            "diagnostics": {"ok": self.diagnostics.ok, "problems": list(self.diagnostics.problems),
-                            "max_rhat": self.diagnostics.max_rhat,
-                            "min_ess_bulk": self.diagnostics.min_ess_bulk},
-            "settings": {k: v for k, v in self.settings.items()
-                         if isinstance(v, (str, int, float, bool, type(None)))},
-        }
+        from bayescomp.presentation.results.ranking import to_dict
+        return to_dict(self)
 
     def summary(self) -> str:
-        s = self.settings
-        lines = [
-            f"Plackett-Luce ranking of {len(self.algorithms)} algorithms on {s['datasets']} "
-            f"datasets (ROPE {s['rope']:g}; ties: {s['ties']}, {s['tied_datasets']} "
-            f"dataset(s) with ties; "
-            f"Dirichlet prior {s['prior_text']}; backend {s['backend']}, seed {s['seed']})",
-            self.verdict(), self.meaning(),
-            "Per algorithm (worth_mean: probability of ranking first on a new dataset; "
-            "rank_*: rank of the worth; mean_observed_rank: on the datasets):",
-            self.to_frame().to_string(float_format=lambda v: f"{v:.4g}"),
-            "Probability of each rank (rows: algorithms, columns: ranks):",
-            self.rank_probabilities.to_string(float_format=lambda v: f"{v:.3f}"),
-            self.diagnostics.summary(),
-        ]
-        return "\n".join(lines)
+        """The ranking in text: the verdict, the per-algorithm table, the probability of
+        each rank and the sampler's diagnostics."""
+        from bayescomp.presentation.results.ranking import summary
+        return summary(self)
 
     def meaning(self) -> str:
         """What the ROPE and the ranks are, in one sentence."""
-        return (f"On each dataset, algorithms whose mean scores are within the ROPE "
-                f"{self.settings['rope']:g} of the best of their group tie "
-                f"({self.settings['direction']}); the rank of a worth is its place among the "
-                "worths (1 = largest, the algorithm most likely first on a new dataset), not "
-                "the mean observed rank.")
+        from bayescomp.presentation.results.ranking import meaning
+        return meaning(self)
 
     def __str__(self) -> str:
         return self.summary()
@@ -257,26 +218,8 @@ class RankingResult(SamplerChecked, Reportable):
         return plot_ranking(self, axes=axes)
 
     def _report(self):
-        s = self.settings
-        frame = self.to_frame()
-        table = pd.DataFrame({
-            "P(best)": frame.p_best, "rank of the worth (mean)": frame.rank_mean,
-            f"{s['interval']:.0%} interval": [f"[{a:.0f}, {b:.0f}]" for a, b in
-                                             zip(frame.rank_low, frame.rank_high)],
-            "worth": frame.worth_mean,
-            "worth HDI": [f"[{a:.3f}, {b:.3f}]" for a, b in
-                          zip(frame.worth_hdi_low, frame.worth_hdi_high)],
-            "mean observed rank": frame.mean_observed_rank}, index=frame.index)
-        facts = [
-            self.verdict(), self.meaning(),
-            f"{s['datasets']} datasets ranked by mean score; ties {s['ties']} "
-            f"({s['tied_datasets']} dataset(s) with ties); Dirichlet prior {s['prior_text']}",
-            f"sampler: {self.diagnostics.verdict} (max R-hat {self.diagnostics.max_rhat:.3f}, "
-            f"min ESS {min(self.diagnostics.min_ess_bulk, self.diagnostics.min_ess_tail):.0f}, "
-            f"{self.diagnostics.divergences} divergences); backend {s['backend']}, seed {s['seed']}",
-        ]
-        title = f"Plackett-Luce ranking of {len(self.algorithms)} algorithms"
-        return title, facts, table
+        from bayescomp.presentation.results.ranking import report
+        return report(self)
 
 
 def _half_width(rope) -> float:

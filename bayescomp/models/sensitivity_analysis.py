@@ -21,9 +21,9 @@ import pandas as pd
 from scipy import stats
 
 from bayescomp.data.scores import Scores
-from bayescomp.decisions import decide
+from bayescomp.decisions import THRESHOLD, decide
+from bayescomp.reportable import Reportable
 from bayescomp.models.modes import probability_mcse
-from bayescomp.presentation.reports import Reportable
 from bayescomp.rope import Rope, region_labels
 
 if TYPE_CHECKING:
@@ -121,7 +121,7 @@ class SensitivityResult(Reportable):
     second: str
     table: pd.DataFrame = field(repr=False)
     fits: dict = field(repr=False)
-    threshold: float = 0.95
+    threshold: float = THRESHOLD
     seed: int | None = None
 
     @property
@@ -131,6 +131,11 @@ class SensitivityResult(Reportable):
     @property
     def priors(self) -> list[str]:
         return list(self.fits)
+
+    @property
+    def quantities(self) -> tuple[str, ...]:
+        """The quantities of :attr:`table`: ``"delta0"`` and ``"next"`` (the next dataset)."""
+        return QUANTITIES
 
     def to_frame(self) -> pd.DataFrame:
         """The long table (see :attr:`table`)."""
@@ -147,55 +152,17 @@ class SensitivityResult(Reportable):
         """Whether the decision for ``quantity`` is the same under every prior and ROPE."""
         return self.decisions(quantity).stack().nunique() == 1
 
-    def _describe(self, quantity: str) -> str:
-        what = "delta0 (the population's mean difference)" if quantity == "delta0" \
-            else "the next dataset"
-        decisions = self.decisions(quantity)
-        widths = decisions.index
-        span = f"ROPE half-widths {widths.min():g} to {widths.max():g}"
-        if self.stable(quantity):
-            return (f"For {what} the decision at {self.threshold} is "
-                    f"'{decisions.iloc[0, 0]}' under every prior ({', '.join(self.priors)}) "
-                    f"and {span}.")
-        parts = []
-        for prior in self.priors:
-            column, runs, start = decisions[prior], [], 0
-            for i in range(1, len(column) + 1):
-                if i == len(column) or column.iloc[i] != column.iloc[start]:
-                    low, high = widths[start], widths[i - 1]
-                    where = f"{low:g}" if low == high else f"{low:g}-{high:g}"
-                    runs.append(f"'{column.iloc[start]}' at {where}")
-                    start = i
-            parts.append(f"{prior}: " + ", ".join(runs))
-        return (f"For {what} the decision at {self.threshold} moves with the prior or the "
-                f"ROPE ({'; '.join(parts)}).")
-
     def summary(self) -> str:
-        left, equal, right = self.labels
-        lines = [f"Sensitivity of {self.first} - {self.second} to the prior and the ROPE "
-                 f"(hierarchical model, seed {self.seed}; one fit per prior, every ROPE read "
-                 "off its draws)",
-                 *(self._describe(q) for q in QUANTITIES)]
-        unreliable = [p for p, fit in self.fits.items() if not fit.reliable]
-        if unreliable:
-            lines.append(f"UNRELIABLE fits (no decision): {', '.join(unreliable)}")
-        table = self.table.rename(columns={"p_left": f"P({left})", "p_rope": f"P({equal})",
-                                           "p_right": f"P({right})"})
-        lines.append(table.to_string(index=False, float_format=lambda v: f"{v:.4g}"))
-        return "\n".join(lines)
+        """How each decision moves with the prior and the ROPE, and the long table."""
+        from bayescomp.presentation.results.sensitivity import summary
+        return summary(self)
 
     def __str__(self) -> str:
         return self.summary()
 
     def _report(self):
-        left, equal, right = self.labels
-        table = self.table.drop(columns=["rope_low", "rope_high"]).rename(columns={
-            "p_left": f"P({left})", "p_rope": f"P({equal})", "p_right": f"P({right})"})
-        facts = [self._describe(q) for q in QUANTITIES]
-        facts.append(f"differences are {self.first} - {self.second}; one hierarchical fit per "
-                     f"prior (seed {self.seed}), every ROPE read off the same draws")
-        return (f"Sensitivity of {self.first} vs {self.second} to the prior and the ROPE",
-                facts, table.set_index(["prior", "rope", "quantity"]))
+        from bayescomp.presentation.results.sensitivity import report
+        return report(self)
 
     def plot(self, axes=None):
         """The figure of :func:`bayescomp.presentation.plots.ranking.plot_sensitivity`."""
@@ -207,7 +174,7 @@ class SensitivityResult(Reportable):
 def sensitivity(scores: Scores, first: str, second: str, *,
                 ropes: Sequence[RopeLike] | None = None,
                 priors: Sequence | Mapping[str, str | HierarchicalPrior] | None = None,
-                seed: int | None = None, threshold: float = 0.95, **options) -> SensitivityResult:
+                seed: int | None = None, threshold: float = THRESHOLD, **options) -> SensitivityResult:
     """Rerun the hierarchical comparison under each prior and read it at several ROPE widths.
 
     Parameters

@@ -1,4 +1,5 @@
-"""Everything a person reads: figures (``plots``), text, Markdown, LaTeX and HTML reports
-(``reports``), verdicts and number formatting (``verdicts``), JSON documents
-(``serialize``) and the command line (``cli``). Models return results; this subpackage
-renders them and never computes a posterior."""
+"""Everything a person reads: figures (``plots``), each result's summary, report and JSON
+document (``results``), the Markdown, LaTeX and HTML renderers and text tables (``reports``)
+and the verdict sentences (``verdicts``); numbers are written by
+:mod:`bayescomp.formatting`. Models return results; this subpackage renders them and never
+computes a posterior. The command line is :mod:`bayescomp.cli`, the layer above."""

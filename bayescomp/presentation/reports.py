@@ -1,8 +1,9 @@
 """Markdown, LaTeX (booktabs) and HTML renderings of results, written once for all of them.
 
-A result class mixes in :class:`Reportable` and implements ``_report()``, returning a title,
-a few lines of headline facts and a table (a DataFrame). The renderers need neither
-``tabulate`` nor ``jinja2``.
+A result mixes in :class:`bayescomp.reportable.Reportable` and implements ``_report()``,
+returning a title, a few lines of headline facts and a table (a DataFrame); the mixin's
+``to_markdown``, ``to_latex`` and ``_repr_html_`` call the functions here. The renderers need
+neither ``tabulate`` nor ``jinja2``.
 """
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ import html
 
 import pandas as pd
 
-from bayescomp.presentation.verdicts import format_number
+from bayescomp.formatting import format_number
 
 _LATEX_SPECIAL = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$", "#": r"\#",
                   "_": r"\_", "{": r"\{", "}": r"\}", "~": r"\textasciitilde{}",
@@ -18,7 +19,7 @@ _LATEX_SPECIAL = {"\\": r"\textbackslash{}", "&": r"\&", "%": r"\%", "$": r"\$",
 
 
 def column_kind(name) -> str:
-    """How :func:`bayescomp.presentation.verdicts.format_number` formats a column, from its name:
+    """How :func:`bayescomp.formatting.format_number` formats a column, from its name:
     ``"probability"`` for ``P(...)`` and ``p_left``/``p_rope``/``p_right`` columns,
     ``"p_value"`` for p-values, ``"number"`` otherwise."""
     name = str(name).lower()
@@ -89,41 +90,32 @@ def _is_number(text: str) -> bool:
     return True
 
 
-class Reportable:
-    """Adds ``to_markdown``, ``to_latex`` and ``_repr_html_`` to a result with ``_report()``.
+def to_markdown(result, digits: int = 4) -> str:
+    """A result (:class:`bayescomp.reportable.Reportable`) as markdown: a heading, the
+    verdicts, the headline facts and the table."""
+    title, facts, table = result._report()
+    # a blank line after each: separate paragraphs, not one run-on line
+    verdicts = [line for sentence in result.verdicts() for line in (f"**{sentence}**", "")]
+    return "\n".join([f"### {title}", "", *verdicts,
+                      *[f"- {fact}" for fact in facts], "", markdown_table(table, digits)])
 
-    A result's :meth:`verdicts` (one sentence each, from :func:`bayescomp.presentation.verdicts.verdict`)
-    open every rendering: bold lines in Markdown and HTML, the caption in LaTeX.
-    """
 
-    def _report(self) -> tuple[str, list[str], pd.DataFrame]:
-        raise NotImplementedError
+def to_latex(result, caption: str | None = None, label: str | None = None,
+             digits: int = 4) -> str:
+    """The table of a result as a booktabs LaTeX table; the default caption is the title
+    followed by the verdicts."""
+    title, _, table = result._report()
+    if caption is None:
+        caption = " ".join([f"{title}.", *result.verdicts()])
+    return latex_table(table, caption, label, digits)
 
-    def verdicts(self, threshold: float = 0.95) -> list[str]:
-        """The verdicts of the result, one sentence each (none by default)."""
-        return []
 
-    def to_markdown(self, digits: int = 4) -> str:
-        """The result as markdown: a heading, the verdicts, the headline facts and the table."""
-        title, facts, table = self._report()
-        # a blank line after each: separate paragraphs, not one run-on line
-        verdicts = [line for sentence in self.verdicts() for line in (f"**{sentence}**", "")]
-        return "\n".join([f"### {title}", "", *verdicts,
-                          *[f"- {fact}" for fact in facts], "", markdown_table(table, digits)])
-
-    def to_latex(self, caption: str | None = None, label: str | None = None,
-                 digits: int = 4) -> str:
-        """The table of the result as a booktabs LaTeX table (needs ``\\usepackage{booktabs}``);
-        the default caption is the title followed by the verdicts."""
-        title, _, table = self._report()
-        if caption is None:
-            caption = " ".join([f"{title}.", *self.verdicts()])
-        return latex_table(table, caption, label, digits)
-
-    def _repr_html_(self) -> str:
-        title, facts, table = self._report()
-        verdicts = "".join(f"<p><b>{html.escape(v)}</b></p>" for v in self.verdicts())
-        items = "".join(f"<li>{html.escape(fact)}</li>" for fact in facts)
-        header, rows = _cells(table, 4)
-        body = pd.DataFrame(rows, columns=header).to_html(index=False, border=0)
-        return f"<div><h4>{html.escape(title)}</h4>{verdicts}<ul>{items}</ul>{body}</div>"
+def to_html(result) -> str:
+    """A result as an HTML fragment (Jupyter's rich display): title, verdicts in bold, the
+    headline facts and the table."""
+    title, facts, table = result._report()
+    verdicts = "".join(f"<p><b>{html.escape(v)}</b></p>" for v in result.verdicts())
+    items = "".join(f"<li>{html.escape(fact)}</li>" for fact in facts)
+    header, rows = _cells(table, 4)
+    body = pd.DataFrame(rows, columns=header).to_html(index=False, border=0)
+    return f"<div><h4>{html.escape(title)}</h4>{verdicts}<ul>{items}</ul>{body}</div>"

@@ -16,14 +16,13 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from ._cache import PART, is_locked, pid_alive, sha256, user_cache
+from .programs import program_code, stan_file
 
 __all__ = ["CacheEntry", "cache_dir", "httpstan_cache_dir", "cache_info", "clear_cache"]
 
 
 def _programs() -> list:
     """The names of the Stan programs shipped with bayescomp."""
-    from . import stan_file
-
     return sorted(p.stem for p in stan_file("correlated").parent.glob("*.stan"))
 
 
@@ -101,8 +100,6 @@ def _record_name(directory: Path) -> str:
     """The program's name in the record, else the shipped program whose code it hashed."""
     import hashlib
 
-    from . import program_code
-
     try:
         record = json.loads((directory / "record.json").read_text())
     except (OSError, ValueError):
@@ -146,7 +143,7 @@ def _httpstan_entries() -> list:
         import httpstan.models
     except ImportError:
         return []
-    from . import _httpstan, program_code
+    from . import _httpstan
 
     entries = []
     for program in _programs():

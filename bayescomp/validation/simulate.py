@@ -5,7 +5,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from bayescomp.data.scores import Scores, from_arrays
+from bayescomp.data.readers import from_arrays
+from bayescomp.data.scores import Scores
 
 
 @dataclass(frozen=True)

@@ -86,7 +86,7 @@ def load_classifiers(as_frame: bool = False) -> Scores | pd.DataFrame:
                                            "score": "float64"})
     if as_frame:
         return frame
-    from bayescomp.data.scores import from_long
+    from bayescomp.data.readers import from_long
 
     return from_long(frame, dataset="dataset", algorithm="algorithm", run="run",
                      fold="fold", score="score", rho=1 / 10)

@@ -6,9 +6,9 @@ import numpy as np
 from typing import TYPE_CHECKING
 
 from bayescomp.presentation.plots.common import finish
+from bayescomp.presentation.plots.protocols import FriedmanLike
 
 if TYPE_CHECKING:
-    from bayescomp.baselines.friedman import FriedmanResult
     from matplotlib.axes import Axes
 
 __all__ = ["plot_critical_difference"]
@@ -16,7 +16,7 @@ __all__ = ["plot_critical_difference"]
 
 # --------------------------------------------------------------------------- diagram
 
-def plot_critical_difference(result: FriedmanResult, ax: Axes | None = None) -> Axes:
+def plot_critical_difference(result: FriedmanLike, ax: Axes | None = None) -> Axes:
     """Demšar's (2006) critical-difference diagram of a :func:`friedman_test` result.
 
     The algorithms hang from an axis of average ranks (rank 1, the best, at the left): the
@@ -26,7 +26,8 @@ def plot_critical_difference(result: FriedmanResult, ax: Axes | None = None) -> 
 
     Parameters
     ----------
-    result : FriedmanResult
+    result : FriedmanResult or any object with its ``algorithms``, ``average_ranks``,
+        ``critical_difference`` and ``groups``
     ax : matplotlib.axes.Axes, optional
         Where to draw; a new figure is made when None.
 

@@ -15,17 +15,17 @@ from typing import TYPE_CHECKING
 from bayescomp.rope import Rope
 from bayescomp.presentation.plots.common import MAX_NAMED, REGION_COLORS, dataset_order, \
     difference_label, finish, name_rows, new_axes, rows_height, shade_rope
+from bayescomp.presentation.plots.protocols import HierarchicalLike
 
 if TYPE_CHECKING:
     from bayescomp.annotations import RopeLike, SeedLike
     from bayescomp.data.scores import Scores
-    from bayescomp.models.hierarchical import HierarchicalResult
     from matplotlib.axes import Axes
 
 
 # --------------------------------------------------------------------------- shrinkage
 
-def plot_shrinkage(result: HierarchicalResult, ax: Axes | None = None, sort: bool = True, *,
+def plot_shrinkage(result: HierarchicalLike, ax: Axes | None = None, sort: bool = True, *,
                    offset: float = 0.17, max_named: int = MAX_NAMED,
                    title: str | None = None) -> Axes:
     """Forest plot of the raw and the shrunken mean difference of every dataset.

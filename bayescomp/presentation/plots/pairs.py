@@ -7,9 +7,9 @@ from typing import TYPE_CHECKING
 
 from bayescomp.decisions import SCOPE_NAMES, SCOPES
 from bayescomp.presentation.plots.common import REGION_COLORS, clean_text, new_axes, finish
+from bayescomp.presentation.plots.protocols import AllPairsLike
 
 if TYPE_CHECKING:
-    from bayescomp.models.all_pairs_result import AllPairsResult
     from matplotlib.axes import Axes
 
 
@@ -228,7 +228,7 @@ def _pairs_source(result, which: str | None):
     return rows, SCOPE_NAMES[which], None if table is result else result.rope
 
 
-def plot_all_pairs(result: AllPairsResult, ax: Axes | None = None, *, which: str | None = None,
+def plot_all_pairs(result: AllPairsLike | pd.DataFrame, ax: Axes | None = None, *, which: str | None = None,
                    digits: int = 2, min_width: float = 0.07, title: str | None = None) -> Axes:
     """All three regions of every pair: one bar per pair, split into P(second better),
     P(equivalent) and P(first better), with the algorithms' names at the two ends.

@@ -4,11 +4,8 @@ sensitivity analysis (:func:`bayescomp.sensitivity`). Each function takes ``ax=`
 from __future__ import annotations
 
 import numpy as np
-from typing import TYPE_CHECKING
 
-if TYPE_CHECKING:
-    from bayescomp.models.ranking import RankingResult
-    from bayescomp.models.sensitivity_analysis import SensitivityResult
+from bayescomp.presentation.plots.protocols import RankingLike, SensitivityLike
 
 REGION_COLOURS = ("tab:red", "tab:gray", "tab:blue")  # left, rope, right
 PRIOR_STYLES = ("-", "--", ":", "-.", (0, (5, 1)), (0, (3, 1, 1, 1, 1, 1)))
@@ -91,7 +88,7 @@ def plot_worth_ranks(result, ax=None):
     return ax
 
 
-def plot_ranking(result: RankingResult, axes=None) -> np.ndarray:
+def plot_ranking(result: RankingLike, axes=None) -> np.ndarray:
     """Both ranking figures side by side; returns the two axes."""
     import matplotlib.pyplot as plt
 
@@ -106,7 +103,7 @@ def plot_ranking(result: RankingResult, axes=None) -> np.ndarray:
     return axes
 
 
-def plot_sensitivity(result: SensitivityResult, axes=None) -> np.ndarray:
+def plot_sensitivity(result: SensitivityLike, axes=None) -> np.ndarray:
     """P(left / rope / right) against the ROPE half-width, for delta0 (left panel) and the
     next dataset (right panel).
 

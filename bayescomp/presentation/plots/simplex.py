@@ -4,7 +4,7 @@ from __future__ import annotations
 import numpy as np
 from typing import TYPE_CHECKING
 
-from bayescomp.decisions import decide
+from bayescomp.decisions import THRESHOLD, decide
 from bayescomp.rope import most_probable_shares
 from bayescomp.presentation.plots.common import REGION_COLORS, new_axes, finish
 
@@ -86,7 +86,7 @@ def decision_text(probabilities, names, threshold: float, reliable: bool = True)
 
 def plot_simplex(result, ax: Axes | None = None, *, labels: Sequence[str] | None = None,
                  max_points: int = 5000, seed: SeedLike = 0, point_size: float = 5.0,
-                 alpha: float = 0.35, digits: int = 3, threshold: float = 0.95,
+                 alpha: float = 0.35, digits: int = 3, threshold: float = THRESHOLD,
                  title: str | None = None) -> Axes:
     """Posterior samples of the (left, rope, right) probabilities in the probability simplex.
 

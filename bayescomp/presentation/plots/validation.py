@@ -1,6 +1,7 @@
 """Figures of the validation runs: the simulation study's decision rates, power and RMSE
 (:mod:`bayescomp.validation.study`) and the rank histograms of simulation-based calibration
-(:mod:`bayescomp.validation.sbc`)."""
+(:mod:`bayescomp.validation.sbc`). They read the attributes their protocols name
+(:mod:`bayescomp.presentation.plots.protocols`)."""
 from __future__ import annotations
 
 import numpy as np
@@ -8,9 +9,9 @@ import pandas as pd
 from scipy import stats
 from typing import TYPE_CHECKING
 
+from bayescomp.presentation.plots.protocols import SBCLike, StudyLike
+
 if TYPE_CHECKING:
-    from bayescomp.validation.sbc import SBCResult
-    from bayescomp.validation.study import StudyResult
     from matplotlib.axes import Axes
 
 __all__ = ["plot_study", "plot_power", "plot_rmse", "plot_ranks"]
@@ -34,7 +35,7 @@ def _rate_lines(ax, table: pd.DataFrame, x: str, offsets=(-0.3, 0.0, 0.3)):
     ax.grid(alpha=0.3)
 
 
-def plot_study(result: StudyResult, axes=None) -> np.ndarray:
+def plot_study(result: StudyLike, axes=None) -> np.ndarray:
     """Decision rates against the number of datasets, one panel per delta0.
 
     One line per decision (signed-rank rejects, hierarchical difference, hierarchical
@@ -69,7 +70,7 @@ def plot_study(result: StudyResult, axes=None) -> np.ndarray:
     return axes
 
 
-def plot_power(result: StudyResult, ax: Axes | None = None) -> Axes:
+def plot_power(result: StudyLike, ax: Axes | None = None) -> Axes:
     """Decision rates against delta0 (a :func:`power_curve` result), the ROPE marked."""
     import matplotlib.pyplot as plt
 
@@ -93,7 +94,7 @@ def plot_power(result: StudyResult, ax: Axes | None = None) -> Axes:
     return ax
 
 
-def plot_rmse(result: StudyResult, ax: Axes | None = None) -> Axes:
+def plot_rmse(result: StudyLike, ax: Axes | None = None) -> Axes:
     """RMSE of the shrunken and of the raw estimates of delta_i against k, per delta0."""
     import matplotlib.pyplot as plt
 
@@ -114,7 +115,7 @@ def plot_rmse(result: StudyResult, ax: Axes | None = None) -> Axes:
 
 # --------------------------------------------------------------------------- plot
 
-def plot_ranks(result: SBCResult, bins: int | None = None, axes=None) -> np.ndarray:
+def plot_ranks(result: SBCLike, bins: int | None = None, axes=None) -> np.ndarray:
     """Histogram of the ranks of each parameter with the 99% band of a uniform histogram.
 
     The grey band is the central 99% interval of one bin's count under uniformity
@@ -124,8 +125,6 @@ def plot_ranks(result: SBCResult, bins: int | None = None, axes=None) -> np.ndar
     -------
     numpy.ndarray of matplotlib Axes
     """
-    from bayescomp.validation import sbc  # imported here: sbc re-exports this figure
-
     import matplotlib.pyplot as plt
 
     names = result.parameters
@@ -134,7 +133,7 @@ def plot_ranks(result: SBCResult, bins: int | None = None, axes=None) -> np.ndar
         axes = axes[0]
     axes = np.atleast_1d(axes)
     for ax, name in zip(axes, names):
-        test = sbc.rank_uniformity(result.ranks[name], result.n_draws, bins)
+        test = result.rank_test(name, bins)
         counts, n_bins = test["counts"], test["bins"]
         low, high = stats.binom.ppf([0.005, 0.995], test["n"], 1 / n_bins)
         edges = np.arange(n_bins + 1) * (result.n_draws + 1) / n_bins

@@ -1,17 +1,17 @@
 """``bayescomp rank``: the Bayesian Plackett-Luce ranking of every algorithm in a CSV file.
 
-Registered by :func:`bayescomp.presentation.cli.main.build_parser` through :func:`add_parser`; the command
+Registered by :func:`bayescomp.cli.main.build_parser` through :func:`add_parser`; the command
 line's ``main`` checks the paths (``file``, ``--out``, ``--json``, ``--csv``) before any work
 and turns exceptions into one-line errors and exit codes. Exit code 1 when the fit failed its
 sampler diagnostics (no verdict is given), 0 otherwise. ``--json`` is the envelope every
-command writes (:func:`bayescomp.presentation.cli.export.envelope`) around the ranking's
+command writes (:func:`bayescomp.cli.export.envelope`) around the ranking's
 ``to_dict()``; ``--csv`` is that document flattened.
 """
 from __future__ import annotations
 
 from pathlib import Path
 
-from bayescomp.presentation.cli.io import add_input_arguments, add_overwrite_argument
+from bayescomp.cli.io import add_input_arguments, add_overwrite_argument
 
 EXIT_OK, EXIT_UNRELIABLE = 0, 1
 
@@ -92,13 +92,13 @@ def _columns(items) -> dict:
 def run(args, console) -> int:
     """Run ``bayescomp rank`` with parsed ``args``; the exit code.
 
-    ``console`` is the command line's :class:`~bayescomp.presentation.cli.console.Console`:
+    ``console`` is the command line's :class:`~bayescomp.cli.console.Console`:
     the lines meant for stderr, and the warnings the JSON lists.
     """
-    from bayescomp.data.scores import read_csv
+    from bayescomp.data.readers import read_csv
     from bayescomp.models.ranking import rank_algorithms
-    from bayescomp.presentation.cli.commands import stan_engine, write_outputs
-    from bayescomp.presentation.cli.export import envelope
+    from bayescomp.cli.commands import stan_engine, write_outputs
+    from bayescomp.cli.export import envelope
 
     scores = read_csv(args.file, format=args.format, **_columns(args.column))
     backend = stan_engine(args, console, "plackett_luce")

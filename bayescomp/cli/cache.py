@@ -1,6 +1,6 @@
 """``bayescomp cache``: where the compiled Stan programs are, how big, in what state; ``--clear``.
 
-Registered by :func:`bayescomp.presentation.cli.main.build_parser` through :func:`add_parser`. Built on
+Registered by :func:`bayescomp.cli.main.build_parser` through :func:`add_parser`. Built on
 :func:`bayescomp.sampling.cache_info` and :func:`bayescomp.sampling.clear_cache`; no Stan
 program is compiled or loaded.
 """
@@ -54,12 +54,12 @@ def listing(info: dict) -> str:
 def run(args, console) -> int:
     """Run ``bayescomp cache`` with parsed ``args``; the exit code (0).
 
-    ``console`` is the command line's :class:`~bayescomp.presentation.cli.console.Console`:
+    ``console`` is the command line's :class:`~bayescomp.cli.console.Console`:
     the lines meant for stderr, and the warnings the JSON lists.
     """
     from pathlib import Path
 
-    from bayescomp.presentation.cli.export import envelope, to_json
+    from bayescomp.cli.export import envelope, to_json
     from bayescomp.sampling import cache_info, clear_cache
 
     cleared = None
@@ -74,7 +74,7 @@ def run(args, console) -> int:
     if args.json != "-":
         print(listing(info))
     if args.json is not None:
-        from bayescomp.presentation.cli.io import Outputs
+        from bayescomp.cli.io import Outputs
 
         parts = {"cache": info} if cleared is None else {"cleared": cleared, "cache": info}
         with Outputs() as outputs:

@@ -1,14 +1,14 @@
 """The commands ``compare``, ``all-pairs`` and ``demo``: read the scores, run the models,
 write the summary, the documents and the figures. Registered by
-:func:`bayescomp.presentation.cli.main.build_parser`."""
+:func:`bayescomp.cli.main.build_parser`."""
 from __future__ import annotations
 
 import contextlib
 import sys
 from pathlib import Path
 
-from bayescomp.presentation.cli.console import Console, PairProgress
-from bayescomp.presentation.cli.io import CliError, Outputs, report_text
+from bayescomp.cli.console import Console, PairProgress
+from bayescomp.cli.io import CliError, Outputs, report_text
 
 EXIT_OK, EXIT_UNRELIABLE, EXIT_INPUT, EXIT_INTERNAL, EXIT_INTERRUPTED = 0, 1, 2, 3, 130
 #: 128 + SIGPIPE: what a shell reports for a Unix tool whose reader closed the pipe
@@ -22,7 +22,7 @@ FIT_OPTIONS = ("chains", "iter_warmup", "iter_sampling", "adapt_delta", "max_tre
 # --- reading --------------------------------------------------------------------------------
 
 def _read(args):
-    from bayescomp.data.scores import read_csv
+    from bayescomp.data.readers import read_csv
 
     options = {"format": args.format}
     for item in args.column or []:
@@ -155,7 +155,7 @@ def write_outputs(args, console: Console, document: dict, report=None) -> None:
     With ``--overwrite``, the files of an earlier analysis in ``--out`` are replaced or
     removed, and the line that tells where the report is says which they were.
     """
-    from bayescomp.presentation.cli.export import to_csv, to_json
+    from bayescomp.cli.export import to_csv, to_json
 
     with Outputs() as outputs:
         if args.out is not None and report is not None:
@@ -181,7 +181,7 @@ def _to_stdout(args) -> bool:
 
 
 def _document(args, console: Console, status: int, **parts) -> dict:
-    from bayescomp.presentation.cli.export import envelope
+    from bayescomp.cli.export import envelope
 
     return envelope(args.command, status, console.shown, input=getattr(args, "file", None),
                     seed=args.seed, **parts)
@@ -193,7 +193,7 @@ def _run_comparison(scores, first, second, args, console: Console, extra: dict) 
     """Correlated t-test on one dataset, else the hierarchical model (or, without Stan, the
     per-dataset t-tests and the baselines)."""
     from bayescomp.baselines.across_datasets import baselines
-    from bayescomp.presentation.cli.export import result_dict
+    from bayescomp.cli.export import result_dict
     from bayescomp.models.correlated import correlated_ttest, correlated_ttests
 
     rope = _rope(args)
@@ -246,7 +246,7 @@ def run_compare(args, console: Console) -> int:
 def run_all_pairs(args, console: Console) -> int:
     from itertools import combinations
 
-    from bayescomp.presentation.cli.export import all_pairs_dict
+    from bayescomp.cli.export import all_pairs_dict
     from bayescomp.models.compare import compare_all
 
     scores = _read(args)
@@ -286,7 +286,7 @@ def run_all_pairs(args, console: Console) -> int:
 
 
 def run_demo(args, console: Console) -> int:
-    from bayescomp.presentation.cli.export import result_dict
+    from bayescomp.cli.export import result_dict
     from bayescomp.models.correlated import correlated_ttest
     from bayescomp.data.datasets import load_classifiers
 

@@ -9,10 +9,10 @@ backend or C++ compiler), told in one line; 3 an internal error (a bug: one line
 traceback in a file it names); 130 interrupted (Ctrl-C), leaving no partial output; 141
 (128 + SIGPIPE, as Unix tools) standard output closed by its reader (``| head``), silently.
 
-Inputs and outputs are checked before any work (:mod:`bayescomp.presentation.cli.io`); outputs are
+Inputs and outputs are checked before any work (:mod:`bayescomp.cli.io`); outputs are
 written all at once at the end. Warnings are one line each, shown once
-(:mod:`bayescomp.presentation.cli.console`); ``--json`` and ``--csv`` carry every number the text shows
-(:mod:`bayescomp.presentation.cli.export`).
+(:mod:`bayescomp.cli.console`); ``--json`` and ``--csv`` carry every number the text shows
+(:mod:`bayescomp.cli.export`).
 """
 from __future__ import annotations
 
@@ -24,12 +24,12 @@ import sys
 import tempfile
 import traceback
 
-from bayescomp.presentation.cli.commands import (EXIT_INPUT, EXIT_INTERNAL, EXIT_INTERRUPTED,
+from bayescomp.cli.commands import (EXIT_INPUT, EXIT_INTERNAL, EXIT_INTERRUPTED,
                                                  EXIT_STDOUT_CLOSED, run_all_pairs, run_compare,
                                                  run_demo)
-from bayescomp.presentation.cli.export import version
-from bayescomp.presentation.cli.console import Console, one_line
-from bayescomp.presentation.cli.io import (CliError, add_input_arguments,
+from bayescomp.cli.export import version
+from bayescomp.cli.console import Console, one_line
+from bayescomp.cli.io import (CliError, add_input_arguments,
                                            add_overwrite_argument, check_input,
                                            check_output_dir, check_output_file, os_error_line)
 
@@ -198,9 +198,9 @@ def build_parser() -> argparse.ArgumentParser:
     common(pairs)
     sampling(pairs)
     pairs.set_defaults(handler=run_all_pairs, no_stan=False)
-    from bayescomp.presentation.cli import rank as cli_rank  # `bayescomp rank`: the Plackett-Luce ranking, in its own module
+    from bayescomp.cli import rank as cli_rank  # `bayescomp rank`: the Plackett-Luce ranking, in its own module
     cli_rank.add_parser(commands)
-    from bayescomp.presentation.cli import cache as cli_cache  # `bayescomp cache`: the compiled programs' cache, in its own module
+    from bayescomp.cli import cache as cli_cache  # `bayescomp cache`: the compiled programs' cache, in its own module
     cli_cache.add_parser(commands)
     return parser
 

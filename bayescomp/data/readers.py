@@ -1,0 +1,252 @@
+"""Readers of paired fold scores: from numpy arrays, long and wide tables, and CSV files.
+
+Each returns a :class:`~bayescomp.data.scores.Scores`, with every dataset's correlation
+``rho`` given (``rho``), derived from the number of folds (``n_folds``, ``rho = 1/k``) or,
+for a long table with a fold column, from the folds seen in the data.
+"""
+from __future__ import annotations
+
+import warnings
+import zlib
+from typing import TYPE_CHECKING, Mapping, Sequence
+
+import numpy as np
+import pandas as pd
+
+from bayescomp.data.scores import DatasetScores, Scores, warn_few_scores
+
+if TYPE_CHECKING:
+    import os
+
+
+def _per_dataset(value, names: Sequence[str], what: str) -> list:
+    """Expand a scalar, a mapping by dataset name, or a sequence into one value per dataset."""
+    if value is None or np.isscalar(value):
+        return [value] * len(names)
+    if isinstance(value, Mapping):
+        missing = [n for n in names if n not in value and str(n) not in value]
+        if missing:
+            raise ValueError(f"{what} is not given for dataset(s) {missing}")
+        return [value[n] if n in value else value[str(n)] for n in names]
+    value = list(value)
+    if len(value) != len(names):
+        raise ValueError(f"{what} has {len(value)} values for {len(names)} datasets")
+    return value
+
+
+def _resolve_rho(names, rho, n_folds, inferred_folds=None) -> list[float]:
+    """rho per dataset from an explicit rho, a number of folds, or folds seen in the data."""
+    if rho is not None and n_folds is not None:
+        raise ValueError("give either rho or n_folds, not both")
+    if rho is not None:
+        return [float(r) for r in _per_dataset(rho, names, "rho")]
+    if n_folds is not None:
+        folds = _per_dataset(n_folds, names, "n_folds")
+    elif inferred_folds is not None:
+        folds = inferred_folds
+    else:
+        raise ValueError("the correlation is unknown: give rho (e.g. 0.1) or n_folds "
+                         "(rho = 1/n_folds for k-fold cross-validation)")
+    for name, k in zip(names, folds):
+        if k is None or int(k) < 2:
+            raise ValueError(f"dataset {name!r}: n_folds = {k}; k-fold needs k >= 2")
+    return [1.0 / int(k) for k in folds]
+
+
+def from_arrays(scores: Mapping[str, object], *, rho: float | None = None,
+                n_folds: int | None = None, datasets: Sequence[str] | None = None) -> Scores:
+    """Scores from numpy fold matrices, one per algorithm.
+
+    Parameters
+    ----------
+    scores : mapping of algorithm name to array-like
+        Each value is a 2-D array (datasets x scores), a list of 1-D arrays (ragged:
+        datasets with different numbers of scores) or a 1-D array (a single dataset).
+        Row i of every algorithm must hold the same splits of dataset i in the same order.
+    rho : float, sequence or mapping, optional
+        Correlation per dataset (one number for all, or one per dataset).
+    n_folds : int, sequence or mapping, optional
+        Number of folds of k-fold cross-validation; sets ``rho = 1/n_folds``.
+    datasets : sequence of str, optional
+        Dataset names; default "0", "1", ...
+
+    Returns
+    -------
+    Scores
+    """
+    if not scores:
+        raise ValueError("no algorithms given")
+    rows = {}
+    for algorithm, value in scores.items():
+        try:
+            value = np.asarray(value, dtype=float)
+        except ValueError:  # ragged: one 1-D array per dataset
+            pass
+        else:
+            value = value[np.newaxis] if value.ndim == 1 else value
+        rows[str(algorithm)] = [np.asarray(row, dtype=float).ravel() for row in value]
+    counts = {a: len(r) for a, r in rows.items()}
+    if len(set(counts.values())) != 1:
+        raise ValueError(f"algorithms have scores on different numbers of datasets: {counts}")
+    n_datasets = next(iter(counts.values()))
+    names = [str(n) for n in (datasets if datasets is not None else range(n_datasets))]
+    if len(names) != n_datasets:
+        raise ValueError(f"{len(names)} dataset names for {n_datasets} datasets")
+    rhos = _resolve_rho(names, rho, n_folds)
+    built = []
+    for i, name in enumerate(names):
+        sizes = {a: r[i].size for a, r in rows.items()}
+        if len(set(sizes.values())) != 1:
+            raise ValueError(f"dataset {name!r}: algorithms have different numbers of "
+                             f"scores {sizes}; scores must be paired split by split")
+        built.append(DatasetScores(name, rhos[i], np.vstack([r[i] for r in rows.values()])))
+    result = Scores(tuple(rows), tuple(built))
+    warn_few_scores(result)
+    return result
+
+
+def _with_default_columns(frame: pd.DataFrame, dataset, run):
+    """A copy of ``frame`` with a single dataset and a single run where their columns are
+    not named, and the column names to read them from."""
+    frame = frame.copy()
+    if dataset is None:
+        dataset = "dataset"
+        frame[dataset] = "dataset"
+    if run is None:
+        run = "run"
+        frame[run] = 0
+    return frame, dataset, run
+
+
+def from_long(frame: pd.DataFrame, *, dataset: str = "dataset", algorithm: str = "algorithm",
+              run: str = "run", fold: str = "fold", score: str = "score", rho: float | None = None,
+              n_folds: int | None = None, _wide: bool = False) -> Scores:
+    """Scores from a long frame with one row per (dataset, algorithm, run, fold).
+
+    Parameters
+    ----------
+    frame : pandas.DataFrame
+    dataset, algorithm, run, fold, score : str
+        Column names. ``run`` may be None for a single run of cross-validation; ``dataset``
+        may be None for a single dataset.
+    rho, n_folds : optional
+        As in :func:`from_arrays`. When neither is given, ``rho = 1/k`` with k the number
+        of distinct folds seen in each dataset.
+
+    Returns
+    -------
+    Scores
+    """
+    frame, dataset, run = _with_default_columns(frame, dataset, run)
+    needed = [dataset, algorithm, run, fold, score]
+    missing = [c for c in needed if c not in frame.columns]
+    if missing:
+        raise ValueError(f"column(s) {missing} not found; the frame has {list(frame.columns)}")
+    frame[dataset] = frame[dataset].astype(str)
+    frame[algorithm] = frame[algorithm].astype(str)
+    values = pd.to_numeric(frame[score], errors="coerce")
+    bad = ~np.isfinite(values.to_numpy(dtype=float))
+    if bad.any():
+        first_bad = frame[bad].iloc[0]
+        column = first_bad[algorithm] if _wide else score
+        # the cell as the file holds it: an empty cell is "empty", not np.float64(nan)
+        cell = first_bad[score]
+        shown = "empty" if pd.isna(cell) else repr(cell.item() if hasattr(cell, "item") else cell)
+        raise ValueError(
+            f"dataset {first_bad[dataset]!r}, algorithm {first_bad[algorithm]!r}: "
+            f"{bad.sum()} NaN, infinite or non-numeric score(s), first at run "
+            f"{first_bad[run]}, fold {first_bad[fold]} ({frame.index.name or 'row'} "
+            f"{first_bad.name}, column {column!r}: {shown})")
+    frame[score] = values
+    key = [dataset, algorithm, run, fold]
+    duplicated = frame.duplicated(key, keep=False)
+    if duplicated.any():
+        first = frame[duplicated].iloc[0]
+        same = frame[duplicated & (frame[key] == first[key]).all(axis=1)].index.tolist()
+        raise ValueError(
+            f"dataset {first[dataset]!r}, algorithm {first[algorithm]!r}: run {first[run]}, "
+            f"fold {first[fold]} appears {len(same)} times ({frame.index.name or 'row'}s {same})")
+    algorithms = tuple(pd.unique(frame[algorithm]))
+    names = list(pd.unique(frame[dataset]))
+    folds_seen = [frame.loc[frame[dataset] == n, fold].nunique() for n in names]
+    rhos = _resolve_rho(names, rho, n_folds, inferred_folds=folds_seen)
+    built = []
+    for name, rho_i in zip(names, rhos):
+        wide = (frame[frame[dataset] == name]
+                .pivot(index=[run, fold], columns=algorithm, values=score)
+                .reindex(columns=list(algorithms)).sort_index())
+        holes = wide.isna()
+        if holes.any().any():
+            alg = holes.any().idxmax()
+            (r, f) = holes.index[holes[alg].to_numpy()][0]
+            present = [a for a in algorithms if not holes.loc[(r, f), a]]
+            raise ValueError(f"dataset {name!r}, algorithm {alg!r}: no score for run {r}, "
+                             f"fold {f}, which {present} have; scores must be paired")
+        built.append(DatasetScores(name, rho_i, wide.to_numpy(dtype=float).T))
+    result = Scores(algorithms, tuple(built))
+    warn_few_scores(result, stacklevel=4 if _wide else 3)
+    return result
+
+
+def from_wide(frame: pd.DataFrame, *, algorithms: Sequence[str] | None = None,
+              dataset: str = "dataset", run: str = "run", fold: str = "fold",
+              rho: float | None = None, n_folds: int | None = None) -> Scores:
+    """Scores from a wide frame: one row per (dataset, run, fold), one column per algorithm.
+
+    ``algorithms`` defaults to every column other than ``dataset``, ``run`` and ``fold``.
+    Other parameters are as in :func:`from_long`.
+    """
+    frame, dataset, run = _with_default_columns(frame, dataset, run)
+    ids = [dataset, run, fold]
+    missing = [c for c in ids if c not in frame.columns]
+    if missing:
+        raise ValueError(f"column(s) {missing} not found; the frame has {list(frame.columns)}")
+    if algorithms is None:
+        algorithms = [c for c in frame.columns if c not in ids]
+    unknown = [a for a in algorithms if a not in frame.columns]
+    if unknown:
+        raise ValueError(f"unknown algorithm column(s) {unknown}; the frame has {list(frame.columns)}")
+    # keep the frame's index so that errors point at the original rows (lines of a CSV)
+    long = frame.melt(id_vars=ids, value_vars=list(algorithms), var_name="algorithm",
+                      value_name="score", ignore_index=False)
+    return from_long(long, dataset=dataset, algorithm="algorithm", run=run, fold=fold,
+                     score="score", rho=rho, n_folds=n_folds, _wide=True)
+
+
+def read_csv(path: str | os.PathLike, *, format: str = "long", **columns) -> Scores:
+    """Scores from a CSV file in the long or wide layout (see :func:`from_long`, :func:`from_wide`).
+
+    Keyword arguments name the columns and give ``rho`` or ``n_folds``.
+    """
+    if format not in ("long", "wide"):
+        raise ValueError(f"format must be 'long' or 'wide', got {format!r}")
+    try:
+        frame = pd.read_csv(path)
+    except IsADirectoryError:
+        raise ValueError(f"{path} is a directory, not a CSV file") from None
+    except pd.errors.EmptyDataError:
+        raise ValueError(f"{path} is empty: expected a CSV file with a header line "
+                         "(e.g. dataset,algorithm,run,fold,score)") from None
+    except UnicodeDecodeError as error:
+        raise ValueError(f"{path}: not a text CSV file (undecodable byte at offset "
+                         f"{error.start})") from None
+    except pd.errors.ParserError as error:   # pandas says "... in line N ..."
+        raise ValueError(f"{path}: not a well-formed CSV file: "
+                         f"{' '.join(str(error).split())}") from None
+    except (OSError, EOFError, zlib.error) as error:
+        if isinstance(error, (FileNotFoundError, PermissionError)):
+            raise
+        # pandas decompresses by the file's extension (.gz, .zip, ...): a damaged archive
+        raise ValueError(f"{path}: cannot be read as a CSV file ({error})") from None
+    # number rows as the file's lines (line 1 is the header), for error messages
+    frame.index = pd.RangeIndex(2, len(frame) + 2, name="line")
+    reader = from_long if format == "long" else from_wide
+    try:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            scores = reader(frame, **columns)
+    except ValueError as error:
+        raise ValueError(f"{path}: {error}") from None
+    for warning in caught:   # name the file in the reader's warnings
+        warnings.warn(f"{path}: {warning.message}", warning.category, stacklevel=2)
+    return scores

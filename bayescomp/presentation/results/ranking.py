@@ -1,0 +1,100 @@
+"""How a :class:`~bayescomp.models.ranking.RankingResult` reads: its verdict, its summary, its
+report (title, facts, table) and its JSON document."""
+from __future__ import annotations
+
+import pandas as pd
+
+from bayescomp.decisions import THRESHOLD
+
+
+def verdict(result, threshold: float = THRESHOLD) -> str:
+    """One sentence naming the best algorithm, or the most probably best when none
+    reaches ``threshold``."""
+    if not 0.5 < threshold <= 1:
+        raise ValueError(f"threshold must be in (0.5, 1], got {threshold}")
+    p = result.p_best.sort_values(ascending=False)
+    best, runner = p.index[0], p.index[1]
+    rank, s = result.expected_rank.loc[best], result.settings
+    interval = (f"posterior mean rank of its worth {rank['mean']:.2f}, {s['interval']:.0%} "
+                f"interval [{rank['low']:.0f}, {rank['high']:.0f}]; mean observed rank "
+                f"{result.observed_ranks[best].mean():.2f} on the {s['datasets']} datasets, "
+                f"ties within the ROPE {s['rope']:g}")
+    if not result.reliable:
+        return (f"No verdict, the fit is {result.UNRELIABLE}: {best} looked most probably "
+                f"best (P = {p.iloc[0]:.3f}).")
+    if p.iloc[0] >= threshold:
+        return (f"{best} is the best of the {len(p)} algorithms: its Plackett-Luce worth "
+                f"is the largest with posterior probability {p.iloc[0]:.3f} ({interval}).")
+    return (f"No algorithm is best with probability {threshold}: {best} is the most "
+            f"probably best (P = {p.iloc[0]:.3f}, {interval}), then {runner} "
+            f"(P = {p.iloc[1]:.3f}).")
+
+
+def to_dict(result) -> dict:
+    """Plain Python (JSON-able) numbers: verdict, per-algorithm table, rank
+    probabilities, diagnostics and settings."""
+    return {
+        "verdict": verdict(result), "best": result.best, "reliable": result.reliable,
+        "algorithms": {name: {k: float(v) for k, v in row.items()}
+                       for name, row in result.to_frame().iterrows()},
+        "rank_probabilities": {name: [float(v) for v in row]
+                               for name, row in result.rank_probabilities.iterrows()},
+        "diagnostics": {"ok": result.diagnostics.ok, "problems": list(result.diagnostics.problems),
+                        "max_rhat": result.diagnostics.max_rhat,
+                        "min_ess_bulk": result.diagnostics.min_ess_bulk},
+        "settings": {k: v for k, v in result.settings.items()
+                     if isinstance(v, (str, int, float, bool, type(None)))},
+    }
+
+
+def summary(result) -> str:
+    """The ranking in text: the verdict, the per-algorithm table, the probability of each
+    rank and the sampler's diagnostics."""
+    s = result.settings
+    lines = [
+        f"Plackett-Luce ranking of {len(result.algorithms)} algorithms on {s['datasets']} "
+        f"datasets (ROPE {s['rope']:g}; ties: {s['ties']}, {s['tied_datasets']} "
+        f"dataset(s) with ties; "
+        f"Dirichlet prior {s['prior_text']}; backend {s['backend']}, seed {s['seed']})",
+        verdict(result), meaning(result),
+        "Per algorithm (worth_mean: probability of ranking first on a new dataset; "
+        "rank_*: rank of the worth; mean_observed_rank: on the datasets):",
+        result.to_frame().to_string(float_format=lambda v: f"{v:.4g}"),
+        "Probability of each rank (rows: algorithms, columns: ranks):",
+        result.rank_probabilities.to_string(float_format=lambda v: f"{v:.3f}"),
+        result.diagnostics.summary(),
+    ]
+    return "\n".join(lines)
+
+
+def meaning(result) -> str:
+    """What the ROPE and the ranks are, in one sentence."""
+    return (f"On each dataset, algorithms whose mean scores are within the ROPE "
+            f"{result.settings['rope']:g} of the best of their group tie "
+            f"({result.settings['direction']}); the rank of a worth is its place among the "
+            "worths (1 = largest, the algorithm most likely first on a new dataset), not "
+            "the mean observed rank.")
+
+
+def report(result):
+    """(title, headline facts, table) of the Markdown, LaTeX and HTML reports."""
+    s = result.settings
+    frame = result.to_frame()
+    table = pd.DataFrame({
+        "P(best)": frame.p_best, "rank of the worth (mean)": frame.rank_mean,
+        f"{s['interval']:.0%} interval": [f"[{a:.0f}, {b:.0f}]" for a, b in
+                                         zip(frame.rank_low, frame.rank_high)],
+        "worth": frame.worth_mean,
+        "worth HDI": [f"[{a:.3f}, {b:.3f}]" for a, b in
+                      zip(frame.worth_hdi_low, frame.worth_hdi_high)],
+        "mean observed rank": frame.mean_observed_rank}, index=frame.index)
+    facts = [
+        verdict(result), meaning(result),
+        f"{s['datasets']} datasets ranked by mean score; ties {s['ties']} "
+        f"({s['tied_datasets']} dataset(s) with ties); Dirichlet prior {s['prior_text']}",
+        f"sampler: {result.diagnostics.verdict} (max R-hat {result.diagnostics.max_rhat:.3f}, "
+        f"min ESS {min(result.diagnostics.min_ess_bulk, result.diagnostics.min_ess_tail):.0f}, "
+        f"{result.diagnostics.divergences} divergences); backend {s['backend']}, seed {s['seed']}",
+    ]
+    title = f"Plackett-Luce ranking of {len(result.algorithms)} algorithms"
+    return title, facts, table

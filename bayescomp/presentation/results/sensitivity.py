@@ -1,0 +1,56 @@
+"""How a :class:`~bayescomp.models.sensitivity_analysis.SensitivityResult` reads: how each
+decision moves with the prior and the ROPE, its summary and its report."""
+from __future__ import annotations
+
+
+def describe(result, quantity: str) -> str:
+    """How the decision on ``quantity`` moves with the prior and the ROPE, in one sentence."""
+    what = "delta0 (the population's mean difference)" if quantity == "delta0" \
+        else "the next dataset"
+    decisions = result.decisions(quantity)
+    widths = decisions.index
+    span = f"ROPE half-widths {widths.min():g} to {widths.max():g}"
+    if result.stable(quantity):
+        return (f"For {what} the decision at {result.threshold} is "
+                f"'{decisions.iloc[0, 0]}' under every prior ({', '.join(result.priors)}) "
+                f"and {span}.")
+    parts = []
+    for prior in result.priors:
+        column, runs, start = decisions[prior], [], 0
+        for i in range(1, len(column) + 1):
+            if i == len(column) or column.iloc[i] != column.iloc[start]:
+                low, high = widths[start], widths[i - 1]
+                where = f"{low:g}" if low == high else f"{low:g}-{high:g}"
+                runs.append(f"'{column.iloc[start]}' at {where}")
+                start = i
+        parts.append(f"{prior}: " + ", ".join(runs))
+    return (f"For {what} the decision at {result.threshold} moves with the prior or the "
+            f"ROPE ({'; '.join(parts)}).")
+
+
+def summary(result) -> str:
+    """How each decision moves with the prior and the ROPE, and the long table."""
+    left, equal, right = result.labels
+    lines = [f"Sensitivity of {result.first} - {result.second} to the prior and the ROPE "
+             f"(hierarchical model, seed {result.seed}; one fit per prior, every ROPE read "
+             "off its draws)",
+             *(describe(result, q) for q in result.quantities)]
+    unreliable = [p for p, fit in result.fits.items() if not fit.reliable]
+    if unreliable:
+        lines.append(f"UNRELIABLE fits (no decision): {', '.join(unreliable)}")
+    table = result.table.rename(columns={"p_left": f"P({left})", "p_rope": f"P({equal})",
+                                       "p_right": f"P({right})"})
+    lines.append(table.to_string(index=False, float_format=lambda v: f"{v:.4g}"))
+    return "\n".join(lines)
+
+
+def report(result):
+    """(title, headline facts, table) of the Markdown, LaTeX and HTML reports."""
+    left, equal, right = result.labels
+    table = result.table.drop(columns=["rope_low", "rope_high"]).rename(columns={
+        "p_left": f"P({left})", "p_rope": f"P({equal})", "p_right": f"P({right})"})
+    facts = [describe(result, q) for q in result.quantities]
+    facts.append(f"differences are {result.first} - {result.second}; one hierarchical fit per "
+                 f"prior (seed {result.seed}), every ROPE read off the same draws")
+    return (f"Sensitivity of {result.first} vs {result.second} to the prior and the ROPE",
+            facts, table.set_index(["prior", "rope", "quantity"]))
