@@ -261,6 +261,7 @@ def ess_tail(draws):
 
 
 def _ess_tail(draws: np.ndarray) -> np.ndarray:
+    """Tail ESS of every quantity of (quantity, chain, draw) draws."""
     bounds = quantiles(draws, TAIL_PROBS)
     return np.min([_ess(split_chains((draws <= bound[:, None, None]).astype(float)))
                    for bound in bounds.T], axis=0)
