@@ -4,6 +4,7 @@ Run from the repository root::
 
     python benchmarks/bench_step_cost.py                      # working tree vs main, a5f7427
     python benchmarks/bench_step_cost.py --seeds 3 --sizes 54 1000 --against main a5f7427
+    python benchmarks/bench_step_cost.py --sizes 54 --against --O1   # stanc's O1 or not
 
 Every program is sampled through ``bayescomp.sampling.sample`` (engine cmdstanpy, the
 package's settings: 4 chains x (1000 + 1000), adapt_delta 0.95, its initial values) on the
@@ -18,6 +19,7 @@ sample one posterior).
 from __future__ import annotations
 
 import argparse
+import hashlib
 import re
 import subprocess
 import warnings
@@ -57,7 +59,9 @@ def measure(code: str, data: dict, seed: int) -> dict:
                             "nu": 1 + np.exp(log_nu.isel({log_nu.dims[-1]: 0}))})
     ess = az.ess(posterior[["sigma0", "nu"]])
     mcse = az.mcse(posterior[["sigma0", "nu"]])
-    return dict(seconds=seconds, steps=steps, ms_per_step=1e3 * seconds / steps,
+    # whether two programs gave the very same draws (CmdStan's CSV: 6 significant digits)
+    digest = hashlib.sha1(idata.posterior["sigma0"].values.tobytes()).hexdigest()[:12]
+    return dict(seconds=seconds, steps=steps, ms_per_step=1e3 * seconds / steps, digest=digest,
                 ess_per_s=min(float(ess[v]) for v in ("sigma0", "nu")) / seconds,
                 divergences=int(idata.sample_stats["diverging"].values.sum()),
                 **{f"mean_{v}": float(posterior[v].mean()) for v in ("sigma0", "nu")},
@@ -68,19 +72,24 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--seeds", type=int, default=3)
     parser.add_argument("--sizes", type=int, nargs="+", default=[54, 1000])
-    parser.add_argument("--against", nargs="+", default=["main", "a5f7427"],
+    parser.add_argument("--against", nargs="*", default=["main", "a5f7427"],
                         help="git revisions whose stan/hierarchical.stan is measured too")
+    parser.add_argument("--O1", action="store_true",
+                        help="also the working tree's program compiled with stanc's --O1")
     args = parser.parse_args()
     # CmdStan reports warm-up and sampling seconds; the engine records the total. A step's
     # cost is read from the sampling seconds, so the engine is pointed at that line.
     cmdstanpy_engine._TOTAL_TIME = re.compile(rb"([0-9.eE+-]+) seconds \(Sampling\)")
     programs = {"work": program("work"), **{rev: program(rev) for rev in args.against}}
+    if args.O1:
+        programs["work, O1"] = program("work")
     rows = []
     for size in args.sizes:
         scores = benchmark_collection(size, seed=1, sigma0=0.02).scores
         data, _ = prepare(scores, "a", "b", PRIORS["paper"])
         for seed in range(1, args.seeds + 1):
             for name, code in programs.items():
+                cmdstanpy_engine.STANC_OPTIONS = {"O1": True} if name.endswith("O1") else {}
                 with warnings.catch_warnings():
                     warnings.simplefilter("ignore")
                     row = measure(code, data, seed)

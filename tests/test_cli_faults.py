@@ -244,7 +244,8 @@ def test_a_missing_compiler_is_one_line(scores_csv, shared_dir, cmdstanpy_backen
                 (tools / tool.name).symlink_to(tool)
     done = run(["compare", scores_csv, "--first", "a", "--second", "b", "--backend",
                 "cmdstanpy", "--out", shared_dir / "report"],
-               env={"PATH": str(tools), "XDG_CACHE_HOME": str(shared_dir / "cache")})
+               env={"PATH": str(tools), "XDG_CACHE_HOME": str(shared_dir / "cache"),
+                    "BAYESCOMP_CACHE_DIR": str(shared_dir / "cache" / "bayescomp")})
     line = one_error_line(done)
     assert "could not compile Stan program 'hierarchical'" in line
     assert "Is a C++ compiler (g++ or clang++) installed and on PATH?" in line

@@ -12,10 +12,10 @@ from typing import TYPE_CHECKING
 
 import arviz as az
 import numpy as np
-from scipy import stats
 
-from bayescomp.exceptions import SamplingWarning
 from bayescomp.decisions import UNRELIABLE
+from bayescomp.exceptions import SamplingWarning
+from bayescomp.models.convergence import convergence
 
 if TYPE_CHECKING:
     from typing import Sequence
@@ -60,37 +60,26 @@ class Diagnostics:
         return "\n".join(lines)
 
 
-def rank_rhat(draws: np.ndarray) -> float:
-    """Rank-normalised split R-hat (Vehtari et al. 2021, the larger of the bulk and folded
-    versions) of ``draws`` shaped (chain, draw)."""
-    draws = np.asarray(draws, dtype=float)
-    half = draws.shape[1] // 2
-    split = np.concatenate([draws[:, :half], draws[:, -half:]], axis=0)
-
-    def rhat(x):
-        if np.ptp(x) == 0:
-            return 1.0
-        ranks = stats.rankdata(x, axis=None).reshape(x.shape)
-        z = stats.norm.ppf((ranks - 0.375) / (x.size + 0.25))
-        n = z.shape[1]
-        within = z.var(axis=1, ddof=1).mean()
-        between = n * z.mean(axis=1).var(ddof=1)
-        return float(np.sqrt(((n - 1) / n * within + between / n) / within))
-
-    folded = np.abs(split - np.median(split))
-    return max(rhat(split), rhat(folded))
+def posterior_draws(posterior) -> np.ndarray:
+    """The variables of an InferenceData group as one (chain, draw, quantity) array."""
+    n_chains, n_draws = posterior.sizes["chain"], posterior.sizes["draw"]
+    return np.concatenate([variable.values.reshape(n_chains, n_draws, -1)
+                           for variable in posterior.data_vars.values()], axis=2)
 
 
 def diagnose(idata: az.InferenceData, var_names: Sequence[str] | None = None,
              max_treedepth: int = 10) -> Diagnostics:
-    """Diagnostics of the posterior variables ``var_names`` (default all) of an InferenceData."""
+    """Diagnostics of the posterior variables ``var_names`` (default all) of an InferenceData.
+
+    R-hat and ESS are those of :mod:`bayescomp.models.convergence` (ArviZ's, for all
+    quantities at once); of a single chain, R-hat compares its halves. Quantities without
+    one (a constant's R-hat) are left out of the extremes.
+    """
     posterior = idata.posterior if var_names is None else idata.posterior[var_names]
     n_chains, n_draws = posterior.sizes["chain"], posterior.sizes["draw"]
-    ess_bulk = az.ess(posterior, method="bulk")
-    ess_tail = az.ess(posterior, method="tail")
+    rhat, ess_bulk, ess_tail = convergence(posterior_draws(posterior))
 
-    def extreme(dataset, reducer):
-        values = np.concatenate([np.ravel(v.values) for v in dataset.data_vars.values()])
+    def extreme(values, reducer):
         values = values[np.isfinite(values)]
         return float(reducer(values)) if values.size else float("nan")
 
@@ -98,12 +87,7 @@ def diagnose(idata: az.InferenceData, var_names: Sequence[str] | None = None,
     divergences = int(stats["diverging"].sum())
     saturated = int((stats["tree_depth"] >= max_treedepth).sum())
     min_bfmi = float(np.min(az.bfmi(idata))) if "energy" in stats else float("nan")
-    if n_chains > 1:
-        max_rhat = extreme(az.rhat(posterior), np.max)
-    else:  # one chain (a mode of a fit): its halves, which arviz does not compare
-        max_rhat = max(rank_rhat(values.reshape(1, n_draws, -1)[..., k])
-                       for values in (v.values for v in posterior.data_vars.values())
-                       for k in range(int(np.prod(values.shape[2:], dtype=int))))
+    max_rhat = extreme(rhat, np.max)
     min_bulk, min_tail = extreme(ess_bulk, np.min), extreme(ess_tail, np.min)
 
     problems = []

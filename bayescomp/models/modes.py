@@ -31,14 +31,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-import arviz as az
 import numpy as np
 from scipy import stats
 from scipy.cluster.hierarchy import fcluster, linkage
 from scipy.special import logsumexp
 
 from bayescomp.decisions import decide, too_close
-from bayescomp.models.diagnostics import ESS_PER_CHAIN_MIN, diagnose, rank_rhat
+from bayescomp.models.convergence import ess_bulk, ess_tail, rank_rhat
+from bayescomp.models.diagnostics import ESS_PER_CHAIN_MIN, diagnose
 
 #: the variables whose draws say which mode a chain is in
 LOCATORS = ("delta0", "sigma0", "nu")
@@ -55,12 +55,18 @@ DRAWS_PER_DIMENSION = 5
 def chain_distances(locators: dict[str, np.ndarray]) -> np.ndarray:
     """Largest pair R-hat minus 1 of every two chains over the ``locators`` (chain, draw)."""
     n_chains = next(iter(locators.values())).shape[0]
+    pairs = [(a, b) for a in range(n_chains) for b in range(a + 1, n_chains)]
     distance = np.zeros((n_chains, n_chains))
-    for a in range(n_chains):
-        for b in range(a + 1, n_chains):
-            # R-hat falls a little below 1 by chance; a distance cannot
-            distance[a, b] = distance[b, a] = max(0.0, max(
-                rank_rhat(values[[a, b]]) for values in locators.values()) - 1)
+    if not pairs:
+        return distance
+    # every pair's locators as the quantities of one two-chain array
+    together = np.stack([values[[a, b]] for a, b in pairs for values in locators.values()],
+                        axis=-1)
+    # a locator constant over both chains (R-hat NaN) does not tell them apart
+    rhat = np.nan_to_num(rank_rhat(together), nan=1.0).reshape(len(pairs), len(locators))
+    for (a, b), largest in zip(pairs, rhat.max(axis=1)):
+        # R-hat falls a little below 1 by chance; a distance cannot
+        distance[a, b] = distance[b, a] = max(0.0, largest - 1)
     return distance
 
 
@@ -179,19 +185,12 @@ def agreed_decision(decisions: list[str]) -> str | None:
     return decisions[0] if len(set(decisions)) == 1 else None
 
 
-def _ess(values: np.ndarray) -> float:
-    """Bulk ESS of (chain, draw) values; a constant has as many as it has draws."""
-    if np.ptp(values) == 0:
-        return float(values.size)
-    return float(az.ess(values[None] if values.ndim == 1 else values, method="bulk"))
-
-
 def probability_mcse(per_draw: np.ndarray) -> np.ndarray:
     """Monte Carlo standard errors of the means of (chain, draw, 3) per-draw probabilities
     (region indicators, or each draw's masses of the regions): their standard deviations
-    over the square roots of their bulk effective sizes."""
-    flat = per_draw.reshape(-1, 3)
-    return np.array([flat[:, k].std() / np.sqrt(_ess(per_draw[..., k])) for k in range(3)])
+    over the square roots of their bulk effective sizes (a constant has as many effective
+    draws as draws, and no error)."""
+    return per_draw.reshape(-1, 3).std(axis=0) / np.sqrt(ess_bulk(per_draw))
 
 
 def _mode(idata, chains: tuple, weight: float, locators: dict, region_draws, next_draws, *,
@@ -207,7 +206,7 @@ def _mode(idata, chains: tuple, weight: float, locators: dict, region_draws, nex
                 next_dataset=next_draws[rows].reshape(-1, 3).mean(axis=0),
                 population_mcse=probability_mcse(region_draws[rows]),
                 next_dataset_mcse=probability_mcse(next_draws[rows]),
-                delta0_ess=min(float(az.ess(delta0, method=method)) for method in ("bulk", "tail")))
+                delta0_ess=min(ess_bulk(delta0), ess_tail(delta0)))
 
 
 def find_modes(idata, unconstrained: np.ndarray, next_masses: np.ndarray, rope, *,

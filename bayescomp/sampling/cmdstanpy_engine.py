@@ -30,6 +30,9 @@ _TOTAL_TIME = re.compile(rb"([0-9.eE+-]+) seconds \(Total\)")
 _MODELS: dict = {}
 #: CmdStan make options of every executable (part of the cache key when not empty)
 CPP_OPTIONS: dict = {}
+#: stanc options of every executable, e.g. {"O1": True} (part of the cache key when not
+#: empty); the pystan engine has no way to pass them to its public route
+STANC_OPTIONS: dict = {}
 _LOCK = threading.Lock()
 
 
@@ -152,7 +155,7 @@ class CmdStanPyEngine(Engine):
         import cmdstanpy
 
         version = self._cmdstan()
-        key = (code, version)
+        key = (code, version, json.dumps([CPP_OPTIONS, STANC_OPTIONS], sort_keys=True))
         with _LOCK:
             if key in _MODELS:
                 return _MODELS[key]
@@ -171,7 +174,8 @@ class CmdStanPyEngine(Engine):
                     _build(cmdstanpy, name, code, directory, show_progress)
                 with _quiet(show_progress):   # both files given and the exe newer: no compile
                     model = cmdstanpy.CmdStanModel(stan_file=source, exe_file=exe,
-                                                   cpp_options=CPP_OPTIONS or None)
+                                                   cpp_options=CPP_OPTIONS or None,
+                                                   stanc_options=STANC_OPTIONS or None)
             _MODELS[key] = model
             return model
 
@@ -198,6 +202,8 @@ class CmdStanPyEngine(Engine):
 def entry_dir(code: str, version: str) -> Path:
     """The cache entry of ``code`` for CmdStan ``version``."""
     key = code if not CPP_OPTIONS else json.dumps([code, CPP_OPTIONS], sort_keys=True)
+    if STANC_OPTIONS:
+        key = json.dumps([key, STANC_OPTIONS], sort_keys=True)
     return user_cache() / f"cmdstan-{version}" / hashlib.sha256(key.encode()).hexdigest()
 
 
@@ -209,13 +215,14 @@ def _build(cmdstanpy, name: str, code: str, directory: Path, show_progress: bool
         source.write_text(code)
         with _quiet(show_progress):
             try:   # compiles next to the source
-                model = cmdstanpy.CmdStanModel(stan_file=source, cpp_options=CPP_OPTIONS or None)
+                model = cmdstanpy.CmdStanModel(stan_file=source, cpp_options=CPP_OPTIONS or None,
+                                               stanc_options=STANC_OPTIONS or None)
             except (ValueError, RuntimeError) as exc:
                 raise RuntimeError(f"CmdStan could not compile Stan program {name!r}: "
                                    f"{exc}") from None
         exe = Path(model.exe_file)
         record = dict(size=exe.stat().st_size, sha256=sha256(exe), name=name,
-                      cpp_options=CPP_OPTIONS)
+                      cpp_options=CPP_OPTIONS, stanc_options=STANC_OPTIONS)
         (part / "record.json").write_text(json.dumps(record))
         commit(part, directory)
 
