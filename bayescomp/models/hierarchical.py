@@ -189,10 +189,16 @@ def hierarchical(scores: Scores, first: str, second: str, *, rope: RopeLike = 0.
     backend : "auto", "cmdstanpy" or "pystan"
     route : str
         How the engine reaches Stan (:func:`bayescomp.sampling.sample`); "auto" is its fastest.
-    chains, iter_warmup, iter_sampling, seed, adapt_delta, max_treedepth
-        NUTS settings. A seed (drawn and recorded when None) makes the fit reproducible.
+    chains, iter_warmup, iter_sampling, adapt_delta, max_treedepth
+        NUTS settings.
         ``adapt_delta`` defaults to 0.95 rather than Stan's 0.8: with few datasets the
         posterior of (nu, sigma0) is heavy-tailed, and a gradient here is cheap.
+    seed : int, optional
+        In ``[0, 2**31 - 1]``; drawn when None. Recorded as given (``settings["seed"]``); it
+        makes the fit reproducible. Every random step draws from its own stream spawned from
+        ``numpy.random.SeedSequence(seed)`` (:mod:`bayescomp.sampling.seeds`): Stan's seed
+        of each attempt (recorded in ``settings["stan_seeds"]`` and in each attempt), the
+        initial values, the post-draws and the baselines.
     baselines : bool
         Also run the frequentist and Bayesian signed-rank and sign tests on the dataset means.
     log_likelihood : bool
@@ -203,8 +209,8 @@ def hierarchical(scores: Scores, first: str, second: str, *, rope: RopeLike = 0.
         most 2 are defined). A fit that only mixes slowly (R-hat, ESS) is continued: every
         chain restarts from its last draw, with a short warm-up, for ``iter_sampling`` more
         draws (twice that at the second retry) pooled with the earlier ones. A fit with
-        divergences, saturated tree depth or a low E-BFMI starts afresh with the same seed,
-        twice the warm-up and draws and, after divergences, adapt_delta at least 0.99
+        divergences, saturated tree depth or a low E-BFMI starts afresh from the same
+        initial values, twice the warm-up and draws and, after divergences, adapt_delta at least 0.99
         (:func:`safer_run`). Sampling stops
         at the first fit that passes. Each retry is announced by a :class:`RetryWarning`;
         ``settings["attempts"]`` records every fit, and ``settings["iter_sampling"]`` the
@@ -237,8 +243,7 @@ def hierarchical(scores: Scores, first: str, second: str, *, rope: RopeLike = 0.
         prior_name = "custom"
     if isinstance(retries, bool) or not isinstance(retries, (int, np.integer)) or retries < 0:
         raise ValueError(f"retries must be a non-negative integer, got {retries!r}")
-    if seed is None:
-        seed = int(np.random.default_rng().integers(2 ** 31 - 1))
+    seeds = sampling.Seeds(seed)
     what = f"hierarchical model {first} - {second}"
     check_rope(rope, scores, first, second)
     data, scale = prepare(scores, first, second, prior)
@@ -248,19 +253,18 @@ def hierarchical(scores: Scores, first: str, second: str, *, rope: RopeLike = 0.
     fresh, attempts, fit = run, [], None
     while True:
         started = time.perf_counter()
-        if run["continued"]:
-            # a seed of its own: the first fit's random numbers must not be used again
-            inits, run_seed = continuation_inits(fit, data), (seed + len(attempts)) % 2 ** 31
-        else:
-            inits, run_seed = initial_values(data, chains, seed), seed
+        # every attempt a Stan seed of its own: no random number of Stan's is used twice
+        stan_seed = seeds.stan_seed(len(attempts) + 1)
+        inits = (continuation_inits(fit, data) if run["continued"] else
+                 initial_values(data, chains, seeds.generator("initial_values")))
         new = sampling.sample(PROGRAM, data, backend=backend, route=route, chains=chains,
                               inits=inits, iter_warmup=run["iter_warmup"],
-                              iter_sampling=run["iter_sampling"], seed=run_seed,
+                              iter_sampling=run["iter_sampling"], seed=stan_seed,
                               adapt_delta=run["adapt_delta"], max_treedepth=max_treedepth,
                               show_progress=show_progress)
         fit = pool_draws(fit, new) if run["continued"] else new
-        idata = to_user_scale(fit, data, scale, scores.dataset_names, seed, log_likelihood,
-                              prior)
+        idata = to_user_scale(fit, data, scale, scores.dataset_names,
+                              seeds.generator("post_draws"), log_likelihood, prior)
         diagnostics = diagnose(idata, var_names=var_names, max_treedepth=max_treedepth)
         # per draw, chain by chain: what the modes read and, for the last fit, the result
         next_masses = _next_masses(idata, data["population"], rope)
@@ -273,7 +277,7 @@ def hierarchical(scores: Scores, first: str, second: str, *, rope: RopeLike = 0.
                                                  max_treedepth=max_treedepth)
         settled = bool(modes) and settled_decisions(modes, separate, THRESHOLD, groups)
         attempts.append(dict(
-            attempt=len(attempts) + 1,
+            attempt=len(attempts) + 1, stan_seed=stan_seed,
             continued=run["continued"], adapt_delta=run["adapt_delta"],
             iter_warmup=run["iter_warmup"], iter_sampling=run["iter_sampling"],
             draws=int(fit.posterior.sizes["draw"]), ok=diagnostics.ok or settled,
@@ -332,7 +336,8 @@ def hierarchical(scores: Scores, first: str, second: str, *, rope: RopeLike = 0.
                      **{f"delta_{k}" if k in ("mean", "sd", "hdi_low", "hdi_high") else k: v
                         for k, v in shrunk.items()}})
     settings = dict(prior_name=prior_name, prior=prior,
-                    backend=fit.attrs.get("backend", backend), seed=seed, scale=scale,
+                    backend=fit.attrs.get("backend", backend), seed=seeds.seed,
+                    stan_seeds=tuple(a["stan_seed"] for a in attempts), scale=scale,
                     **{key: fit.attrs.get(key) for key in ("engine_version", "route", "stan_version")},
                     chains=chains, iter_warmup=fresh["iter_warmup"],
                     iter_sampling=attempts[-1]["draws"], adapt_delta=run["adapt_delta"],
@@ -345,6 +350,7 @@ def hierarchical(scores: Scores, first: str, second: str, *, rope: RopeLike = 0.
         next_dataset=estimate("next_dataset", "delta_next", delta_next, next_masses.mean(axis=0),
                               [m.next_dataset for m in modes]),
         datasets=pd.DataFrame(rows).set_index("dataset"),
-        baselines=(run_baselines(scores, first, second, rope=rope, seed=seed) if baselines
+        baselines=(run_baselines(scores, first, second, rope=rope,
+                                 seed=seeds.sequence("baselines")) if baselines
                    else None),
         diagnostics=diagnostics, settings=settings, modes=modes, modes_separate=separate)

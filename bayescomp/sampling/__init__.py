@@ -32,9 +32,11 @@ from .cmdstanpy_engine import CmdStanPyEngine
 from .engine import Draws, Engine, EngineWarning, Settings
 from .inference_data import SAMPLE_STATS
 from .pystan_engine import PystanEngine
+from .seeds import Seeds, check_seed
 
 __all__ = ["sample", "resolve_backend", "engine", "stan_file", "program_code", "threaded_fits",
-           "cache_info", "clear_cache", "cache_dir", "CacheEntry", "Engine", "EngineWarning", "Draws", "Settings", "SAMPLE_STATS", "ENGINES"]
+           "cache_info", "clear_cache", "cache_dir", "CacheEntry", "Engine", "EngineWarning", "Draws", "Settings", "SAMPLE_STATS", "ENGINES",
+           "Seeds", "check_seed"]
 
 #: the engines by name, in the order ``backend="auto"`` tries them
 ENGINES = {"cmdstanpy": CmdStanPyEngine(), "pystan": PystanEngine()}
@@ -189,8 +191,9 @@ def sample(program: str, data: dict, *, backend: str = "auto", route: str = "aut
     iter_warmup, iter_sampling : int
         Adaptation iterations and kept draws, per chain.
     seed : int, optional
-        In ``[0, 2**31 - 1]`` (the same range on both engines keeps a seed portable). None
-        draws one; either way it is recorded, and the same seed gives the same draws.
+        Stan's seed, in ``[0, 2**31 - 1]`` (the same range on both engines keeps a seed
+        portable). None draws one (:func:`~bayescomp.sampling.seeds.check_seed`); either way
+        it is recorded, and the same seed gives the same draws.
     adapt_delta, max_treedepth
         NUTS target acceptance rate and maximum tree depth.
     inits : None, float, dict or list of dict
@@ -217,11 +220,7 @@ def sample(program: str, data: dict, *, backend: str = "auto", route: str = "aut
     chosen = engine(backend)
     route = chosen.check_route(route)  # refuses an unknown route before any work
     name, code = program_code(program)
-    if seed is None:
-        seed = int(np.random.default_rng().integers(0, 2**31 - 1))
-    seed = int(seed)
-    if not 0 <= seed <= 2**31 - 1:
-        raise ValueError(f"seed must be in [0, 2**31 - 1], got {seed}")
+    seed = check_seed(seed)
     if isinstance(inits, dict):
         inits = [inits] * chains
     if isinstance(inits, (int, float)) and not isinstance(inits, bool):
@@ -234,25 +233,25 @@ def sample(program: str, data: dict, *, backend: str = "auto", route: str = "aut
                         iter_sampling=int(iter_sampling), seed=seed,
                         adapt_delta=float(adapt_delta), max_treedepth=int(max_treedepth),
                         inits=inits)
-    draws = _off_event_loop(chosen, name, code, _to_stan_data(data), settings, route,
-                            show_progress)
+    draws = _off_event_loop(chosen, name=name, code=code, data=_to_stan_data(data),
+                            settings=settings, route=route, show_progress=show_progress)
     attrs = dict(backend=chosen.name, engine_version=draws.engine_version, route=draws.route,
                  stan_version=draws.stan_version, **settings.recorded())
     idata = inference_data.build(draws, code, dict(attrs, **draws.attrs))
     return idata
 
 
-def _off_event_loop(chosen: Engine, *args):
-    """Sample here, or in a worker thread when this thread runs an event loop (pystan calls
-    ``asyncio.run``, which refuses to start inside a running loop, as in Jupyter)."""
+def _off_event_loop(chosen: Engine, **call):
+    """``chosen.sample(**call)`` here, or in a worker thread when this thread runs an event
+    loop (pystan calls ``asyncio.run``, which refuses to start inside a running loop, as in
+    Jupyter)."""
     try:
         asyncio.get_running_loop()
     except RuntimeError:
-        return chosen.sample(*args[:4], route=args[4], show_progress=args[5])
+        return chosen.sample(**call)
     with ThreadPoolExecutor(max_workers=1, thread_name_prefix="bayescomp-stan") as pool:
         try:
-            return pool.submit(chosen.sample, *args[:4], route=args[4],
-                               show_progress=args[5]).result()
+            return pool.submit(chosen.sample, **call).result()
         except KeyboardInterrupt:  # the fit runs in the worker: stop it rather than wait for it
             chosen.cancel()
             raise

@@ -208,12 +208,12 @@ def cancel_running() -> None:
 
 def sample(name, code, data, settings, show_progress, engine_version) -> Draws:
     module = load(name, code, show_progress)
-    s = dict(_httpstan.sampler_defaults(), random_seed=settings.seed,
-             num_warmup=settings.iter_warmup, num_samples=settings.iter_sampling,
-             delta=settings.adapt_delta, max_depth=settings.max_treedepth)
+    arguments = dict(_httpstan.sampler_defaults(), random_seed=settings.seed,
+                     num_warmup=settings.iter_warmup, num_samples=settings.iter_sampling,
+                     delta=settings.adapt_delta, max_depth=settings.max_treedepth)
     inits = settings.inits
     if isinstance(inits, float):
-        s["init_radius"], inits = inits, None
+        arguments["init_radius"], inits = inits, None
     inits = inits or [{}] * settings.chains
     data_parts = _httpstan.split_data(data)
     try:  # the data are checked here, as pystan's build does (e.g. a reject() in transformed data)
@@ -222,12 +222,9 @@ def sample(name, code, data, settings, show_progress, engine_version) -> Draws:
         raise RuntimeError(f"Stan program {name!r} refused the data: {exc}") from None
 
     def run(chain):
-        return module.sample(
-            data_parts, _httpstan.split_data(inits[chain - 1]), s["random_seed"], chain,
-            s["init_radius"], s["num_warmup"], s["num_samples"], s["num_thin"], s["save_warmup"],
-            s["refresh"], s["stepsize"], s["stepsize_jitter"], s["max_depth"], s["delta"],
-            s["gamma"], s["kappa"], s["t0"], s["init_buffer"], s["term_buffer"], s["window"],
-            generation)
+        return module.sample(data_parts=data_parts,
+                             init_parts=_httpstan.split_data(inits[chain - 1]), chain=chain,
+                             generation=generation, **arguments)
 
     generation = module.generation()
     pool = ThreadPoolExecutor(max_workers=min(settings.chains, os.cpu_count() or 1))

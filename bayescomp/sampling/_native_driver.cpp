@@ -152,8 +152,8 @@ py::tuple describe(const py::tuple &data_parts) {
 // One chain, stopped if cancel_all() is called after generation() returned `generation`.
 // Returns (return code, error text, columns, the draws as bytes of row-major
 // doubles, logger lines, notes).
-py::tuple sample(const py::tuple &data_parts, const py::tuple &init_parts, unsigned int seed,
-                 unsigned int chain, double init_radius, int num_warmup, int num_samples,
+py::tuple sample(const py::tuple &data_parts, const py::tuple &init_parts,
+                 unsigned int random_seed, unsigned int chain, double init_radius, int num_warmup, int num_samples,
                  int num_thin, bool save_warmup, int refresh, double stepsize,
                  double stepsize_jitter, int max_depth, double delta, double gamma, double kappa,
                  double t0, unsigned int init_buffer, unsigned int term_buffer,
@@ -174,9 +174,9 @@ py::tuple sample(const py::tuple &data_parts, const py::tuple &init_parts, unsig
       stan::io::array_var_context data_context = data.context();
       stan::io::array_var_context init_context = init.context();
       std::unique_ptr<stan::model::model_base> model(
-          &new_model(data_context, seed, &model_messages));
+          &new_model(data_context, random_seed, &model_messages));
       return_code = stan::services::sample::hmc_nuts_diag_e_adapt(
-          *model, init_context, seed, chain, init_radius, num_warmup, num_samples, num_thin,
+          *model, init_context, random_seed, chain, init_radius, num_warmup, num_samples, num_thin,
           save_warmup, refresh, stepsize, stepsize_jitter, max_depth, delta, gamma, kappa, t0,
           init_buffer, term_buffer, window, interrupt, logger, init_writer, draws,
           diagnostic_writer);
@@ -202,7 +202,13 @@ py::tuple sample(const py::tuple &data_parts, const py::tuple &init_parts, unsig
 
 PYBIND11_MODULE(BAYESCOMP_MODULE, m) {
   m.def("describe", &describe);
-  m.def("sample", &sample);
+  // named as httpstan names the services' arguments; Python passes every one by name
+  m.def("sample", &sample, py::arg("data_parts"), py::arg("init_parts"), py::arg("random_seed"),
+        py::arg("chain"), py::arg("init_radius"), py::arg("num_warmup"), py::arg("num_samples"),
+        py::arg("num_thin"), py::arg("save_warmup"), py::arg("refresh"), py::arg("stepsize"),
+        py::arg("stepsize_jitter"), py::arg("max_depth"), py::arg("delta"), py::arg("gamma"),
+        py::arg("kappa"), py::arg("t0"), py::arg("init_buffer"), py::arg("term_buffer"),
+        py::arg("window"), py::arg("generation"));
   m.def("generation", [] { return cancel_generation.load(); });
   m.def("cancel_all", [] { cancel_generation.fetch_add(1); });
 }

@@ -23,6 +23,7 @@ class EngineWarning(RuntimeWarning):
 class Settings:
     """NUTS settings of one call, checked by :func:`bayescomp.sampling.sample`.
 
+    ``seed`` is Stan's, checked (or drawn) by :func:`bayescomp.sampling.seeds.check_seed`.
     ``inits`` is None (Stan's default, uniform on (-2, 2) unconstrained), a float (that radius
     instead of 2) or a list of one dict per chain, already plain JSON-able values.
     """
