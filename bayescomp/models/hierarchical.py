@@ -119,11 +119,19 @@ PRIORS = {
 #: Over the five priors of PRIORS (nu's), on 2 datasets 0.56-0.57, on 17 0.84-0.85.
 FEW_DATASETS = 3
 
-#: warm-up of a continued chain, which adapts its step size and metric again from its last
-#: draw (at most the first fit's own warm-up). On the example's naive_bayes - logistic,
-#: whose population has two modes, 150 left too few effective draws and 300 enough
-#: (benchmarks/results/hard_collections.md).
+#: warm-up of a continued chain on an engine route that cannot keep the adapted step size
+#: and metric (pystan's public API), which then adapts them again from its last draw (at
+#: most the first fit's own warm-up). On the example's naive_bayes - logistic, whose
+#: population has two modes, 150 left too few effective draws and 300 enough
+#: (benchmarks/results/hard_collections.md). Elsewhere a continued chain has no warm-up.
 CONTINUATION_WARMUP = 300
+
+#: the quantities whose bulk and tail ESS the ``ess`` target is of: what the results report
+REPORTED = ("delta0", "delta_next", "sigma0", "nu", "delta")
+
+#: the cap of extensions towards the ``ess`` target: at most this many times the first
+#: fit's draws per chain in all
+MAX_DRAWS_FACTOR = 4
 
 
 def struggles(diagnostics: Diagnostics) -> bool:
@@ -131,6 +139,29 @@ def struggles(diagnostics: Diagnostics) -> bool:
     rather than only mixed slowly or between modes (R-hat, ESS)."""
     return bool(diagnostics.divergences or diagnostics.treedepth_saturated
                 or diagnostics.min_bfmi < BFMI_MIN)
+
+
+def reported_ess(idata) -> tuple[float, float]:
+    """Smallest bulk and smallest tail ESS (Vehtari et al. 2021, by ArviZ) over the reported
+    quantities (:data:`REPORTED`: delta0, delta_next, sigma0, nu, every delta_i)."""
+    import arviz as az
+
+    names = [name for name in REPORTED if name in idata.posterior]
+    return tuple(float(min(float(az.ess(idata, var_names=names, method=method)[name].min())
+                           for name in names)) for method in ("bulk", "tail"))
+
+
+def extension(run: dict, draws: int, achieved: float, ess: int, cap: int) -> dict | None:
+    """Settings of a chunk that extends a fit whose reported ESS ``achieved`` is below the
+    target ``ess``, from where its chains are (a continuation), or None at the target or
+    at the cap of ``cap`` draws per chain. The chunk is the draws the ESS per draw so far
+    says are missing, a tenth more, at least a tenth of the fit's draws."""
+    if achieved >= ess or draws >= cap:
+        return None
+    missing = draws * (ess / max(achieved, 1.0) - 1) * 1.1
+    chunk = int(min(max(np.ceil(missing), draws / 10), cap - draws))
+    return dict(run, continued=True, iter_sampling=chunk,
+                iter_warmup=min(CONTINUATION_WARMUP, run["iter_warmup"]))
 
 
 def _next_masses(idata, population: bool, rope: Rope) -> np.ndarray:
@@ -172,7 +203,7 @@ def hierarchical(scores: Scores, first: str, second: str, *, rope: RopeLike = 0.
                  iter_warmup: int = 1000, iter_sampling: int = 1000, seed: int | None = None,
                  adapt_delta: float = 0.95, max_treedepth: int = 10, baselines: bool = True,
                  log_likelihood: bool = False, show_progress: bool = False,
-                 retries: int = 2) -> HierarchicalResult:
+                 retries: int = 2, ess: int = 1000) -> HierarchicalResult:
     """Compare two algorithms across datasets with the hierarchical model.
 
     Parameters
@@ -215,6 +246,13 @@ def hierarchical(scores: Scores, first: str, second: str, *, rope: RopeLike = 0.
         at the first fit that passes. Each retry is announced by a :class:`RetryWarning`;
         ``settings["attempts"]`` records every fit, and ``settings["iter_sampling"]`` the
         draws per chain of the result.
+    ess : int
+        Target of the smallest bulk and tail effective sample size of the reported
+        quantities (delta0, delta_next, sigma0, nu, every delta_i; 1000 puts a probability
+        within about +-0.015). A fit that passes its diagnostics below it is extended in
+        chunks from where its chains are, with their adapted step size and metric, until
+        the target or :data:`MAX_DRAWS_FACTOR` times ``iter_sampling`` draws per chain.
+        The ESS achieved is in ``settings["ess"]`` and the summary.
 
     Returns
     -------
@@ -243,6 +281,8 @@ def hierarchical(scores: Scores, first: str, second: str, *, rope: RopeLike = 0.
         prior_name = "custom"
     if isinstance(retries, bool) or not isinstance(retries, (int, np.integer)) or retries < 0:
         raise ValueError(f"retries must be a non-negative integer, got {retries!r}")
+    if isinstance(ess, bool) or not isinstance(ess, (int, np.integer)) or ess < 1:
+        raise ValueError(f"ess must be a positive integer, got {ess!r}")
     seeds = sampling.Seeds(seed)
     what = f"hierarchical model {first} - {second}"
     check_rope(rope, scores, first, second)
@@ -250,15 +290,19 @@ def hierarchical(scores: Scores, first: str, second: str, *, rope: RopeLike = 0.
     var_names = ["delta0", "sigma0", "delta", "sigma"] + (["nu"] if data["population"] else [])
     run = dict(adapt_delta=adapt_delta, iter_warmup=iter_warmup, iter_sampling=iter_sampling,
                continued=False)
-    fresh, attempts, fit = run, [], None
+    fresh, attempts, fit, retries_made = run, [], None, 0
     while True:
         started = time.perf_counter()
         # every attempt a Stan seed of its own: no random number of Stan's is used twice
         stan_seed = seeds.stan_seed(len(attempts) + 1)
         inits = (continuation_inits(fit, data) if run["continued"] else
                  initial_values(data, chains, seeds.generator("initial_values")))
+        # a continued chain keeps its adapted step size and metric where the engine can
+        kept = ({name: fit.attrs[name] for name in ("step_size", "inv_metric")}
+                if run["continued"] and "inv_metric" in fit.attrs else {})
         new = sampling.sample(PROGRAM, data, backend=backend, route=route, chains=chains,
-                              inits=inits, iter_warmup=run["iter_warmup"],
+                              inits=inits, iter_warmup=0 if kept else run["iter_warmup"],
+                              **kept,
                               iter_sampling=run["iter_sampling"], seed=stan_seed,
                               adapt_delta=run["adapt_delta"], max_treedepth=max_treedepth,
                               show_progress=show_progress)
@@ -279,25 +323,38 @@ def hierarchical(scores: Scores, first: str, second: str, *, rope: RopeLike = 0.
         attempts.append(dict(
             attempt=len(attempts) + 1, stan_seed=stan_seed,
             continued=run["continued"], adapt_delta=run["adapt_delta"],
-            iter_warmup=run["iter_warmup"], iter_sampling=run["iter_sampling"],
+            iter_warmup=0 if kept else run["iter_warmup"], iter_sampling=run["iter_sampling"],
             draws=int(fit.posterior.sizes["draw"]), ok=diagnostics.ok or settled,
             verdict=(("separate modes" if separate else "chains agree") if settled
                      else diagnostics.verdict),
             modes=len(modes), problems=diagnostics.problems,
             seconds=time.perf_counter() - started))
-        safer = None if diagnostics.ok or settled or len(attempts) > retries else \
-            safer_run(fresh, len(attempts), diagnostics)
+        if diagnostics.ok:
+            # enough draws, or a chunk more from where the chains are (not a retry). Not
+            # after modes settled a fit: its chains do not mix, and more draws rarely make
+            # them (on a near-identical pair they ran to the cap, 2-3 times as long)
+            achieved = reported_ess(idata)
+            more = extension(run, attempts[-1]["draws"], min(achieved), ess,
+                             MAX_DRAWS_FACTOR * iter_sampling)
+            if more is None:
+                break
+            run = more
+            continue
+        safer = None if settled or retries_made >= retries else \
+            safer_run(fresh, retries_made + 1, diagnostics)
         if safer is None:
             break
-        run = safer
+        run, retries_made = safer, retries_made + 1
         if not run["continued"]:
             fresh = run
-        how = (f"continued every chain from its last draw, {run['iter_warmup']} + "
-               f"{run['iter_sampling']} more iterations" if run["continued"] else
+        how = (f"continued every chain from its last draw, {run['iter_sampling']} more "
+               "draws" if run["continued"] else
                f"retried with adapt_delta {run['adapt_delta']}, {run['iter_warmup']} + "
                f"{run['iter_sampling']} iterations")
         warnings.warn(f"{what}: {how} after: " + "; ".join(diagnostics.problems),
                       RetryWarning, stacklevel=2)
+    if not diagnostics.ok:
+        achieved = reported_ess(idata)
     if not settled:
         # modes of which one still fails its diagnostics decide nothing
         modes = ()
@@ -341,7 +398,8 @@ def hierarchical(scores: Scores, first: str, second: str, *, rope: RopeLike = 0.
                     **{key: fit.attrs.get(key) for key in ("engine_version", "route", "stan_version")},
                     chains=chains, iter_warmup=fresh["iter_warmup"],
                     iter_sampling=attempts[-1]["draws"], adapt_delta=run["adapt_delta"],
-                    max_treedepth=max_treedepth, retries=retries, attempts=tuple(attempts))
+                    max_treedepth=max_treedepth, retries=retries, attempts=tuple(attempts),
+                    ess=dict(target=ess, **dict(zip(("bulk", "tail"), achieved))))
     return HierarchicalResult(
         first=first, second=second, rope=rope, idata=idata, next_masses=next_masses,
         draw_order=order,

@@ -187,7 +187,9 @@ class HierarchicalResult(SamplerChecked, Reportable):
             f"Hierarchical model: {self.first} - {self.second} on {len(self.datasets)} datasets, "
             f"ROPE {self.rope}",
             *self.verdicts(),
-            f"  prior {s['prior_name']}, backend {s['backend']}, seed {s['seed']}",
+            f"  prior {s['prior_name']}, backend {s['backend']}, seed {s['seed']}"
+            + (f"; ESS of the reported quantities {s['ess']['bulk']:.0f} bulk, "
+               f"{s['ess']['tail']:.0f} tail (target {s['ess']['target']})" if "ess" in s else ""),
             f"  engine {s.get('engine_version')}, route {s.get('route')}, Stan {s.get('stan_version')}",
             *self._estimate_lines(),
             "Per dataset (mean and t-test: raw; delta_i: shrunken):",

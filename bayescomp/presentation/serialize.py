@@ -29,7 +29,7 @@ def hierarchical_dict(result, threshold: float = 0.95) -> dict:
         "test": "hierarchical", "first": result.first, "second": result.second,
         "rope": rope_dict(result.rope), "n_datasets": len(result.datasets),
         "reliable": bool(result.reliable), "problems": list(g.problems),
-        "settings": {k: s[k] for k in ("prior_name", "backend", "seed", "stan_seeds",
+        "settings": {k: s[k] for k in ("prior_name", "backend", "seed", "stan_seeds", "ess",
                                        "chains", "iter_warmup", "iter_sampling",
                                        "adapt_delta", "max_treedepth") if k in s},
         **{scope: {"quantity": estimate.quantity, "mean": num(estimate.mean),

@@ -170,7 +170,7 @@ def _to_stan_data(data: dict) -> dict:
 def sample(program: str, data: dict, *, backend: str = "auto", route: str = "auto",
            chains: int = 4, iter_warmup: int = 1000, iter_sampling: int = 1000,
            seed: int | None = None, adapt_delta: float = 0.8, max_treedepth: int = 10,
-           inits=None, show_progress: bool = False):
+           inits=None, step_size=None, inv_metric=None, show_progress: bool = False):
     """Sample a Stan program with NUTS and return the draws as ArviZ InferenceData.
 
     Parameters
@@ -199,6 +199,11 @@ def sample(program: str, data: dict, *, backend: str = "auto", route: str = "aut
     inits : None, float, dict or list of dict
         Stan's default (uniform on (-2, 2) unconstrained), a radius instead of 2, values
         for every chain, or one dict per chain.
+    step_size, inv_metric : sequence, optional
+        One per chain, both or neither: a step size and the inverse metric's diagonal
+        (unconstrained parameters) that the chains keep, unadapted (a chain continued from
+        where it stopped, e.g. with the ``step_size`` and ``inv_metric`` attrs of its fit and
+        its last draw as ``inits``). None: Stan adapts them in warm-up.
     show_progress : bool
         Let the engine print compile and sampling progress; quiet otherwise.
 
@@ -209,7 +214,8 @@ def sample(program: str, data: dict, *, backend: str = "auto", route: str = "aut
         ``step_size``, ``n_steps``, ``acceptance_rate``) and, for a generated quantity
         ``log_lik``, ``log_likelihood``. The attrs of the object and of both groups hold
         ``backend``, ``engine_version``, ``route``, ``stan_version``, ``seed``,
-        ``adapt_delta``, ``max_treedepth``, ``chains``, ``iter_warmup``, ``iter_sampling``.
+        ``adapt_delta``, ``max_treedepth``, ``chains``, ``iter_warmup``, ``iter_sampling``,
+        ``adapted``, and each chain's ``step_size`` and ``inv_metric`` (adapted or given).
 
     Notes
     -----
@@ -229,10 +235,18 @@ def sample(program: str, data: dict, *, backend: str = "auto", route: str = "aut
         inits = [_to_stan_data(i) for i in inits]
         if len(inits) != chains:
             raise ValueError(f"inits has {len(inits)} entries for {chains} chains")
+    if (step_size is None) != (inv_metric is None):
+        raise ValueError("give both step_size and inv_metric (a continued chain), or neither")
+    if inv_metric is not None:
+        step_size = tuple(float(s) for s in step_size)
+        inv_metric = tuple(tuple(float(v) for v in np.ravel(m)) for m in inv_metric)
+        if len(step_size) != chains or len(inv_metric) != chains:
+            raise ValueError(f"step_size and inv_metric need one entry per chain ({chains}), "
+                             f"got {len(step_size)} and {len(inv_metric)}")
     settings = Settings(chains=int(chains), iter_warmup=int(iter_warmup),
                         iter_sampling=int(iter_sampling), seed=seed,
                         adapt_delta=float(adapt_delta), max_treedepth=int(max_treedepth),
-                        inits=inits)
+                        inits=inits, step_size=step_size, inv_metric=inv_metric)
     draws = _off_event_loop(chosen, name=name, code=code, data=_to_stan_data(data),
                             settings=settings, route=route, show_progress=show_progress)
     attrs = dict(backend=chosen.name, engine_version=draws.engine_version, route=draws.route,
