@@ -3,7 +3,6 @@
 near-identical collection (54 datasets), 3 seeds each, cmdstanpy."""
 import sys, time, warnings
 import arviz as az
-import numpy as np
 import bayescomp as bc
 from bayescomp.validation.simulate import near_identical_collection
 
