@@ -74,7 +74,8 @@ def fresh_compile(backend, route):
 def one_fit(backend, route, data, seed):
     start = time.perf_counter()
     idata = sampling.sample("hierarchical", data, backend=backend, route=route, seed=seed,
-                            inits=initial_values(data, SETTINGS["chains"], seed),
+                            inits=initial_values(data, SETTINGS["chains"],
+                                                 sampling.Seeds(seed).generator("initial_values")),
                             **SETTINGS)
     seconds = time.perf_counter() - start
     ess = az.ess(idata.posterior[["delta0", "sigma0", "nu"]])

@@ -54,7 +54,8 @@ def ours(scores, seed=1, adapt_delta=0.95):
     data, scale = prepare(scores, "a", "b", PRIORS["paper"])
     start = time.perf_counter()
     idata, _ = timed("hierarchical", data, seed=seed, adapt_delta=adapt_delta,
-                     inits=initial_values(data, SETTINGS["chains"], seed))
+                     inits=initial_values(data, SETTINGS["chains"],
+                                          sampling.Seeds(seed).generator("initial_values")))
     post = idata.posterior
     delta = draw_delta(post["delta0"].values, post["sigma0"].values, post["sigma"].values,
                        post["log_lambda"].values, data, np.random.default_rng(seed))

@@ -50,7 +50,8 @@ def program(revision: str) -> str:
 
 def measure(code: str, data: dict, seed: int) -> dict:
     idata = sampling.sample(code, data, backend="cmdstanpy", seed=seed,
-                            inits=initial_values(data, SETTINGS["chains"], seed), **SETTINGS)
+                            inits=initial_values(data, SETTINGS["chains"],
+                                                 sampling.Seeds(seed).generator("initial_values")), **SETTINGS)
     seconds = float(np.sum(idata.attrs["stan_seconds"]))
     steps = int(idata.sample_stats["n_steps"].values.sum())
     # nu from log(nu - 1) (an array of size 1; the oldest programs report no nu)

@@ -9,7 +9,7 @@ import pytest
 
 import bayescomp as bc
 from bayescomp import plots
-from bayescomp.models.hierarchical import safer_run
+from bayescomp.models.hierarchical_runs import safer_run
 
 hierarchical_module = importlib.import_module("bayescomp.models.hierarchical")
 
@@ -172,6 +172,8 @@ def fit_with_made_up_verdicts(scores, monkeypatch, verdicts):
         return dataclasses.replace(real(idata, **options), **made_up)
 
     monkeypatch.setattr(hierarchical_module, "diagnose", diagnose)
+    # the test is of the retries: no extension towards the ESS target (capped at the fit)
+    monkeypatch.setattr(hierarchical_module, "MAX_DRAWS_FACTOR", 1)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         result = bc.hierarchical(scores, "a", "b", seed=5, chains=2, iter_warmup=100,
@@ -194,18 +196,21 @@ def test_a_continued_fit_keeps_the_first_draws_then_a_struggling_one_starts_afre
         np.testing.assert_array_equal(seen[1].posterior[name].values[:, :50],
                                       seen[0].posterior[name].values)
     assert said == {"retry": [
-        "hierarchical model a - b: continued every chain from its last draw, 100 + 50 more "
-        "iterations after: effective sample size 99 < 200: made up by the test",
+        "hierarchical model a - b: continued every chain from its last draw, 50 more "
+        "draws after: effective sample size 99 < 200: made up by the test",
         "hierarchical model a - b: retried with adapt_delta 0.99, 200 + 100 iterations "
         "after: 1 divergent transition(s): made up by the test"], "sampling": []}
     assert [(a["continued"], a["adapt_delta"], a["iter_warmup"], a["iter_sampling"],
              a["draws"], a["ok"]) for a in result.settings["attempts"]] == [
-        (False, 0.9, 100, 50, 50, False), (True, 0.9, 100, 50, 100, False),
+        (False, 0.9, 100, 50, 50, False), (True, 0.9, 0, 50, 100, False),
         (False, 0.99, 200, 100, 100, True)]
     assert result.reliable and result.idata.posterior.sizes["draw"] == 100
     summary = result.summary()
-    assert ("  2. adapt_delta 0.9, continued from the last draws, 100 + 50 more "
+    # continued with the first fit's step size and metric: no second warm-up
+    assert ("  2. adapt_delta 0.9, continued from the last draws, 0 + 50 more "
             "iterations (100 draws per chain): 1 divergent transition(s)") in summary
+    steps = seen[1].sample_stats["step_size"].values
+    np.testing.assert_allclose(steps[:, 50:], np.repeat(steps[:, 49:50], 50, axis=1), rtol=1e-5)
     assert "  3. adapt_delta 0.99, 200 + 100 iterations: ok" in summary
 
 

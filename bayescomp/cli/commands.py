@@ -15,7 +15,7 @@ EXIT_OK, EXIT_UNRELIABLE, EXIT_INPUT, EXIT_INTERNAL, EXIT_INTERRUPTED = 0, 1, 2,
 EXIT_STDOUT_CLOSED = 141
 #: options of ``bayescomp.hierarchical`` the command line passes through when given
 FIT_OPTIONS = ("chains", "iter_warmup", "iter_sampling", "adapt_delta", "max_treedepth",
-               "prior", "retries")
+               "prior", "retries", "ess")
 
 
 

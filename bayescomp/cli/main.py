@@ -163,6 +163,9 @@ def build_parser() -> argparse.ArgumentParser:
                            help="after a fit fails its diagnostics: continue slowly mixing "
                            "chains, or refit afresh with safer settings (default 2; 0 "
                            "disables)")
+        group.add_argument("--ess", type=_positive_int, metavar="N",
+                           help="target bulk and tail ESS of the reported quantities: a fit "
+                           "below it is extended from where its chains are (default 1000)")
 
     def reading(sub):
         add_input_arguments(sub)

@@ -215,17 +215,13 @@ def compare_all(scores: Scores, rope: RopeLike = 0.01, *, method: str = "auto",
                          f"{len(scores)}; use method='hierarchical' or scores.subset([name])")
     if method == "hierarchical" and len(scores) < 2:
         raise ValueError("the hierarchical model needs at least 2 datasets; use method='correlated'")
-    if seed is None:  # drawn once, as bayescomp.hierarchical draws it, and recorded
-        seed = int(np.random.default_rng().integers(2 ** 31 - 1))
-    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)):
-        raise TypeError(f"seed must be an integer or None, got {seed!r}")
-    seed = int(seed)
-    rope = Rope.coerce(rope)
-    pairs = list(combinations(scores.algorithms, 2))
-
     from joblib import Parallel, delayed
 
     from bayescomp import sampling
+
+    seed = sampling.check_seed(seed)   # drawn here once when None, recorded, given every pair
+    rope = Rope.coerce(rope)
+    pairs = list(combinations(scores.algorithms, 2))
 
     tasks = (delayed(_fit_pair)(scores.subset(algorithms=pair), *pair, method, rope, seed,
                                 fit_options)

@@ -35,12 +35,15 @@ from bayescomp.data.scores import Scores
 from bayescomp.exceptions import ConstantDifferencesWarning, InputWarning, RetryWarning
 from bayescomp.models import nu_prior
 from bayescomp.models.correlated import correlated_ttests
-from bayescomp.models.diagnostics import BFMI_MIN, Diagnostics, diagnose, warn_if_problems
+from bayescomp.models.diagnostics import diagnose, warn_if_problems
 from bayescomp.models.estimate import Estimate
 from bayescomp.models.hierarchical_program import (PROGRAM, continuation_inits, initial_values,
                                                    pool_draws, prepare, to_user_scale,
                                                    unconstrained)
 from bayescomp.models.hierarchical_result import HierarchicalResult, region_summary
+from bayescomp.models.hierarchical_runs import (MAX_CLOSE_FACTOR, MAX_DRAWS_FACTOR, extension,
+                                                reported_ess, safer_run, struggles,
+                                                too_close_to_call)
 from bayescomp.models.modes import find_modes, mixture_indices, probability_mcse, settled_decisions
 from bayescomp.decisions import THRESHOLD
 from bayescomp.rope import Rope, check_rope, region_labels
@@ -119,20 +122,6 @@ PRIORS = {
 #: Over the five priors of PRIORS (nu's), on 2 datasets 0.56-0.57, on 17 0.84-0.85.
 FEW_DATASETS = 3
 
-#: warm-up of a continued chain, which adapts its step size and metric again from its last
-#: draw (at most the first fit's own warm-up). On the example's naive_bayes - logistic,
-#: whose population has two modes, 150 left too few effective draws and 300 enough
-#: (benchmarks/results/hard_collections.md).
-CONTINUATION_WARMUP = 300
-
-
-def struggles(diagnostics: Diagnostics) -> bool:
-    """Whether the sampler itself struggled (divergences, saturated tree depth, low E-BFMI),
-    rather than only mixed slowly or between modes (R-hat, ESS)."""
-    return bool(diagnostics.divergences or diagnostics.treedepth_saturated
-                or diagnostics.min_bfmi < BFMI_MIN)
-
-
 def _next_masses(idata, population: bool, rope: Rope) -> np.ndarray:
     """Next-dataset P(left / rope / right) of every draw, chain by chain."""
     post = idata.posterior
@@ -142,37 +131,13 @@ def _next_masses(idata, population: bool, rope: Rope) -> np.ndarray:
     return rope.probabilities(distribution)
 
 
-def safer_run(run: dict, retry: int, diagnostics: Diagnostics) -> dict | None:
-    """Settings of retry number ``retry`` (from 1), or None when there is no safer one.
-
-    ``run`` holds the settings of the last fit started afresh. A fit that only mixes
-    slowly (R-hat or ESS; a population split in two clusters, as the package's
-    naive_bayes - logistic, does that without diverging) is continued: every chain
-    restarts from its last draw, adapts for :data:`CONTINUATION_WARMUP` iterations and
-    draws ``retry`` times ``iter_sampling`` more, pooled with the draws so far (after two
-    retries, four times the first fit's draws, as two doublings would give); each costs
-    about half of a fresh fit as long. A fit with divergences, saturated tree depth or a
-    low E-BFMI (the sampler itself struggles) starts afresh with twice the warm-up and
-    draws, and adapt_delta at least 0.99 after divergences, since a smaller step costs
-    every iteration.
-    """
-    if retry not in (1, 2):
-        return None
-    if not struggles(diagnostics):
-        return dict(run, continued=True, iter_sampling=retry * run["iter_sampling"],
-                    iter_warmup=min(CONTINUATION_WARMUP, run["iter_warmup"]))
-    adapt_delta = max(0.99, run["adapt_delta"]) if diagnostics.divergences else run["adapt_delta"]
-    return dict(run, continued=False, adapt_delta=adapt_delta,
-                iter_warmup=2 * run["iter_warmup"], iter_sampling=2 * run["iter_sampling"])
-
-
 def hierarchical(scores: Scores, first: str, second: str, *, rope: RopeLike = 0.01,
                  prior: str | HierarchicalPrior = "paper",
                  backend: str = "auto", route: str = "auto", chains: int = 4,
                  iter_warmup: int = 1000, iter_sampling: int = 1000, seed: int | None = None,
                  adapt_delta: float = 0.95, max_treedepth: int = 10, baselines: bool = True,
                  log_likelihood: bool = False, show_progress: bool = False,
-                 retries: int = 2) -> HierarchicalResult:
+                 retries: int = 2, ess: int = 1000) -> HierarchicalResult:
     """Compare two algorithms across datasets with the hierarchical model.
 
     Parameters
@@ -189,10 +154,16 @@ def hierarchical(scores: Scores, first: str, second: str, *, rope: RopeLike = 0.
     backend : "auto", "cmdstanpy" or "pystan"
     route : str
         How the engine reaches Stan (:func:`bayescomp.sampling.sample`); "auto" is its fastest.
-    chains, iter_warmup, iter_sampling, seed, adapt_delta, max_treedepth
-        NUTS settings. A seed (drawn and recorded when None) makes the fit reproducible.
+    chains, iter_warmup, iter_sampling, adapt_delta, max_treedepth
+        NUTS settings.
         ``adapt_delta`` defaults to 0.95 rather than Stan's 0.8: with few datasets the
         posterior of (nu, sigma0) is heavy-tailed, and a gradient here is cheap.
+    seed : int, optional
+        In ``[0, 2**31 - 1]``; drawn when None. Recorded as given (``settings["seed"]``); it
+        makes the fit reproducible. Every random step draws from its own stream spawned from
+        ``numpy.random.SeedSequence(seed)`` (:mod:`bayescomp.sampling.seeds`): Stan's seed
+        of each attempt (recorded in ``settings["stan_seeds"]`` and in each attempt), the
+        initial values, the post-draws and the baselines.
     baselines : bool
         Also run the frequentist and Bayesian signed-rank and sign tests on the dataset means.
     log_likelihood : bool
@@ -203,12 +174,19 @@ def hierarchical(scores: Scores, first: str, second: str, *, rope: RopeLike = 0.
         most 2 are defined). A fit that only mixes slowly (R-hat, ESS) is continued: every
         chain restarts from its last draw, with a short warm-up, for ``iter_sampling`` more
         draws (twice that at the second retry) pooled with the earlier ones. A fit with
-        divergences, saturated tree depth or a low E-BFMI starts afresh with the same seed,
-        twice the warm-up and draws and, after divergences, adapt_delta at least 0.99
+        divergences, saturated tree depth or a low E-BFMI starts afresh from the same
+        initial values, twice the warm-up and draws and, after divergences, adapt_delta at least 0.99
         (:func:`safer_run`). Sampling stops
         at the first fit that passes. Each retry is announced by a :class:`RetryWarning`;
         ``settings["attempts"]`` records every fit, and ``settings["iter_sampling"]`` the
         draws per chain of the result.
+    ess : int
+        Target of the smallest bulk and tail effective sample size of the reported
+        quantities (delta0, delta_next, sigma0, nu, every delta_i; 1000 puts a probability
+        within about +-0.015). A fit that passes its diagnostics below it is extended in
+        chunks from where its chains are, with their adapted step size and metric, until
+        the target or :data:`MAX_DRAWS_FACTOR` times ``iter_sampling`` draws per chain.
+        The ESS achieved is in ``settings["ess"]`` and the summary.
 
     Returns
     -------
@@ -237,30 +215,34 @@ def hierarchical(scores: Scores, first: str, second: str, *, rope: RopeLike = 0.
         prior_name = "custom"
     if isinstance(retries, bool) or not isinstance(retries, (int, np.integer)) or retries < 0:
         raise ValueError(f"retries must be a non-negative integer, got {retries!r}")
-    if seed is None:
-        seed = int(np.random.default_rng().integers(2 ** 31 - 1))
+    if isinstance(ess, bool) or not isinstance(ess, (int, np.integer)) or ess < 1:
+        raise ValueError(f"ess must be a positive integer, got {ess!r}")
+    seeds = sampling.Seeds(seed)
     what = f"hierarchical model {first} - {second}"
     check_rope(rope, scores, first, second)
     data, scale = prepare(scores, first, second, prior)
     var_names = ["delta0", "sigma0", "delta", "sigma"] + (["nu"] if data["population"] else [])
     run = dict(adapt_delta=adapt_delta, iter_warmup=iter_warmup, iter_sampling=iter_sampling,
                continued=False)
-    fresh, attempts, fit = run, [], None
+    fresh, attempts, fit, retries_made = run, [], None, 0
     while True:
         started = time.perf_counter()
-        if run["continued"]:
-            # a seed of its own: the first fit's random numbers must not be used again
-            inits, run_seed = continuation_inits(fit, data), (seed + len(attempts)) % 2 ** 31
-        else:
-            inits, run_seed = initial_values(data, chains, seed), seed
+        # every attempt a Stan seed of its own: no random number of Stan's is used twice
+        stan_seed = seeds.stan_seed(len(attempts) + 1)
+        inits = (continuation_inits(fit, data) if run["continued"] else
+                 initial_values(data, chains, seeds.generator("initial_values")))
+        # a continued chain keeps its adapted step size and metric where the engine can
+        kept = ({name: fit.attrs[name] for name in ("step_size", "inv_metric")}
+                if run["continued"] and "inv_metric" in fit.attrs else {})
         new = sampling.sample(PROGRAM, data, backend=backend, route=route, chains=chains,
-                              inits=inits, iter_warmup=run["iter_warmup"],
-                              iter_sampling=run["iter_sampling"], seed=run_seed,
+                              inits=inits, iter_warmup=0 if kept else run["iter_warmup"],
+                              **kept,
+                              iter_sampling=run["iter_sampling"], seed=stan_seed,
                               adapt_delta=run["adapt_delta"], max_treedepth=max_treedepth,
                               show_progress=show_progress)
         fit = pool_draws(fit, new) if run["continued"] else new
-        idata = to_user_scale(fit, data, scale, scores.dataset_names, seed, log_likelihood,
-                              prior)
+        idata = to_user_scale(fit, data, scale, scores.dataset_names,
+                              seeds.generator("post_draws"), log_likelihood, prior)
         diagnostics = diagnose(idata, var_names=var_names, max_treedepth=max_treedepth)
         # per draw, chain by chain: what the modes read and, for the last fit, the result
         next_masses = _next_masses(idata, data["population"], rope)
@@ -273,27 +255,42 @@ def hierarchical(scores: Scores, first: str, second: str, *, rope: RopeLike = 0.
                                                  max_treedepth=max_treedepth)
         settled = bool(modes) and settled_decisions(modes, separate, THRESHOLD, groups)
         attempts.append(dict(
-            attempt=len(attempts) + 1,
+            attempt=len(attempts) + 1, stan_seed=stan_seed,
             continued=run["continued"], adapt_delta=run["adapt_delta"],
-            iter_warmup=run["iter_warmup"], iter_sampling=run["iter_sampling"],
+            iter_warmup=0 if kept else run["iter_warmup"], iter_sampling=run["iter_sampling"],
             draws=int(fit.posterior.sizes["draw"]), ok=diagnostics.ok or settled,
             verdict=(("separate modes" if separate else "chains agree") if settled
                      else diagnostics.verdict),
             modes=len(modes), problems=diagnostics.problems,
             seconds=time.perf_counter() - started))
-        safer = None if diagnostics.ok or settled or len(attempts) > retries else \
-            safer_run(fresh, len(attempts), diagnostics)
+        if diagnostics.ok:
+            # enough draws, or a chunk more from where the chains are (not a retry). Not
+            # after modes settled a fit: its chains do not mix, and more draws rarely make
+            # them (on a near-identical pair they ran to the cap, 2-3 times as long)
+            achieved = reported_ess(idata)
+            close = too_close_to_call(idata.posterior["delta0"].values, next_masses, rope)
+            more = extension(run, attempts[-1]["draws"], min(achieved), ess,
+                             MAX_DRAWS_FACTOR * iter_sampling, close=close,
+                             close_cap=MAX_CLOSE_FACTOR * iter_sampling)
+            if more is None:
+                break
+            run = more
+            continue
+        safer = None if settled or retries_made >= retries else \
+            safer_run(fresh, retries_made + 1, diagnostics)
         if safer is None:
             break
-        run = safer
+        run, retries_made = safer, retries_made + 1
         if not run["continued"]:
             fresh = run
-        how = (f"continued every chain from its last draw, {run['iter_warmup']} + "
-               f"{run['iter_sampling']} more iterations" if run["continued"] else
+        how = (f"continued every chain from its last draw, {run['iter_sampling']} more "
+               "draws" if run["continued"] else
                f"retried with adapt_delta {run['adapt_delta']}, {run['iter_warmup']} + "
                f"{run['iter_sampling']} iterations")
         warnings.warn(f"{what}: {how} after: " + "; ".join(diagnostics.problems),
                       RetryWarning, stacklevel=2)
+    if not diagnostics.ok:
+        achieved = reported_ess(idata)
     if not settled:
         # modes of which one still fails its diagnostics decide nothing
         modes = ()
@@ -337,11 +334,13 @@ def hierarchical(scores: Scores, first: str, second: str, *, rope: RopeLike = 0.
                      **{f"delta_{k}" if k in ("mean", "sd", "hdi_low", "hdi_high") else k: v
                         for k, v in shrunk.items()}})
     settings = dict(prior_name=prior_name, prior=prior,
-                    backend=fit.attrs.get("backend", backend), seed=seed, scale=scale,
+                    backend=fit.attrs.get("backend", backend), seed=seeds.seed,
+                    stan_seeds=tuple(a["stan_seed"] for a in attempts), scale=scale,
                     **{key: fit.attrs.get(key) for key in ("engine_version", "route", "stan_version")},
                     chains=chains, iter_warmup=fresh["iter_warmup"],
                     iter_sampling=attempts[-1]["draws"], adapt_delta=run["adapt_delta"],
-                    max_treedepth=max_treedepth, retries=retries, attempts=tuple(attempts))
+                    max_treedepth=max_treedepth, retries=retries, attempts=tuple(attempts),
+                    ess=dict(target=ess, **dict(zip(("bulk", "tail"), achieved))))
     return HierarchicalResult(
         first=first, second=second, rope=rope, idata=idata, next_masses=next_masses,
         draw_order=order,
@@ -350,6 +349,7 @@ def hierarchical(scores: Scores, first: str, second: str, *, rope: RopeLike = 0.
         next_dataset=estimate("next_dataset", "delta_next", delta_next, next_masses.mean(axis=0),
                               next_mcse),
         datasets=pd.DataFrame(rows).set_index("dataset"),
-        baselines=(run_baselines(scores, first, second, rope=rope, seed=seed) if baselines
+        baselines=(run_baselines(scores, first, second, rope=rope,
+                                 seed=seeds.sequence("baselines")) if baselines
                    else None),
         diagnostics=diagnostics, settings=settings, modes=modes, modes_separate=separate)

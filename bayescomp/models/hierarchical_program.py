@@ -115,7 +115,7 @@ def _unit(data: dict) -> dict:
             for k in ("mean_diff", "ss", "n_scores", "rho", "sigma_lower")}
 
 
-def initial_values(data: dict, chains: int, seed: int) -> list[dict]:
+def initial_values(data: dict, chains: int, rng: np.random.Generator) -> list[dict]:
     """Initial values per chain, in the posterior's bulk and spread around it.
 
     Stan's default (uniform on (-2, 2) unconstrained) starts sigma0 at 10% to 90% of its
@@ -123,9 +123,9 @@ def initial_values(data: dict, chains: int, seed: int) -> list[dict]:
     can overshoot from there into a corner they never leave (seen: sigma0 = 4e-12,
     nu = 1.04, R-hat 1.55). Here sigma0 starts at its normal-population estimate
     (:func:`sigma0_median`) times exp(U(-1, 1)), each sigma_i at its dataset's spread,
-    nu - 1 between 1.6 and 33, and the chains still start apart for R-hat.
+    nu - 1 between 1.6 and 33, and the chains still start apart for R-hat. ``rng`` draws
+    the spread (the initial values' stream of :class:`bayescomp.sampling.Seeds`).
     """
-    rng = np.random.default_rng([seed, 1015])
     unit = _unit(data)
     floor = unit["sigma_lower"]
     se = standard_errors(unit["ss"], unit["n_scores"], unit["rho"], floor)
@@ -202,10 +202,11 @@ def draw_delta(delta0, sigma0, sigma, log_lambda, data: dict, rng) -> np.ndarray
     return centre + rng.standard_normal(centre.shape) / np.sqrt(precision)
 
 
-def to_user_scale(idata, data: dict, scale: float, datasets, seed: int, log_likelihood: bool,
-                  prior) -> az.InferenceData:
+def to_user_scale(idata, data: dict, scale: float, datasets, rng: np.random.Generator,
+                  log_likelihood: bool, prior) -> az.InferenceData:
     """The posterior on the units of the scores, with datasets named, delta_i drawn given
-    the sampled parameters, and alpha and beta given nu (the paper's prior of nu)."""
+    the sampled parameters, and alpha and beta given nu (the paper's prior of nu); ``rng``
+    draws them (the post-draws' stream of :class:`bayescomp.sampling.Seeds`)."""
     posterior = idata.posterior
 
     def per_dataset(values):
@@ -213,8 +214,6 @@ def to_user_scale(idata, data: dict, scale: float, datasets, seed: int, log_like
                             coords=dict(chain=posterior.chain, draw=posterior.draw,
                                         dataset=list(datasets)))
 
-    # its own stream: the seed also seeds Stan, and these draws must not mirror Stan's
-    rng = np.random.default_rng([seed, 2017])
     delta0, sigma0 = posterior["delta0"].values, posterior["sigma0"].values
     sigma = posterior["sigma"].values
     variables = {"delta0": posterior["delta0"] * scale, "sigma0": posterior["sigma0"] * scale}

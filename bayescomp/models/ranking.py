@@ -254,8 +254,10 @@ def rank_algorithms(scores: Scores, *, rope: float = 0.01, seed: int | None = No
         comparisons): on a dataset, algorithms within it of the best of their group are
         tied (see the module notes). 0 ties equal means only.
     seed : int, optional
-        Seeds Stan and the random tie orders; drawn and recorded in ``settings`` when None.
-        The same seed gives the same draws on the same backend.
+        Seeds Stan and the random tie orders, each from its own stream
+        (:mod:`bayescomp.sampling.seeds`); drawn when None. Recorded in ``settings["seed"]``,
+        Stan's in ``settings["stan_seeds"]``. The same seed gives the same draws on the same
+        backend.
     ties : "average" or "random"
         How a tie is modelled (see the module notes): the mean likelihood over the orders
         of the tied algorithms (default), or one random order per dataset (scmamp's choice).
@@ -288,10 +290,8 @@ def rank_algorithms(scores: Scores, *, rope: float = 0.01, seed: int | None = No
         raise ValueError(f"interval must lie in (0, 1), got {interval}")
     alpha = _dirichlet(prior, scores.algorithms)
     rope = _half_width(rope)
-    if seed is None:
-        seed = int(np.random.default_rng().integers(2 ** 31 - 1))
-    # its own stream for the tie orders: the seed also seeds Stan
-    rng = np.random.default_rng([int(seed), 1959])
+    seeds = sampling.Seeds(seed)
+    rng = seeds.generator("tie_orders")
     means = mean_scores(scores)
     orders, first, counts, tied = [], [], [], 0
     for values in means.to_numpy():
@@ -305,7 +305,8 @@ def rank_algorithms(scores: Scores, *, rope: float = 0.01, seed: int | None = No
     data = dict(K=len(scores.algorithms), D=len(scores), N=len(order), order=order,
                 first_order=np.array(first), n_orders=np.array(counts), alpha=alpha)
     fit = sampling.sample("plackett_luce", data, backend=backend, chains=chains,
-                          iter_warmup=iter_warmup, iter_sampling=iter_sampling, seed=int(seed),
+                          iter_warmup=iter_warmup, iter_sampling=iter_sampling,
+                          seed=seeds.stan_seed(1),
                           adapt_delta=adapt_delta, show_progress=show_progress)
     algorithms = tuple(scores.algorithms)
     worth_var = fit.posterior["worth"]
@@ -333,7 +334,7 @@ def rank_algorithms(scores: Scores, *, rope: float = 0.01, seed: int | None = No
                           "hdi_low": hdi[:, 0], "hdi_high": hdi[:, 1]}, index=names)
     prior_text = (f"alpha = {alpha[0]:g}" if np.all(alpha == alpha[0])
                   else "alpha = (" + ", ".join(f"{a:g}" for a in alpha) + ")")
-    settings = dict(seed=int(seed), rope=rope, ties=ties, prior=alpha, prior_text=prior_text,
+    settings = dict(seed=seeds.seed, stan_seeds=(seeds.stan_seed(1),), rope=rope, ties=ties, prior=alpha, prior_text=prior_text,
                     higher_is_better=higher_is_better,
                     direction="higher is better" if higher_is_better else "lower is better",
                     max_tie_orders=int(max_tie_orders), interval=interval,

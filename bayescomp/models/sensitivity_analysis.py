@@ -210,8 +210,9 @@ def sensitivity(scores: Scores, first: str, second: str, *,
     for name in ("rope", "prior", "seed", "baselines"):
         if name in options:
             raise TypeError(f"sensitivity() sets {name!r} itself; pass ropes=, priors=, seed=")
-    if seed is None:
-        seed = int(np.random.default_rng().integers(2 ** 31 - 1))
+    from bayescomp.sampling import check_seed
+
+    seed = check_seed(seed)   # drawn here once when None: every prior's fit gets this one
     labels = region_labels(first, second)
     rows, fits = [], {}
     for name, prior in chosen.items():

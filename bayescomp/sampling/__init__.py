@@ -30,9 +30,11 @@ from .engine import Draws, Engine, EngineWarning, Settings
 from .inference_data import SAMPLE_STATS
 from .programs import program_code, stan_file
 from .pystan_engine import PystanEngine
+from .seeds import Seeds, check_seed
 
 __all__ = ["sample", "resolve_backend", "engine", "stan_file", "program_code", "threaded_fits",
-           "cache_info", "clear_cache", "cache_dir", "CacheEntry", "Engine", "EngineWarning", "Draws", "Settings", "SAMPLE_STATS", "ENGINES"]
+           "cache_info", "clear_cache", "cache_dir", "CacheEntry", "Engine", "EngineWarning", "Draws", "Settings", "SAMPLE_STATS", "ENGINES",
+           "Seeds", "check_seed"]
 
 #: the engines by name, in the order ``backend="auto"`` tries them
 ENGINES = {"cmdstanpy": CmdStanPyEngine(), "pystan": PystanEngine()}
@@ -96,7 +98,7 @@ def _to_stan_data(data: dict) -> dict:
 def sample(program: str, data: dict, *, backend: str = "auto", route: str = "auto",
            chains: int = 4, iter_warmup: int = 1000, iter_sampling: int = 1000,
            seed: int | None = None, adapt_delta: float = 0.8, max_treedepth: int = 10,
-           inits=None, show_progress: bool = False):
+           inits=None, step_size=None, inv_metric=None, show_progress: bool = False):
     """Sample a Stan program with NUTS and return the draws as ArviZ InferenceData.
 
     Parameters
@@ -117,13 +119,19 @@ def sample(program: str, data: dict, *, backend: str = "auto", route: str = "aut
     iter_warmup, iter_sampling : int
         Adaptation iterations and kept draws, per chain.
     seed : int, optional
-        In ``[0, 2**31 - 1]`` (the same range on both engines keeps a seed portable). None
-        draws one; either way it is recorded, and the same seed gives the same draws.
+        Stan's seed, in ``[0, 2**31 - 1]`` (the same range on both engines keeps a seed
+        portable). None draws one (:func:`~bayescomp.sampling.seeds.check_seed`); either way
+        it is recorded, and the same seed gives the same draws.
     adapt_delta, max_treedepth
         NUTS target acceptance rate and maximum tree depth.
     inits : None, float, dict or list of dict
         Stan's default (uniform on (-2, 2) unconstrained), a radius instead of 2, values
         for every chain, or one dict per chain.
+    step_size, inv_metric : sequence, optional
+        One per chain, both or neither: a step size and the inverse metric's diagonal
+        (unconstrained parameters) that the chains keep, unadapted (a chain continued from
+        where it stopped, e.g. with the ``step_size`` and ``inv_metric`` attrs of its fit and
+        its last draw as ``inits``). None: Stan adapts them in warm-up.
     show_progress : bool
         Let the engine print compile and sampling progress; quiet otherwise.
 
@@ -134,7 +142,8 @@ def sample(program: str, data: dict, *, backend: str = "auto", route: str = "aut
         ``step_size``, ``n_steps``, ``acceptance_rate``) and, for a generated quantity
         ``log_lik``, ``log_likelihood``. The attrs of the object and of both groups hold
         ``backend``, ``engine_version``, ``route``, ``stan_version``, ``seed``,
-        ``adapt_delta``, ``max_treedepth``, ``chains``, ``iter_warmup``, ``iter_sampling``.
+        ``adapt_delta``, ``max_treedepth``, ``chains``, ``iter_warmup``, ``iter_sampling``,
+        ``adapted``, and each chain's ``step_size`` and ``inv_metric`` (adapted or given).
 
     Notes
     -----
@@ -145,11 +154,7 @@ def sample(program: str, data: dict, *, backend: str = "auto", route: str = "aut
     chosen = engine(backend)
     route = chosen.check_route(route)  # refuses an unknown route before any work
     name, code = program_code(program)
-    if seed is None:
-        seed = int(np.random.default_rng().integers(0, 2**31 - 1))
-    seed = int(seed)
-    if not 0 <= seed <= 2**31 - 1:
-        raise ValueError(f"seed must be in [0, 2**31 - 1], got {seed}")
+    seed = check_seed(seed)
     if isinstance(inits, dict):
         inits = [inits] * chains
     if isinstance(inits, (int, float)) and not isinstance(inits, bool):
@@ -158,29 +163,37 @@ def sample(program: str, data: dict, *, backend: str = "auto", route: str = "aut
         inits = [_to_stan_data(i) for i in inits]
         if len(inits) != chains:
             raise ValueError(f"inits has {len(inits)} entries for {chains} chains")
+    if (step_size is None) != (inv_metric is None):
+        raise ValueError("give both step_size and inv_metric (a continued chain), or neither")
+    if inv_metric is not None:
+        step_size = tuple(float(s) for s in step_size)
+        inv_metric = tuple(tuple(float(v) for v in np.ravel(m)) for m in inv_metric)
+        if len(step_size) != chains or len(inv_metric) != chains:
+            raise ValueError(f"step_size and inv_metric need one entry per chain ({chains}), "
+                             f"got {len(step_size)} and {len(inv_metric)}")
     settings = Settings(chains=int(chains), iter_warmup=int(iter_warmup),
                         iter_sampling=int(iter_sampling), seed=seed,
                         adapt_delta=float(adapt_delta), max_treedepth=int(max_treedepth),
-                        inits=inits)
-    draws = _off_event_loop(chosen, name, code, _to_stan_data(data), settings, route,
-                            show_progress)
+                        inits=inits, step_size=step_size, inv_metric=inv_metric)
+    draws = _off_event_loop(chosen, name=name, code=code, data=_to_stan_data(data),
+                            settings=settings, route=route, show_progress=show_progress)
     attrs = dict(backend=chosen.name, engine_version=draws.engine_version, route=draws.route,
                  stan_version=draws.stan_version, **settings.recorded())
     idata = inference_data.build(draws, code, dict(attrs, **draws.attrs))
     return idata
 
 
-def _off_event_loop(chosen: Engine, *args):
-    """Sample here, or in a worker thread when this thread runs an event loop (pystan calls
-    ``asyncio.run``, which refuses to start inside a running loop, as in Jupyter)."""
+def _off_event_loop(chosen: Engine, **call):
+    """``chosen.sample(**call)`` here, or in a worker thread when this thread runs an event
+    loop (pystan calls ``asyncio.run``, which refuses to start inside a running loop, as in
+    Jupyter)."""
     try:
         asyncio.get_running_loop()
     except RuntimeError:
-        return chosen.sample(*args[:4], route=args[4], show_progress=args[5])
+        return chosen.sample(**call)
     with ThreadPoolExecutor(max_workers=1, thread_name_prefix="bayescomp-stan") as pool:
         try:
-            return pool.submit(chosen.sample, *args[:4], route=args[4],
-                               show_progress=args[5]).result()
+            return pool.submit(chosen.sample, **call).result()
         except KeyboardInterrupt:  # the fit runs in the worker: stop it rather than wait for it
             chosen.cancel()
             raise

@@ -39,7 +39,7 @@ import numpy as np
 
 from . import _httpstan
 from ._cache import commit, file_lock, sha256, staging, user_cache
-from .engine import Draws, EngineWarning
+from .engine import Draws, EngineWarning, adaptation, adapted_metric
 
 _DRIVER = Path(__file__).with_name("_native_driver.cpp")
 _MODULES: dict = {}
@@ -208,12 +208,12 @@ def cancel_running() -> None:
 
 def sample(name, code, data, settings, show_progress, engine_version) -> Draws:
     module = load(name, code, show_progress)
-    s = dict(_httpstan.sampler_defaults(), random_seed=settings.seed,
-             num_warmup=settings.iter_warmup, num_samples=settings.iter_sampling,
-             delta=settings.adapt_delta, max_depth=settings.max_treedepth)
+    arguments = dict(_httpstan.sampler_defaults(), random_seed=settings.seed,
+                     num_warmup=settings.iter_warmup, num_samples=settings.iter_sampling,
+                     delta=settings.adapt_delta, max_depth=settings.max_treedepth)
     inits = settings.inits
     if isinstance(inits, float):
-        s["init_radius"], inits = inits, None
+        arguments["init_radius"], inits = inits, None
     inits = inits or [{}] * settings.chains
     data_parts = _httpstan.split_data(data)
     try:  # the data are checked here, as pystan's build does (e.g. a reject() in transformed data)
@@ -222,12 +222,15 @@ def sample(name, code, data, settings, show_progress, engine_version) -> Draws:
         raise RuntimeError(f"Stan program {name!r} refused the data: {exc}") from None
 
     def run(chain):
-        return module.sample(
-            data_parts, _httpstan.split_data(inits[chain - 1]), s["random_seed"], chain,
-            s["init_radius"], s["num_warmup"], s["num_samples"], s["num_thin"], s["save_warmup"],
-            s["refresh"], s["stepsize"], s["stepsize_jitter"], s["max_depth"], s["delta"],
-            s["gamma"], s["kappa"], s["t0"], s["init_buffer"], s["term_buffer"], s["window"],
-            generation)
+        if settings.adapt:
+            metric, step_size = (), arguments["stepsize"]
+        else:
+            metric = _httpstan.split_data({"inv_metric": list(settings.inv_metric[chain - 1])})
+            step_size = settings.step_size[chain - 1]
+        return module.sample(data_parts=data_parts,
+                             init_parts=_httpstan.split_data(inits[chain - 1]),
+                             metric_parts=metric, adapt=settings.adapt, chain=chain,
+                             generation=generation, **dict(arguments, stepsize=step_size))
 
     generation = module.generation()
     pool = ThreadPoolExecutor(max_workers=min(settings.chains, os.cpu_count() or 1))
@@ -260,6 +263,7 @@ def sample(name, code, data, settings, show_progress, engine_version) -> Draws:
         tables.append(values)
     seconds = [_stan_seconds(messages) for (_, _, _, _, messages, _) in raw]
     attrs = {"stan_seconds": seconds} if None not in seconds else {}
+    attrs.update(adapted_metric([adaptation(notes) for (*_, notes) in raw], settings))
     return Draws(columns, np.stack(tables), "native", engine_version, _httpstan.stan_version(), attrs)
 
 

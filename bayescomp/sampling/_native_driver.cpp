@@ -22,7 +22,9 @@
 #include <stan/callbacks/writer.hpp>
 #include <stan/io/array_var_context.hpp>
 #include <stan/model/model_base.hpp>
+#include <stan/services/sample/hmc_nuts_diag_e.hpp>
 #include <stan/services/sample/hmc_nuts_diag_e_adapt.hpp>
+#include <stan/services/util/create_unit_e_diag_inv_metric.hpp>
 
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
@@ -150,15 +152,22 @@ py::tuple describe(const py::tuple &data_parts) {
 }
 
 // One chain, stopped if cancel_all() is called after generation() returned `generation`.
+// `metric_parts` holds `inv_metric` (split as data) or nothing (the unit metric). With
+// `adapt` the step size and metric are adapted during warm-up, as Stan's default; without,
+// the chain keeps `stepsize` and the metric given (a continued chain), as CmdStan's
+// adapt engaged=0 does.
 // Returns (return code, error text, columns, the draws as bytes of row-major
 // doubles, logger lines, notes).
-py::tuple sample(const py::tuple &data_parts, const py::tuple &init_parts, unsigned int seed,
-                 unsigned int chain, double init_radius, int num_warmup, int num_samples,
+py::tuple sample(const py::tuple &data_parts, const py::tuple &init_parts,
+                 const py::tuple &metric_parts, bool adapt,
+                 unsigned int random_seed, unsigned int chain, double init_radius, int num_warmup, int num_samples,
                  int num_thin, bool save_warmup, int refresh, double stepsize,
                  double stepsize_jitter, int max_depth, double delta, double gamma, double kappa,
                  double t0, unsigned int init_buffer, unsigned int term_buffer,
                  unsigned int window, long generation) {
   split_data data(data_parts), init(init_parts);
+  const bool unit_metric = py::len(metric_parts) == 0;
+  std::unique_ptr<split_data> metric(unit_metric ? nullptr : new split_data(metric_parts));
   line_logger logger;
   table_writer draws;
   stan::callbacks::writer init_writer, diagnostic_writer;  // Stan's no-op writer
@@ -174,12 +183,24 @@ py::tuple sample(const py::tuple &data_parts, const py::tuple &init_parts, unsig
       stan::io::array_var_context data_context = data.context();
       stan::io::array_var_context init_context = init.context();
       std::unique_ptr<stan::model::model_base> model(
-          &new_model(data_context, seed, &model_messages));
-      return_code = stan::services::sample::hmc_nuts_diag_e_adapt(
-          *model, init_context, seed, chain, init_radius, num_warmup, num_samples, num_thin,
-          save_warmup, refresh, stepsize, stepsize_jitter, max_depth, delta, gamma, kappa, t0,
-          init_buffer, term_buffer, window, interrupt, logger, init_writer, draws,
-          diagnostic_writer);
+          &new_model(data_context, random_seed, &model_messages));
+      auto unit = stan::services::util::create_unit_e_diag_inv_metric(model->num_params_r());
+      std::unique_ptr<stan::io::array_var_context> given;
+      if (!unit_metric) given.reset(new stan::io::array_var_context(metric->context()));
+      const stan::io::var_context &metric_context =
+          unit_metric ? static_cast<const stan::io::var_context &>(unit) : *given;
+      if (adapt) {
+        return_code = stan::services::sample::hmc_nuts_diag_e_adapt(
+            *model, init_context, metric_context, random_seed, chain, init_radius, num_warmup,
+            num_samples, num_thin, save_warmup, refresh, stepsize, stepsize_jitter, max_depth,
+            delta, gamma, kappa, t0, init_buffer, term_buffer, window, interrupt, logger,
+            init_writer, draws, diagnostic_writer);
+      } else {
+        return_code = stan::services::sample::hmc_nuts_diag_e(
+            *model, init_context, metric_context, random_seed, chain, init_radius, num_warmup,
+            num_samples, num_thin, save_warmup, refresh, stepsize, stepsize_jitter, max_depth,
+            interrupt, logger, init_writer, draws, diagnostic_writer);
+      }
     } catch (const std::exception &e) {
       error = e.what();
     }
@@ -202,7 +223,14 @@ py::tuple sample(const py::tuple &data_parts, const py::tuple &init_parts, unsig
 
 PYBIND11_MODULE(BAYESCOMP_MODULE, m) {
   m.def("describe", &describe);
-  m.def("sample", &sample);
+  // named as httpstan names the services' arguments; Python passes every one by name
+  m.def("sample", &sample, py::arg("data_parts"), py::arg("init_parts"),
+        py::arg("metric_parts"), py::arg("adapt"), py::arg("random_seed"),
+        py::arg("chain"), py::arg("init_radius"), py::arg("num_warmup"), py::arg("num_samples"),
+        py::arg("num_thin"), py::arg("save_warmup"), py::arg("refresh"), py::arg("stepsize"),
+        py::arg("stepsize_jitter"), py::arg("max_depth"), py::arg("delta"), py::arg("gamma"),
+        py::arg("kappa"), py::arg("t0"), py::arg("init_buffer"), py::arg("term_buffer"),
+        py::arg("window"), py::arg("generation"));
   m.def("generation", [] { return cancel_generation.load(); });
   m.def("cancel_all", [] { cancel_generation.fetch_add(1); });
 }

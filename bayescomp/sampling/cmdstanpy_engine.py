@@ -23,7 +23,7 @@ from pathlib import Path
 import numpy as np
 
 from ._cache import commit, file_lock, sha256, staging, user_cache
-from .engine import Draws, Engine, EngineWarning
+from .engine import Draws, Engine, EngineWarning, adaptation, adapted_metric
 
 _FIX = "install CmdStan with `pip install cmdstanpy && python -m cmdstanpy.install_cmdstan`"
 _TOTAL_TIME = re.compile(rb"([0-9.eE+-]+) seconds \(Total\)")
@@ -183,19 +183,24 @@ class CmdStanPyEngine(Engine):
         route = self.check_route(route)
         model = self._model(name, code, show_progress)
         inits = settings.inits
+        # a continued chain keeps the step size and metric given (adapt engaged=0)
+        fixed = dict(adapt_delta=settings.adapt_delta) if settings.adapt else dict(
+            adapt_engaged=False, step_size=list(settings.step_size),
+            metric=[{"inv_metric": list(m)} for m in settings.inv_metric])
         with tempfile.TemporaryDirectory(prefix="bayescomp-cmdstan-") as output_dir, \
                 _quiet(show_progress):
             try:
                 model.sample(
                     data=data, chains=settings.chains, parallel_chains=settings.chains,
                     iter_warmup=settings.iter_warmup, iter_sampling=settings.iter_sampling,
-                    seed=settings.seed, adapt_delta=settings.adapt_delta,
-                    max_treedepth=settings.max_treedepth, inits=inits, output_dir=output_dir,
-                    show_progress=show_progress, show_console=False)
+                    seed=settings.seed, max_treedepth=settings.max_treedepth, inits=inits,
+                    output_dir=output_dir, show_progress=show_progress, show_console=False,
+                    **fixed)
             except RuntimeError as exc:
                 raise RuntimeError(f"Stan sampling of {name!r} failed: {exc}") from None
-            columns, values, seconds = _read_csv(Path(output_dir), settings.chains)
+            columns, values, seconds, found = _read_csv(Path(output_dir), settings.chains)
         attrs = {"stan_seconds": seconds} if None not in seconds else {}
+        attrs.update(adapted_metric(found, settings))
         return Draws(columns, values, route, self.version(), self._cmdstan(), attrs)
 
 
@@ -240,7 +245,8 @@ def _damage(exe: Path, record_path: Path) -> str | None:
 
 
 def _read_csv(directory: Path, chains: int):
-    """Columns, draws (chains, draws, columns) and Stan's time per chain from CmdStan's CSVs.
+    """Columns, draws (chains, draws, columns), Stan's time per chain and each chain's
+    :func:`adaptation` from CmdStan's CSVs.
 
     cmdstanpy names them ``<model>-<time>_<chain>.csv``; the comment lines (configuration,
     adaptation, timing) are skipped by the C parser.
@@ -250,9 +256,19 @@ def _read_csv(directory: Path, chains: int):
     files = sorted(directory.glob("*.csv"), key=lambda p: int(p.stem.rsplit("_", 1)[-1]))
     if len(files) != chains:
         raise RuntimeError(f"CmdStan wrote {len(files)} output files for {chains} chains")
-    frames, seconds = [], []
+    frames, seconds, found = [], [], []
     for path in files:
         frames.append(pd.read_csv(path, comment="#", dtype=np.float64, engine="c"))
+        with open(path) as fh:   # the adaptation's comments: between the header and a draw
+            header, comments = False, []
+            for line in fh:
+                if not line.startswith("#"):
+                    if header:
+                        break
+                    header = True
+                elif header:
+                    comments.append(line)
+            found.append(adaptation(comments))
         with open(path, "rb") as fh:
             fh.seek(max(0, path.stat().st_size - 400))
             match = _TOTAL_TIME.search(fh.read())
@@ -260,4 +276,4 @@ def _read_csv(directory: Path, chains: int):
     columns = list(frames[0].columns)
     if any(list(frame.columns) != columns for frame in frames):
         raise RuntimeError("CmdStan's chains wrote different columns")
-    return columns, np.stack([frame.to_numpy() for frame in frames]), seconds
+    return columns, np.stack([frame.to_numpy() for frame in frames]), seconds, found

@@ -23,8 +23,12 @@ class EngineWarning(RuntimeWarning):
 class Settings:
     """NUTS settings of one call, checked by :func:`bayescomp.sampling.sample`.
 
+    ``seed`` is Stan's, checked (or drawn) by :func:`bayescomp.sampling.seeds.check_seed`.
     ``inits`` is None (Stan's default, uniform on (-2, 2) unconstrained), a float (that radius
     instead of 2) or a list of one dict per chain, already plain JSON-able values.
+    ``step_size`` and ``inv_metric`` (one per chain: a float, a list of the diagonal's
+    values) are None for Stan's adaptation in warm-up, or what the chains keep, unadapted
+    (a continued chain: its adapted step size and metric).
     """
 
     chains: int
@@ -34,12 +38,34 @@ class Settings:
     adapt_delta: float
     max_treedepth: int
     inits: object = None
+    step_size: tuple | None = None
+    inv_metric: tuple | None = None
+
+    @property
+    def adapt(self) -> bool:
+        """Whether warm-up adapts the step size and metric (none given)."""
+        return self.inv_metric is None
 
     def recorded(self) -> dict:
         """The settings as recorded in the InferenceData's attrs (inits are not)."""
         return dict(chains=self.chains, iter_warmup=self.iter_warmup,
                     iter_sampling=self.iter_sampling, seed=self.seed,
-                    adapt_delta=self.adapt_delta, max_treedepth=self.max_treedepth)
+                    adapt_delta=self.adapt_delta, max_treedepth=self.max_treedepth,
+                    adapted=self.adapt)
+
+
+def adaptation(lines) -> dict:
+    """The step size and inverse metric (the diagonal) Stan reports after its warm-up, from
+    its notes (CmdStan's CSV comments with their ``#`` stripped, or the native driver's);
+    empty when there are none (no adaptation)."""
+    lines = [line.strip().lstrip("#").strip() for line in lines]
+    found = {}
+    for number, line in enumerate(lines):
+        if line.startswith("Step size ="):
+            found["step_size"] = float(line.split("=", 1)[1])
+        elif line.startswith("Diagonal elements of inverse mass matrix") and number + 1 < len(lines):
+            found["inv_metric"] = [float(v) for v in lines[number + 1].split(",")]
+    return found
 
 
 @dataclass
@@ -98,3 +124,15 @@ class Engine(abc.ABC):
             raise ValueError(f"the {self.name} engine has no route {route!r}; choose 'auto' or "
                              + " or ".join(map(repr, self.routes)))
         return route
+
+
+def adapted_metric(found: list, settings: Settings) -> dict:
+    """``step_size`` and ``inv_metric`` per chain for :attr:`Draws.attrs`: those the chains
+    adapted (``found``, one :func:`adaptation` per chain), or those they were given."""
+    if not settings.adapt:
+        return dict(step_size=list(settings.step_size),
+                    inv_metric=[list(m) for m in settings.inv_metric])
+    if not all("step_size" in f and "inv_metric" in f for f in found):
+        return {}
+    return dict(step_size=[f["step_size"] for f in found],
+                inv_metric=[f["inv_metric"] for f in found])

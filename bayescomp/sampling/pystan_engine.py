@@ -102,6 +102,10 @@ class PystanEngine(Engine):
     def _sample_public(self, name, code, data, settings, show_progress):
         import stan
 
+        if not settings.adapt:
+            raise RuntimeError("pystan's public API cannot keep a given step size and metric "
+                               "(a continued chain); use route='native' or backend='cmdstanpy'")
+
         _httpstan.compile_public(name, code, show_progress)
         kwargs = dict(num_chains=settings.chains, num_warmup=settings.iter_warmup,
                       num_samples=settings.iter_sampling, delta=settings.adapt_delta,

@@ -122,10 +122,6 @@ def _seeds(seed, n: int) -> list[np.random.SeedSequence]:
     return sequence.spawn(n)
 
 
-def _stan_seed(sequence: np.random.SeedSequence) -> int:
-    return int(sequence.generate_state(1)[0] >> 1)             # < 2**31
-
-
 def _run_parallel(tasks, n_jobs):
     """Run joblib tasks with threads (each fit samples in child processes, see compare.py)."""
     with sampling.threaded_fits():
@@ -145,10 +141,11 @@ def _hierarchical_replication(sequence, prior: FixedPrior, fit_prior: FixedPrior
     stan_prior = fit_prior.stan_data(n_datasets)
     data = dict(n_datasets=n_datasets, n_scores=n.tolist(), rho=fit_rho_vec.tolist(),
                 mean_diff=means.tolist(), ss=ss.tolist(), population=1, **stan_prior)
-    seed = _stan_seed(sequence)
+    seed = sampling.seeds.stan_seed(sequence)
     start = time.perf_counter()
-    idata = sampling.sample("hierarchical", data, seed=seed,
-                            inits=initial_values(data, sample_options.get("chains", 4), seed),
+    inits = initial_values(data, sample_options.get("chains", 4),
+                           sampling.Seeds(seed).generator("initial_values"))
+    idata = sampling.sample("hierarchical", data, seed=seed, inits=inits,
                             **sample_options)
     seconds = time.perf_counter() - start
     post = idata.posterior
@@ -243,7 +240,7 @@ def _correlated_replication(sequence, n_scores, rho, fit_rho, mu_sd, sigma_range
     sigma = rng.uniform(*sigma_range)
     mean = rng.normal(mu, sigma * np.sqrt((1 + (n_scores - 1) * rho) / n_scores))
     ss = sigma ** 2 * (1 - rho) * rng.chisquare(n_scores - 1)
-    seed = _stan_seed(sequence)
+    seed = sampling.seeds.stan_seed(sequence)
     data = dict(n=n_scores, rho=rho if fit_rho is None else fit_rho, mean_diff=mean, ss=ss)
     start = time.perf_counter()
     idata = sampling.sample("correlated", data, seed=seed, **sample_options)

@@ -42,7 +42,7 @@ with probability 0.98 (delta0 = 0.005) and 0.9999 (delta0 = 0).
 Reproducibility and parallelism
 -------------------------------
 Run r of the cell (process, delta0, k) uses ``SeedSequence(seed, spawn_key=(h, r))`` with h
-a CRC-32 of the cell, for both its simulation and its Stan seed: results depend neither on
+a CRC-32 of the cell, for both its simulation and the seed of its fit: results depend neither on
 ``n_jobs`` nor on which other cells are run (a power curve reuses the study's runs at equal
 delta0 and k). Fits are joblib tasks run with ``prefer="threads"`` (each Stan fit samples in
 child processes), so a ``joblib.parallel_backend("dask")`` or ``("ray")`` context spreads a
@@ -82,7 +82,7 @@ class StudyResult:
     ----------
     runs : pandas.DataFrame
         One row per simulated collection: ``process``, ``delta0``, ``n_datasets``, ``run``,
-        ``seed`` (Stan), ``wilcoxon_p``, ``signed_rank_reject``, ``p_left``, ``p_rope``,
+        ``seed`` (of the run's fit), ``wilcoxon_p``, ``signed_rank_reject``, ``p_left``, ``p_rope``,
         ``p_right`` (next dataset), ``hier_difference``, ``hier_equivalence``,
         ``delta0_mean`` (posterior mean of delta0), ``mse_shrunk``, ``mse_raw`` (mean over
         the datasets of the squared error of the posterior means of delta_i and of the raw
@@ -153,17 +153,17 @@ def _simulate(process: str, n_datasets: int, delta0: float, rng, *, sigma0: floa
 def _one_run(process: str, delta0: float, n_datasets: int, run: int, *, seed: int, rope,
              alpha: float, threshold: float, simulation: dict, fit_options: dict) -> dict:
     """One fit of the study. ``seed`` is the study's root seed: with the cell and the run it
-    makes this run's simulation seed and Stan seed (see the module notes). ``simulation``
+    makes this run's simulation seed and the seed of its fit (see the module notes). ``simulation``
     holds the keyword arguments of :func:`_simulate`; ``fit_options`` those of
     :func:`~bayescomp.models.hierarchical.hierarchical`."""
     sequence = _cell_sequence(seed, process, delta0, n_datasets, run)
-    data_sequence, stan_sequence = sequence.spawn(2)
-    stan_seed = int(stan_sequence.generate_state(1)[0] >> 1)
+    data_sequence, fit_sequence = sequence.spawn(2)
+    fit_seed = sampling.seeds.stan_seed(fit_sequence)
     sim = _simulate(process, n_datasets, delta0, np.random.default_rng(data_sequence),
                     **simulation)
     start = time.perf_counter()
     try:
-        result = hierarchical(sim.scores, "a", "b", rope=rope, seed=stan_seed,
+        result = hierarchical(sim.scores, "a", "b", rope=rope, seed=fit_seed,
                               baselines=False, **fit_options)
     except Exception as exc:
         exc.add_note(f"(bayescomp.validation.study: {process}, delta0 {delta0}, k {n_datasets}, run {run})")
@@ -174,7 +174,7 @@ def _one_run(process: str, delta0: float, n_datasets: int, run: int, *, seed: in
     shrunk = result.datasets["delta_mean"].to_numpy()
     raw = result.datasets["mean"].to_numpy()
     return dict(
-        process=process, delta0=delta0, n_datasets=n_datasets, run=run, seed=stan_seed,
+        process=process, delta0=delta0, n_datasets=n_datasets, run=run, seed=fit_seed,
         wilcoxon_p=wilcoxon.p_value, signed_rank_reject=wilcoxon.p_value < alpha,
         p_left=p_left, p_rope=p_rope, p_right=p_right,
         hier_difference=max(p_left, p_right) > threshold, hier_equivalence=p_rope > threshold,
@@ -270,8 +270,7 @@ def run_study(delta0_values=(0.0, 0.005), n_datasets_values=(10, 20, 30, 40, 50)
         raise ValueError(f"n_scores {n_scores} must be runs x folds, a multiple of {folds}")
     if repetitions < 1:
         raise ValueError(f"repetitions must be positive, got {repetitions}")
-    if seed is None:
-        seed = int(np.random.SeedSequence().generate_state(1)[0])
+    seed = sampling.check_seed(seed)
     fit_options = dict(fit_options or {})
     for reserved in ("rope", "seed", "baselines"):
         if reserved in fit_options:

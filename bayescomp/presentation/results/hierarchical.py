@@ -105,7 +105,9 @@ def summary(result) -> str:
         f"Hierarchical model: {result.first} - {result.second} on {len(result.datasets)} datasets, "
         f"ROPE {result.rope}",
         *result.verdicts(),
-        f"  prior {s['prior_name']}, backend {s['backend']}, seed {s['seed']}",
+        f"  prior {s['prior_name']}, backend {s['backend']}, seed {s['seed']}"
+        + (f"; ESS of the reported quantities {s['ess']['bulk']:.0f} bulk, "
+           f"{s['ess']['tail']:.0f} tail (target {s['ess']['target']})" if "ess" in s else ""),
         f"  engine {s.get('engine_version')}, route {s.get('route')}, Stan {s.get('stan_version')}",
         *estimate_lines(result),
         "Per dataset (mean and t-test: raw; delta_i: shrunken):",
@@ -176,7 +178,7 @@ def to_dict(result, threshold: float = THRESHOLD) -> dict:
         "test": "hierarchical", "first": result.first, "second": result.second,
         "rope": rope_dict(result.rope), "n_datasets": len(result.datasets),
         "reliable": bool(result.reliable), "problems": list(g.problems),
-        "settings": {k: s[k] for k in ("prior_name", "backend", "seed",
+        "settings": {k: s[k] for k in ("prior_name", "backend", "seed", "stan_seeds", "ess",
                                        "chains", "iter_warmup", "iter_sampling",
                                        "adapt_delta", "max_treedepth") if k in s},
         **{scope: {"quantity": estimate.quantity, "mean": num(estimate.mean),

@@ -1,0 +1,109 @@
+"""How a hierarchical fit is run again: retries with safer settings after its diagnostics
+fail, and extensions from where its chains are while its effective draws are below the
+target or its probabilities too close to the threshold to decide."""
+from __future__ import annotations
+
+import numpy as np
+
+from bayescomp.decisions import THRESHOLD, too_close
+from bayescomp.models.convergence import ess_bulk, ess_tail
+from bayescomp.models.diagnostics import BFMI_MIN, Diagnostics
+from bayescomp.models.modes import probability_mcse
+from bayescomp.rope import Rope
+
+
+#: warm-up of a continued chain on an engine route that cannot keep the adapted step size
+#: and metric (pystan's public API), which then adapts them again from its last draw (at
+#: most the first fit's own warm-up). On the example's naive_bayes - logistic, whose
+#: population has two modes, 150 left too few effective draws and 300 enough
+#: (benchmarks/results/hard_collections.md). Elsewhere a continued chain has no warm-up.
+CONTINUATION_WARMUP = 300
+
+#: the quantities whose bulk and tail ESS the ``ess`` target is of: what the results report
+REPORTED = ("delta0", "delta_next", "sigma0", "nu", "delta")
+
+#: the cap of extensions towards the ``ess`` target: at most this many times the first
+#: fit's draws per chain in all
+MAX_DRAWS_FACTOR = 4
+#: the cap of extensions of a fit whose probabilities are within two Monte Carlo errors of
+#: the threshold. On the tutorial data of Benavoli et al. (2017), aode - j48gr has
+#: P(equivalent) about 0.956 with an error of 0.0033 at 4 x 1000 draws: "equivalent" on 2
+#: of 8 seeds. At 8 times the draws the error is 0.0012 and the margin 0.0023.
+MAX_CLOSE_FACTOR = 8
+
+
+def struggles(diagnostics: Diagnostics) -> bool:
+    """Whether the sampler itself struggled (divergences, saturated tree depth, low E-BFMI),
+    rather than only mixed slowly or between modes (R-hat, ESS)."""
+    return bool(diagnostics.divergences or diagnostics.treedepth_saturated
+                or diagnostics.min_bfmi < BFMI_MIN)
+
+
+def reported_ess(idata) -> tuple[float, float]:
+    """Smallest bulk and smallest tail ESS (Vehtari et al. 2021) over the reported
+    quantities (:data:`REPORTED`: delta0, delta_next, sigma0, nu, every delta_i)."""
+    posterior = idata.posterior
+    draws = np.concatenate([posterior[name].values.reshape(posterior.sizes["chain"],
+                                                           posterior.sizes["draw"], -1)
+                            for name in REPORTED if name in posterior], axis=-1)
+    return float(np.nanmin(ess_bulk(draws))), float(np.nanmin(ess_tail(draws)))
+
+
+def too_close_to_call(delta0: np.ndarray, next_masses: np.ndarray, rope: Rope,
+                      threshold: float = THRESHOLD) -> bool:
+    """Whether P(left / rope / right) of delta0 (``delta0``: chain, draw) or of the next
+    dataset (``next_masses``: chain-major draws x 3) lies within two Monte Carlo errors of
+    ``threshold``, so that the draws cannot tell on which side it is."""
+    indicators = rope.indicators(delta0)
+    per_draw = (indicators, next_masses.reshape(indicators.shape))
+    return any(too_close(values.reshape(-1, 3).mean(axis=0), threshold, probability_mcse(values))
+               for values in per_draw)
+
+
+def extension(run: dict, draws: int, achieved: float, ess: int, cap: int, *,
+              close: bool = False, close_cap: int = 0) -> dict | None:
+    """Settings of a chunk that extends a fit from where its chains are (a continuation),
+    or None when it has enough.
+
+    A fit whose reported ESS ``achieved`` is below the target ``ess`` gets the draws the
+    ESS per draw so far says are missing, a tenth more, at least a tenth of the fit's
+    draws, up to ``cap`` draws per chain. A fit with enough ESS whose probabilities are
+    ``close`` to the threshold (:func:`too_close_to_call`) doubles its draws, up to
+    ``close_cap``: the Monte Carlo error falls as one over the square root of the draws,
+    and each doubling narrows the band in which a decision could differ between seeds.
+    """
+    if achieved >= ess or draws >= cap:
+        if not close or draws >= close_cap:
+            return None
+        return dict(run, continued=True, iter_sampling=int(min(draws, close_cap - draws)),
+                    iter_warmup=min(CONTINUATION_WARMUP, run["iter_warmup"]))
+    missing = draws * (ess / max(achieved, 1.0) - 1) * 1.1
+    chunk = int(min(max(np.ceil(missing), draws / 10), cap - draws))
+    return dict(run, continued=True, iter_sampling=chunk,
+                iter_warmup=min(CONTINUATION_WARMUP, run["iter_warmup"]))
+
+
+
+
+def safer_run(run: dict, retry: int, diagnostics: Diagnostics) -> dict | None:
+    """Settings of retry number ``retry`` (from 1), or None when there is no safer one.
+
+    ``run`` holds the settings of the last fit started afresh. A fit that only mixes
+    slowly (R-hat or ESS; a population split in two clusters, as the package's
+    naive_bayes - logistic, does that without diverging) is continued: every chain
+    restarts from its last draw, adapts for :data:`CONTINUATION_WARMUP` iterations and
+    draws ``retry`` times ``iter_sampling`` more, pooled with the draws so far (after two
+    retries, four times the first fit's draws, as two doublings would give); each costs
+    about half of a fresh fit as long. A fit with divergences, saturated tree depth or a
+    low E-BFMI (the sampler itself struggles) starts afresh with twice the warm-up and
+    draws, and adapt_delta at least 0.99 after divergences, since a smaller step costs
+    every iteration.
+    """
+    if retry not in (1, 2):
+        return None
+    if not struggles(diagnostics):
+        return dict(run, continued=True, iter_sampling=retry * run["iter_sampling"],
+                    iter_warmup=min(CONTINUATION_WARMUP, run["iter_warmup"]))
+    adapt_delta = max(0.99, run["adapt_delta"]) if diagnostics.divergences else run["adapt_delta"]
+    return dict(run, continued=False, adapt_delta=adapt_delta,
+                iter_warmup=2 * run["iter_warmup"], iter_sampling=2 * run["iter_sampling"])

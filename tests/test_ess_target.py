@@ -1,0 +1,119 @@
+"""Sampling that stops when it has enough: a fit that passes its diagnostics below the ESS
+target is extended from where its chains are, with their adapted step size and metric."""
+import warnings
+
+import importlib
+
+import arviz as az
+import numpy as np
+import pytest
+
+import bayescomp as bc
+from bayescomp.models.hierarchical_runs import MAX_DRAWS_FACTOR, REPORTED, extension
+
+hierarchical_module = importlib.import_module("bayescomp.models.hierarchical")
+SHORT = dict(chains=4, iter_warmup=500, iter_sampling=100, baselines=False)
+
+
+def test_extension_chunks_towards_the_target_and_stops_at_the_cap():
+    run = dict(adapt_delta=0.95, iter_warmup=1000, iter_sampling=100, continued=False)
+    # ESS 250 from 100 draws per chain: 400 draws per chain in all would give 1000, a
+    # tenth more is asked (330 more), capped at 400 in all
+    assert extension(run, 100, 250.0, 1000, 400) == dict(run, continued=True,
+                                                          iter_sampling=300, iter_warmup=300)
+    assert extension(run, 100, 900.0, 1000, 1000)["iter_sampling"] == 13   # 12.2 rounded up
+    assert extension(run, 100, 990.0, 1000, 1000)["iter_sampling"] == 10   # a tenth at least
+    assert extension(run, 100, 1000.0, 1000, 400) is None                    # at the target
+    assert extension(run, 400, 10.0, 1000, 400) is None                      # at the cap
+
+
+def test_a_fit_too_close_to_call_doubles_its_draws_up_to_its_own_cap():
+    run = dict(adapt_delta=0.95, iter_warmup=1000, iter_sampling=1000, continued=False)
+    # enough ESS, but a probability within two Monte Carlo errors of the threshold
+    assert extension(run, 1000, 2000.0, 1000, 4000, close=True, close_cap=8000) == dict(
+        run, continued=True, iter_sampling=1000, iter_warmup=300)
+    assert extension(run, 6000, 9000.0, 1000, 4000, close=True, close_cap=8000)[
+        "iter_sampling"] == 2000                                             # to the cap
+    assert extension(run, 8000, 9000.0, 1000, 4000, close=True, close_cap=8000) is None
+    assert extension(run, 1000, 2000.0, 1000, 4000, close=False, close_cap=8000) is None
+
+
+def test_too_close_to_call_reads_both_questions_with_their_errors():
+    """Known answers: draws whose regions are fixed, so the shares and their errors are
+    exact (independent draws: ESS = draws)."""
+    from bayescomp.models.hierarchical_runs import too_close_to_call
+    rope = bc.Rope(-0.01, 0.01)
+    rng = np.random.default_rng(3)
+    chains, draws = 4, 1000
+    inside = rng.permutation(np.arange(chains * draws) < 0.952 * chains * draws)
+    delta0 = np.where(inside, 0.0, 0.05).reshape(chains, draws)   # P(rope) = 0.952
+    decided = np.tile([0.0, 0.99, 0.01], (chains * draws, 1))      # the next dataset's masses
+    # se = sqrt(0.952 x 0.048 / 4000) = 0.0034: 0.952 is within 2 se of 0.95
+    assert too_close_to_call(delta0, decided, rope)
+    assert not too_close_to_call(np.zeros((chains, draws)), decided, rope)
+    # the next dataset alone can be too close
+    close_next = np.tile([0.0, 0.951, 0.049], (chains * draws, 1))
+    close_next[::2] = [0.0, 0.949, 0.051]
+    assert too_close_to_call(np.zeros((chains, draws)), close_next, rope)
+
+
+@pytest.mark.stan
+def test_a_fit_is_extended_until_the_target_or_the_cap(stan_backend, monkeypatch):
+    scores = bc.datasets.load_classifiers()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        result = bc.hierarchical(scores, "forest", "tree", seed=4, backend=stan_backend,
+                                 **SHORT)
+        # the cap at the first fit's draws and no retries: that fit alone
+        monkeypatch.setattr(hierarchical_module, "MAX_DRAWS_FACTOR", 1)
+        short = bc.hierarchical(scores, "forest", "tree", seed=4, backend=stan_backend,
+                                retries=0, **SHORT)
+    assert len(short.attempts) == 1
+    assert min(short.settings["ess"]["bulk"], short.settings["ess"]["tail"]) < 1000
+    attempts = result.attempts
+    assert len(attempts) > 1 and all(a["continued"] and a["iter_warmup"] == 0
+                                     for a in attempts[1:])
+    draws = result.idata.posterior.sizes["draw"]
+    names = [n for n in REPORTED if n in result.idata.posterior]
+    bulk, tail = (min(float(az.ess(result.idata, var_names=names, method=m)[n].min())
+                      for n in names) for m in ("bulk", "tail"))
+    assert result.settings["ess"] == dict(target=1000, bulk=bulk, tail=tail)
+    assert min(bulk, tail) >= 1000 or draws == MAX_DRAWS_FACTOR * 100
+    assert f"ESS of the reported quantities {bulk:.0f} bulk, {tail:.0f} tail" in result.summary()
+    # from where the chains were: the first fit's draws unchanged, its step size kept
+    np.testing.assert_array_equal(result.idata.posterior["sigma0"].values[:, :100],
+                                  short.idata.posterior["sigma0"].values)
+    steps = result.idata.sample_stats["step_size"].values
+    np.testing.assert_allclose(steps[:, 100:], np.repeat(steps[:, 99:100], draws - 100, axis=1),
+                               rtol=1e-5)
+    assert result.to_dict()["settings"]["ess"]["target"] == 1000
+
+
+@pytest.mark.stan
+def test_both_engines_continue_a_chain_alike(cmdstanpy_backend, pystan_backend):
+    """A chain continued with its adapted step size and metric, from its last draw: the same
+    Stan sampler (no adaptation) on both engines gives the same draws, up to CmdStan's CSV,
+    and keeps the step size and metric it was given."""
+    from bayescomp import sampling
+
+    data = {"n": 10, "rho": 0.1, "mean_diff": 0.004, "ss": 9 * 0.01 ** 2 / (1 / 10 + 0.1 / 0.9)}
+    continued = {}
+    for backend, route in ((cmdstanpy_backend, "cmdstan"), (pystan_backend, "native")):
+        first = sampling.sample("correlated", data, backend=backend, route=route, chains=2,
+                                iter_warmup=200, iter_sampling=200, seed=3)
+        last = first.posterior.isel(draw=-1)
+        inits = [{"mu": float(last["mu"][c]), "sigma": float(last["sigma"][c])} for c in (0, 1)]
+        continued[backend] = sampling.sample(
+            "correlated", data, backend=backend, route=route, chains=2, iter_warmup=0,
+            iter_sampling=200, seed=4, inits=inits, step_size=first.attrs["step_size"],
+            inv_metric=first.attrs["inv_metric"])
+        kept = continued[backend]
+        assert kept.attrs["adapted"] is False and first.attrs["adapted"] is True
+        assert kept.attrs["inv_metric"] == first.attrs["inv_metric"]
+        np.testing.assert_allclose(kept.sample_stats["step_size"].values,
+                                   np.repeat(np.array(first.attrs["step_size"])[:, None], 200, 1),
+                                   rtol=1e-5)
+    np.testing.assert_allclose(continued[cmdstanpy_backend].posterior["mu"].values,
+                               continued[pystan_backend].posterior["mu"].values, atol=1e-6)
+    with pytest.raises(ValueError, match="both step_size and inv_metric"):
+        sampling.sample("correlated", data, chains=2, step_size=[0.5, 0.5])
