@@ -2,6 +2,7 @@
 import re
 
 import numpy as np
+import pandas as pd
 import pytest
 
 import bayescomp as bc
@@ -37,6 +38,20 @@ def test_compare_one_dataset_prints_the_correlated_t_test(csv, capsys, tmp_path)
 
 
 @pytest.mark.stan
+def test_a_wide_file_is_read_without_format(csv, capsys, tmp_path):
+    """A wide CSV (dataset, run, fold, one column per algorithm) needs no --format: the
+    same correlated t-test as the long file's."""
+    path, scores = csv
+    long = pd.read_csv(path)
+    wide = long.pivot(index=["dataset", "run", "fold"], columns="algorithm",
+                      values="score").reset_index()
+    wide.to_csv(tmp_path / "wide.csv", index=False)
+    assert main(["compare", str(tmp_path / "wide.csv"), "--first", "a", "--second", "b",
+                 "--dataset", "1", "--n-folds", "10", "--rope", "0.01"]) == 0
+    expected = bc.correlated_ttest(scores, "a", "b", dataset="1", rope=0.01).probabilities
+    np.testing.assert_allclose(probabilities_in(capsys.readouterr().out), expected, atol=1e-4)
+
+
 def test_compare_across_datasets_runs_the_hierarchical_model(csv, capsys, tmp_path):
     path, scores = csv
     out = tmp_path / "many"

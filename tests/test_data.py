@@ -27,7 +27,10 @@ def test_long_wide_arrays_and_csv_agree(tmp_path):
     long.sample(frac=1, random_state=1).to_csv(tmp_path / "scores.csv", index=False)
     from_csv = bc.read_csv(tmp_path / "scores.csv")
     from_csv = from_csv.subset(datasets=from_long.dataset_names, algorithms=from_long.algorithms)
-    for other in (from_wide, from_arrays, from_csv):
+    # the wide file, read with the layout detected (no algorithm and score columns)
+    wide.to_csv(tmp_path / "wide.csv", index=False)
+    from_wide_csv = bc.read_csv(tmp_path / "wide.csv")
+    for other in (from_wide, from_arrays, from_csv, from_wide_csv):
         assert other.algorithms == from_long.algorithms
         assert other.dataset_names == from_long.dataset_names
         for a, b in zip(other.datasets, from_long.datasets):

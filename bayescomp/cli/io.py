@@ -317,8 +317,9 @@ def add_input_arguments(parser) -> None:
     read one (``compare``, ``all-pairs``, ``rank``)."""
     parser.add_argument("file", help="CSV of scores. long: columns dataset, algorithm, run, "
                         "fold, score; wide: dataset, run, fold and one column per algorithm")
-    parser.add_argument("--format", choices=["long", "wide"], default="long",
-                        help="layout of the CSV (default long)")
+    parser.add_argument("--format", choices=["auto", "long", "wide"], default="auto",
+                        help="layout of the CSV (default auto: long when the file has the "
+                        "columns algorithm and score, or those given by --column, else wide)")
     parser.add_argument("--column", action="append", metavar="KEY=NAME",
                         help="name of a column in the file, e.g. --column dataset=DB "
                         "(KEY: dataset, algorithm, run, fold, score); repeatable")

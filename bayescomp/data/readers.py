@@ -213,13 +213,15 @@ def from_wide(frame: pd.DataFrame, *, algorithms: Sequence[str] | None = None,
                      score="score", rho=rho, n_folds=n_folds, _wide=True)
 
 
-def read_csv(path: str | os.PathLike, *, format: str = "long", **columns) -> Scores:
+def read_csv(path: str | os.PathLike, *, format: str = "auto", **columns) -> Scores:
     """Scores from a CSV file in the long or wide layout (see :func:`from_long`, :func:`from_wide`).
 
+    ``format="auto"`` reads the long layout when the file has the algorithm and score
+    columns (``algorithm``, ``score``, or the names given for them), else the wide one.
     Keyword arguments name the columns and give ``rho`` or ``n_folds``.
     """
-    if format not in ("long", "wide"):
-        raise ValueError(f"format must be 'long' or 'wide', got {format!r}")
+    if format not in ("auto", "long", "wide"):
+        raise ValueError(f"format must be 'auto', 'long' or 'wide', got {format!r}")
     try:
         frame = pd.read_csv(path)
     except IsADirectoryError:
@@ -240,6 +242,9 @@ def read_csv(path: str | os.PathLike, *, format: str = "long", **columns) -> Sco
         raise ValueError(f"{path}: cannot be read as a CSV file ({error})") from None
     # number rows as the file's lines (line 1 is the header), for error messages
     frame.index = pd.RangeIndex(2, len(frame) + 2, name="line")
+    if format == "auto":
+        named = {columns.get("algorithm", "algorithm"), columns.get("score", "score")}
+        format = "long" if named <= set(frame.columns) else "wide"
     reader = from_long if format == "long" else from_wide
     try:
         with warnings.catch_warnings(record=True) as caught:
