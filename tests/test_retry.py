@@ -47,12 +47,12 @@ def test_safer_settings_ladder():
                                                          iter_sampling=1000)
     # never a longer warm-up than the user's own
     assert safer_run(dict(first, iter_warmup=100), 1, _diagnostics(0))["iter_warmup"] == 100
-    # divergences: afresh, a smaller step, twice the iterations
+    # divergences: afresh with a smaller step, as many iterations, then twice as many
     second = safer_run(first, 1, _diagnostics(3))
-    assert second == dict(adapt_delta=0.99, iter_warmup=2000, iter_sampling=1000,
+    assert second == dict(adapt_delta=0.99, iter_warmup=1000, iter_sampling=500,
                           continued=False)
-    assert safer_run(second, 2, _diagnostics(1)) == dict(adapt_delta=0.99, iter_warmup=4000,
-                                                          iter_sampling=2000, continued=False)
+    assert safer_run(second, 2, _diagnostics(1)) == dict(adapt_delta=0.99, iter_warmup=2000,
+                                                          iter_sampling=1000, continued=False)
     # saturated tree depth or a low E-BFMI: afresh too, the step size left alone
     deep = dataclasses.replace(_diagnostics(0), treedepth_saturated=7)
     assert safer_run(first, 1, deep) == dict(first, iter_warmup=2000, iter_sampling=1000)
@@ -222,20 +222,21 @@ def test_a_retry_that_passes_is_announced_but_not_flagged(scores, monkeypatch):
         dict(problems=("1 divergent transition(s): made up by the test",), divergences=1),
         dict(problems=())])
     calls = [idata.posterior.sizes["draw"] for idata in seen]
-    assert calls == [50, 100]                       # stopped at the first fit that passed
+    # stopped at the first fit that passed; after divergences a smaller step, as many draws
+    assert calls == [50, 50]
     assert said == {"retry": ["hierarchical model a - b: retried with adapt_delta 0.99, "
-                              "200 + 100 iterations after: 1 divergent transition(s): made up "
+                              "100 + 50 iterations after: 1 divergent transition(s): made up "
                               "by the test"], "sampling": []}
     assert result.reliable
     assert result.next_dataset.decision() in ("b better", "equivalent", "a better", "undecided")
     assert result.population.decision() in ("b better", "equivalent", "a better", "undecided")
     assert [(a["adapt_delta"], a["iter_warmup"], a["iter_sampling"], a["ok"])
-            for a in result.settings["attempts"]] == [(0.9, 100, 50, False), (0.99, 200, 100, True)]
-    assert result.idata.posterior.sizes["draw"] == 100
+            for a in result.settings["attempts"]] == [(0.9, 100, 50, False), (0.99, 100, 50, True)]
+    assert result.idata.posterior.sizes["draw"] == 50
     summary = result.summary()
     assert "UNRELIABLE" not in summary and "UNRELIABLE" not in result.to_markdown()
     assert "  1. adapt_delta 0.9, 100 + 50 iterations: 1 divergent transition(s)" in summary
-    assert "  2. adapt_delta 0.99, 200 + 100 iterations: ok" in summary
+    assert "  2. adapt_delta 0.99, 100 + 50 iterations: ok" in summary
 
 
 @pytest.mark.stan

@@ -95,15 +95,23 @@ def safer_run(run: dict, retry: int, diagnostics: Diagnostics) -> dict | None:
     draws ``retry`` times ``iter_sampling`` more, pooled with the draws so far (after two
     retries, four times the first fit's draws, as two doublings would give); each costs
     about half of a fresh fit as long. A fit with divergences, saturated tree depth or a
-    low E-BFMI (the sampler itself struggles) starts afresh with twice the warm-up and
-    draws, and adapt_delta at least 0.99 after divergences, since a smaller step costs
-    every iteration.
+    low E-BFMI (the sampler itself struggles) starts afresh. After divergences it takes a
+    smaller step (adapt_delta at least 0.99), at the first retry with as many iterations
+    as before: the step, not the length, is what divergences ask for, and the ESS target
+    extends the draws of a clean fit that has too few (a single divergence on a real
+    near-identical pair made the refit of twice the length cost 4.8 times an easy pair);
+    at the second retry twice as many. Saturated tree depth or a low E-BFMI ask for a
+    longer exploration: twice the warm-up and draws.
     """
     if retry not in (1, 2):
         return None
     if not struggles(diagnostics):
         return dict(run, continued=True, iter_sampling=retry * run["iter_sampling"],
                     iter_warmup=min(CONTINUATION_WARMUP, run["iter_warmup"]))
-    adapt_delta = max(0.99, run["adapt_delta"]) if diagnostics.divergences else run["adapt_delta"]
-    return dict(run, continued=False, adapt_delta=adapt_delta,
+    if diagnostics.divergences:
+        factor = 1 if retry == 1 else 2
+        return dict(run, continued=False, adapt_delta=max(0.99, run["adapt_delta"]),
+                    iter_warmup=factor * run["iter_warmup"],
+                    iter_sampling=factor * run["iter_sampling"])
+    return dict(run, continued=False,
                 iter_warmup=2 * run["iter_warmup"], iter_sampling=2 * run["iter_sampling"])
