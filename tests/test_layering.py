@@ -12,10 +12,11 @@ import ast
 import re
 from pathlib import Path
 
-import bayescomp
-
-PACKAGE_DIR = Path(bayescomp.__file__).resolve().parent
-ARCHITECTURE = PACKAGE_DIR.parent / "ARCHITECTURE.md"
+#: the repository's sources, not the installed copy: a non-editable install (CI's) puts the
+#: package in site-packages, without ARCHITECTURE.md beside it
+REPOSITORY = Path(__file__).resolve().parents[1]
+PACKAGE_DIR = REPOSITORY / "bayescomp"
+ARCHITECTURE = REPOSITORY / "ARCHITECTURE.md"
 MAX_LINES = 400
 
 #: the concepts every layer shares (top-level modules of the package)
