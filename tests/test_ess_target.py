@@ -41,7 +41,7 @@ def test_a_fit_too_close_to_call_doubles_its_draws_up_to_its_own_cap():
 def test_too_close_to_call_reads_both_questions_with_their_errors():
     """Known answers: draws whose regions are fixed, so the shares and their errors are
     exact (independent draws: ESS = draws)."""
-    from bayescomp.models.hierarchical_runs import too_close_to_call
+    from bayescomp.models.hierarchical_runs import region_estimates, too_close_to_call
     rope = bc.Rope(-0.01, 0.01)
     rng = np.random.default_rng(3)
     chains, draws = 4, 1000
@@ -49,12 +49,12 @@ def test_too_close_to_call_reads_both_questions_with_their_errors():
     delta0 = np.where(inside, 0.0, 0.05).reshape(chains, draws)   # P(rope) = 0.952
     decided = np.tile([0.0, 0.99, 0.01], (chains * draws, 1))      # the next dataset's masses
     # se = sqrt(0.952 x 0.048 / 4000) = 0.0034: 0.952 is within 2 se of 0.95
-    assert too_close_to_call(delta0, decided, rope)
-    assert not too_close_to_call(np.zeros((chains, draws)), decided, rope)
+    assert too_close_to_call(region_estimates(delta0, decided, rope))
+    assert not too_close_to_call(region_estimates(np.zeros((chains, draws)), decided, rope))
     # the next dataset alone can be too close
     close_next = np.tile([0.0, 0.951, 0.049], (chains * draws, 1))
     close_next[::2] = [0.0, 0.949, 0.051]
-    assert too_close_to_call(np.zeros((chains, draws)), close_next, rope)
+    assert too_close_to_call(region_estimates(np.zeros((chains, draws)), close_next, rope))
 
 
 @pytest.mark.stan

@@ -42,9 +42,9 @@ from bayescomp.models.hierarchical_program import (PROGRAM, continuation_inits, 
                                                    unconstrained)
 from bayescomp.models.hierarchical_result import HierarchicalResult, region_summary
 from bayescomp.models.hierarchical_runs import (MAX_CLOSE_FACTOR, MAX_DRAWS_FACTOR, extension,
-                                                reported_ess, safer_run, struggles,
-                                                too_close_to_call)
-from bayescomp.models.modes import find_modes, mixture_indices, probability_mcse, settled_decisions
+                                                region_estimates, reported_ess, safer_run,
+                                                struggles, too_close_to_call)
+from bayescomp.models.modes import find_modes, mixture_indices, settled_decisions
 from bayescomp.decisions import THRESHOLD
 from bayescomp.rope import Rope, check_rope, region_labels
 
@@ -254,6 +254,8 @@ def hierarchical(scores: Scores, first: str, second: str, *, rope: RopeLike = 0.
                                                  rope, var_names=var_names,
                                                  max_treedepth=max_treedepth)
         settled = bool(modes) and settled_decisions(modes, separate, THRESHOLD, groups)
+        # both questions' probabilities and Monte Carlo errors, from the chains as sampled
+        estimates = region_estimates(idata.posterior["delta0"].values, next_masses, rope)
         attempts.append(dict(
             attempt=len(attempts) + 1, stan_seed=stan_seed,
             continued=run["continued"], adapt_delta=run["adapt_delta"],
@@ -268,7 +270,7 @@ def hierarchical(scores: Scores, first: str, second: str, *, rope: RopeLike = 0.
             # after modes settled a fit: its chains do not mix, and more draws rarely make
             # them (on a near-identical pair they ran to the cap, 2-3 times as long)
             achieved = reported_ess(idata)
-            close = too_close_to_call(idata.posterior["delta0"].values, next_masses, rope)
+            close = too_close_to_call(estimates)
             more = extension(run, attempts[-1]["draws"], min(achieved), ess,
                              MAX_DRAWS_FACTOR * iter_sampling, close=close,
                              close_cap=MAX_CLOSE_FACTOR * iter_sampling)
@@ -299,9 +301,8 @@ def hierarchical(scores: Scores, first: str, second: str, *, rope: RopeLike = 0.
 
     post = idata.posterior
     n_chains, n_draws = post.sizes["chain"], post.sizes["draw"]
-    # Monte Carlo errors of the probabilities, from the chains as sampled (modes carry theirs)
-    population_mcse = probability_mcse(rope.indicators(post["delta0"].values))
-    next_mcse = probability_mcse(next_masses.reshape(n_chains, n_draws, 3))
+    # the last fit's Monte Carlo errors (modes carry their own)
+    (_, population_mcse), (_, next_mcse) = estimates
     # every draw once as sampled, or the modes mixed by their weights
     order = (mixture_indices(modes, n_chains, n_draws) if modes
              else np.arange(n_chains * n_draws))

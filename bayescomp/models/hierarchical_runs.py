@@ -49,15 +49,20 @@ def reported_ess(idata) -> tuple[float, float]:
     return float(np.nanmin(ess_bulk(draws))), float(np.nanmin(ess_tail(draws)))
 
 
-def too_close_to_call(delta0: np.ndarray, next_masses: np.ndarray, rope: Rope,
-                      threshold: float = THRESHOLD) -> bool:
-    """Whether P(left / rope / right) of delta0 (``delta0``: chain, draw) or of the next
-    dataset (``next_masses``: chain-major draws x 3) lies within two Monte Carlo errors of
-    ``threshold``, so that the draws cannot tell on which side it is."""
+def region_estimates(delta0: np.ndarray, next_masses: np.ndarray, rope: Rope) -> tuple:
+    """P(left / rope / right) and their Monte Carlo standard errors, from the chains as
+    sampled: ``((population, its errors), (next dataset, its errors))`` from delta0
+    (``delta0``: chain, draw) and the next dataset's per-draw masses (``next_masses``:
+    chain-major draws x 3)."""
     indicators = rope.indicators(delta0)
-    per_draw = (indicators, next_masses.reshape(indicators.shape))
-    return any(too_close(values.reshape(-1, 3).mean(axis=0), threshold, probability_mcse(values))
-               for values in per_draw)
+    return tuple((values.reshape(-1, 3).mean(axis=0), probability_mcse(values))
+                 for values in (indicators, next_masses.reshape(indicators.shape)))
+
+
+def too_close_to_call(estimates: tuple, threshold: float = THRESHOLD) -> bool:
+    """Whether a probability of ``estimates`` (:func:`region_estimates`) lies within two
+    Monte Carlo errors of ``threshold``, so that the draws cannot tell on which side it is."""
+    return any(too_close(probabilities, threshold, errors) for probabilities, errors in estimates)
 
 
 def extension(run: dict, draws: int, achieved: float, ess: int, cap: int, *,
