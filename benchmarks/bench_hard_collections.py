@@ -45,6 +45,7 @@ import pandas as pd
 
 import bayescomp as bc
 from bayescomp.validation.simulate import benchmark_collection, near_identical_collection
+from over_seeds import summarise, write
 
 RESULTS = Path(__file__).resolve().parent / "results"
 SHARED = Path(__file__).resolve().parents[2] / "shared" / "data" / "kcv_example_auc.csv"
@@ -194,24 +195,11 @@ def _over_seeds(args) -> pd.DataFrame:
     """The grid at seeds 1..N: per collection, are the decisions the same on every seed?"""
     table = pd.concat([_grid(args, seed).assign(seed=seed) for seed in range(1, args.seeds + 1)],
                       ignore_index=True)
-    by = table.groupby("collection", sort=False)
-    summary = pd.DataFrame({
-        "seeds": by.size(),
-        "population": by["population"].agg(lambda v: " / ".join(sorted(set(v)))),
-        "next": by["next"].agg(lambda v: " / ".join(sorted(set(v)))),
-        "clean": by["clean"].sum(), "reliable": by["reliable"].sum(),
-        "max_attempts": by["attempts"].max(),
-        "max_vs_easy": by["vs_easy"].max(), "median_vs_easy": by["vs_easy"].median(),
-    })
-    summary_text = summary.to_string(float_format=lambda v: f"{v:.3g}")
-    text = table.to_string(index=False, float_format=lambda v: f"{v:.4g}")
-    print(f"\n{summary_text}\n")
-    out = Path(args.out or RESULTS / "hard_collections_seeds.md")
-    out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(f"# bench_hard_collections.py --seeds {args.seeds}"
-                   f"{f' --max-datasets {args.max_datasets}' if args.max_datasets else ''}\n\n"
-                   f"## Per collection\n\n```\n{summary_text}\n```\n\n"
-                   f"## Per seed\n\n```\n{text}\n```\n")
+    summary = summarise(table, "collection", clean=lambda groups: groups["clean"].sum())
+    write(args.out or RESULTS / "hard_collections_seeds.md",
+          f"bench_hard_collections.py --seeds {args.seeds}"
+          f"{f' --max-datasets {args.max_datasets}' if args.max_datasets else ''}",
+          summary, table, "collection")
     return table
 
 

@@ -35,6 +35,7 @@ import pandas as pd
 
 import bayescomp as bc
 from bayescomp.validation.simulate import benchmark_collection, near_identical_collection
+from over_seeds import summarise, write
 
 RESULTS = Path(__file__).resolve().parent / "results"
 
@@ -112,29 +113,13 @@ def main(argv=None) -> pd.DataFrame:
                                                      float_format=lambda v: f"{v:.4g}"),
                   flush=True)
     table = pd.DataFrame(rows)
-    by = table.groupby("collection", sort=False)
-    summary = pd.DataFrame({
-        "seeds": by.size(),
-        "population": by["population"].agg(lambda v: "/".join(sorted(set(v)))),
-        "next": by["next"].agg(lambda v: "/".join(sorted(set(v)))),
-        "reliable": by["reliable"].sum(),
-        "split_seeds": by["heavy"].agg(lambda v: int(np.sum((v > 0) & (v < 4)))),
-        "max_vs_easy": by["vs_easy"].max(),
-        "median_vs_easy": by["vs_easy"].median(),
-        "max_attempts": by["attempts"].max(),
-    })
+    split = lambda v: int(np.sum((v > 0) & (v < 4)))  # noqa: E731 (chains in both modes)
+    extra = {"split_seeds": lambda groups: groups["heavy"].agg(split)}
     if "ref_heavy" in table:
-        summary["ref_split_seeds"] = by["ref_heavy"].agg(
-            lambda v: f"{int(np.sum((v > 0) & (v < 4)))} of {int(v.notna().sum())}")
-    fmt = dict(index=False, float_format=lambda v: f"{v:.3g}")
-    text = table.to_string(**fmt)
-    summary_text = summary.to_string(float_format=lambda v: f"{v:.3g}")
-    print(f"\n{summary_text}\n")
-    out = Path(args.out)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(f"# bench_near_identical.py (seeds 1-{args.seeds}, reference on "
-                   f"{args.reference})\n\n## Per collection\n\n```\n{summary_text}\n```\n\n"
-                   f"## Per seed\n\n```\n{text}\n```\n")
+        extra["ref_split_seeds"] = lambda groups: groups["ref_heavy"].agg(
+            lambda v: f"{split(v)} of {int(v.notna().sum())}")
+    write(args.out, f"bench_near_identical.py (seeds 1-{args.seeds}, reference on "
+          f"{args.reference})", summarise(table, "collection", **extra), table, "collection")
     return table
 
 

@@ -34,6 +34,7 @@ import numpy as np
 import pandas as pd
 
 import bayescomp as bc
+from over_seeds import summarise, write
 
 RESULTS = Path(__file__).resolve().parent / "results"
 EASY = ("nbc", "aode")
@@ -106,27 +107,11 @@ def main(argv=None) -> pd.DataFrame:
                                                      float_format=lambda v: f"{v:.4g}"),
                   flush=True)
     table = pd.DataFrame(rows)
-    by = table.groupby("pair", sort=False)
-    summary = pd.DataFrame({
-        "seeds": by.size(),
-        "population": by["population"].agg(lambda v: " / ".join(sorted(set(v)))),
-        "next": by["next"].agg(lambda v: " / ".join(sorted(set(v)))),
-        "same_every_seed": by.apply(lambda g: g["population"].nunique() == 1
-                                    and g["next"].nunique() == 1),
-        "reliable": by["reliable"].sum(),
-        "mode_seeds": by["modes"].agg(lambda v: int(np.sum(v != ""))),
-        "max_vs_easy": by["vs_easy"].max(),
-        "median_vs_easy": by["vs_easy"].median(),
-        "max_attempts": by["attempts"].max(),
-    })
-    summary_text = summary.to_string(float_format=lambda v: f"{v:.3g}")
-    text = table.to_string(index=False, float_format=lambda v: f"{v:.3g}")
-    print(f"\n{summary_text}\n")
-    out = Path(args.out)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_text(f"# bench_real_pairs.py (seeds 1-{args.seeds}, backend {args.backend}, "
-                   f"ROPE 0.01, easy pair {EASY[0]}-{EASY[1]})\n\n## Per pair\n\n```\n"
-                   f"{summary_text}\n```\n\n## Per seed\n\n```\n{text}\n```\n")
+    summary = summarise(table, "pair", same_every_seed=lambda groups: groups.apply(
+        lambda g: g["population"].nunique() == 1 and g["next"].nunique() == 1),
+        mode_seeds=lambda groups: groups["modes"].agg(lambda v: int(np.sum(v != ""))))
+    write(args.out, f"bench_real_pairs.py (seeds 1-{args.seeds}, backend {args.backend}, "
+          f"ROPE 0.01, easy pair {EASY[0]}-{EASY[1]})", summary, table, "pair")
     return table
 
 
