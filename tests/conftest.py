@@ -5,6 +5,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 import bayescomp
@@ -73,3 +74,16 @@ def write_long_csv():
         frame.drop(columns=["rho", "split"]).to_csv(path, index=False)
         return path
     return write
+
+
+@pytest.fixture(scope="session")
+def three_algorithms():
+    """Three algorithms on 4 simulated datasets of 20 scores: a and b of a simulated pair,
+    c the scores of b plus normal noise (sd 0.02), for the all-pairs tests."""
+    pair = bayescomp.simulate.collection(4, 20, delta0=0.02, sigma0=0.01, sigma=0.03, rho=0.1,
+                                         seed=4).scores
+    rng = np.random.default_rng(0)
+    return bayescomp.from_arrays({"a": [d.values[0] for d in pair.datasets],
+                                  "b": [d.values[1] for d in pair.datasets],
+                                  "c": [d.values[1] + rng.normal(0, 0.02, d.n_scores)
+                                        for d in pair.datasets]}, rho=0.1)

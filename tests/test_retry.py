@@ -240,12 +240,8 @@ def test_a_retry_that_passes_is_announced_but_not_flagged(scores, monkeypatch):
 
 
 @pytest.mark.stan
-def test_all_pairs_flags_unreliable_fits(scores):
-    rng = np.random.default_rng(0)
-    three = bc.from_arrays({"a": [d.values[0] for d in scores.datasets],
-                            "b": [d.values[1] for d in scores.datasets],
-                            "c": [d.values[1] + rng.normal(0, 0.02, d.n_scores)
-                                  for d in scores.datasets]}, rho=0.1)
+def test_all_pairs_flags_unreliable_fits(three_algorithms):
+    three = three_algorithms
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         result = bc.compare_all(three, 0.01, seed=2, retries=0, **STARVED)

@@ -140,12 +140,8 @@ def test_a_fit_redone_step_by_step_from_the_streams(scores, stan_backend):
 
 
 @pytest.mark.stan
-def test_compare_all_draws_one_seed_for_every_pair(scores, count_draws):
-    rng = np.random.default_rng(0)
-    three = bc.from_arrays({"a": [d.values[0] for d in scores.datasets],
-                            "b": [d.values[1] for d in scores.datasets],
-                            "c": [d.values[1] + rng.normal(0, 0.02, d.n_scores)
-                                  for d in scores.datasets]}, rho=0.1)
+def test_compare_all_draws_one_seed_for_every_pair(three_algorithms, count_draws):
+    three = three_algorithms
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         drawn = bc.compare_all(three, 0.01, retries=0, baselines=False, **STARVED)
