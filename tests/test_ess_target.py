@@ -16,7 +16,8 @@ SHORT = dict(chains=4, iter_warmup=500, iter_sampling=100, baselines=False)
 
 
 def test_extension_chunks_towards_the_target_and_stops_at_the_cap():
-    run = dict(adapt_delta=0.95, iter_warmup=1000, iter_sampling=100, continued=False)
+    run = dict(adapt_delta=0.95, iter_warmup=1000, iter_sampling=100, continued=False,
+               redraw=False, step_scale=1.0)
     # ESS 250 from 100 draws per chain: 400 draws per chain in all would give 1000, a
     # tenth more is asked (330 more), capped at 400 in all
     assert extension(run, 100, 250.0, 1000, 400) == dict(run, continued=True,
@@ -25,10 +26,16 @@ def test_extension_chunks_towards_the_target_and_stops_at_the_cap():
     assert extension(run, 100, 990.0, 1000, 1000)["iter_sampling"] == 10   # a tenth at least
     assert extension(run, 100, 1000.0, 1000, 400) is None                    # at the target
     assert extension(run, 400, 10.0, 1000, 400) is None                      # at the cap
+    # after a redraw at half the step (divergences), an extension pools its draws and keeps
+    # the step it is given (already the smaller one)
+    redrawn = dict(run, continued=True, redraw=True, step_scale=0.5)
+    assert extension(redrawn, 100, 250.0, 1000, 400) == dict(run, continued=True,
+                                                              iter_sampling=300, iter_warmup=300)
 
 
 def test_a_fit_too_close_to_call_doubles_its_draws_up_to_its_own_cap():
-    run = dict(adapt_delta=0.95, iter_warmup=1000, iter_sampling=1000, continued=False)
+    run = dict(adapt_delta=0.95, iter_warmup=1000, iter_sampling=1000, continued=False,
+               redraw=False, step_scale=1.0)
     # enough ESS, but a probability within two Monte Carlo errors of the threshold
     assert extension(run, 1000, 2000.0, 1000, 4000, close=True, close_cap=8000) == dict(
         run, continued=True, iter_sampling=1000, iter_warmup=300)

@@ -38,27 +38,31 @@ def _diagnostics(divergences):
 
 
 def test_safer_settings_ladder():
-    first = dict(adapt_delta=0.95, iter_warmup=1000, iter_sampling=500, continued=False)
-    # slow mixing without a sampler problem: the chains continue, a short warm-up, as many
-    # draws again
+    first = dict(adapt_delta=0.95, iter_warmup=1000, iter_sampling=500, continued=False,
+                 redraw=False, step_scale=1.0)
+    # slow mixing without a sampler problem: the chains continue (a short warm-up where the
+    # engine cannot keep the step size and metric), as many draws again, pooled
     assert safer_run(first, 1, _diagnostics(0)) == dict(first, continued=True, iter_warmup=300)
     # the second continuation draws twice as many: four times the first fit's draws in all
     assert safer_run(first, 2, _diagnostics(0)) == dict(first, continued=True, iter_warmup=300,
                                                          iter_sampling=1000)
     # never a longer warm-up than the user's own
     assert safer_run(dict(first, iter_warmup=100), 1, _diagnostics(0))["iter_warmup"] == 100
-    # divergences: afresh with a smaller step, as many iterations, then twice as many
+    # divergences: the chains go on at half the step (adapt_delta 0.99 where the engine
+    # adapts again), as many new draws replacing the divergent ones ...
     second = safer_run(first, 1, _diagnostics(3))
-    assert second == dict(adapt_delta=0.99, iter_warmup=1000, iter_sampling=500,
-                          continued=False)
-    assert safer_run(second, 2, _diagnostics(1)) == dict(adapt_delta=0.99, iter_warmup=2000,
-                                                          iter_sampling=1000, continued=False)
+    assert second == dict(first, adapt_delta=0.99, iter_warmup=300, continued=True,
+                          redraw=True, step_scale=0.5)
+    # ... and if they diverge again, afresh with adapt_delta 0.99 and twice the iterations
+    # of the last fresh fit (the first)
+    assert safer_run(first, 2, _diagnostics(1)) == dict(first, adapt_delta=0.99,
+                                                         iter_warmup=2000, iter_sampling=1000)
     # saturated tree depth or a low E-BFMI: afresh too, the step size left alone
     deep = dataclasses.replace(_diagnostics(0), treedepth_saturated=7)
     assert safer_run(first, 1, deep) == dict(first, iter_warmup=2000, iter_sampling=1000)
     flat = dataclasses.replace(_diagnostics(0), min_bfmi=0.2)
     assert safer_run(first, 1, flat) == dict(first, iter_warmup=2000, iter_sampling=1000)
-    assert safer_run(second, 3, _diagnostics(1)) is None   # only two retries are defined
+    assert safer_run(first, 3, _diagnostics(1)) is None   # only two retries are defined
     # adapt_delta is never lowered
     assert safer_run(dict(first, adapt_delta=0.995), 1, _diagnostics(2))["adapt_delta"] == 0.995
 
@@ -222,21 +226,31 @@ def test_a_retry_that_passes_is_announced_but_not_flagged(scores, monkeypatch):
         dict(problems=("1 divergent transition(s): made up by the test",), divergences=1),
         dict(problems=())])
     calls = [idata.posterior.sizes["draw"] for idata in seen]
-    # stopped at the first fit that passed; after divergences a smaller step, as many draws
+    # stopped at the first fit that passed; after divergences the chains went on at half
+    # their step, as many new draws replacing the divergent ones
     assert calls == [50, 50]
-    assert said == {"retry": ["hierarchical model a - b: retried with adapt_delta 0.99, "
-                              "100 + 50 iterations after: 1 divergent transition(s): made up "
-                              "by the test"], "sampling": []}
+    assert said == {"retry": ["hierarchical model a - b: continued every chain from its last "
+                              "draw at 0.5 times its step size, 50 new draws in place of the "
+                              "earlier ones after: 1 divergent transition(s): made up by the "
+                              "test"], "sampling": []}
     assert result.reliable
     assert result.next_dataset.decision() in ("b better", "equivalent", "a better", "undecided")
     assert result.population.decision() in ("b better", "equivalent", "a better", "undecided")
-    assert [(a["adapt_delta"], a["iter_warmup"], a["iter_sampling"], a["ok"])
-            for a in result.settings["attempts"]] == [(0.9, 100, 50, False), (0.99, 100, 50, True)]
+    assert [(a["continued"], a["redraw"], a["adapt_delta"], a["iter_warmup"],
+             a["iter_sampling"], a["ok"]) for a in result.settings["attempts"]] == [
+        (False, False, 0.9, 100, 50, False), (True, True, 0.99, 0, 50, True)]
+    # the step is half the adapted one, and no draw of the first fit is kept
+    first_step = seen[0].sample_stats["step_size"].values[:, -1]
+    np.testing.assert_allclose(seen[1].sample_stats["step_size"].values,
+                               np.repeat(0.5 * first_step[:, None], 50, axis=1), rtol=1e-5)
+    np.testing.assert_array_equal(result.idata.posterior["delta0"].values,
+                                  seen[1].posterior["delta0"].values)
     assert result.idata.posterior.sizes["draw"] == 50
     summary = result.summary()
     assert "UNRELIABLE" not in summary and "UNRELIABLE" not in result.to_markdown()
     assert "  1. adapt_delta 0.9, 100 + 50 iterations: 1 divergent transition(s)" in summary
-    assert "  2. adapt_delta 0.99, 100 + 50 iterations: ok" in summary
+    assert ("  2. adapt_delta 0.99, continued from the last draws at 0.5 times the step "
+            "size, 0 + 50 new iterations in place of the earlier draws: ok") in summary
 
 
 @pytest.mark.stan

@@ -172,11 +172,13 @@ def hierarchical(scores: Scores, first: str, second: str, *, rope: RopeLike = 0.
     retries : int
         How many times a fit that fails its diagnostics is sampled again (0 disables; at
         most 2 are defined). A fit that only mixes slowly (R-hat, ESS) is continued: every
-        chain restarts from its last draw, with a short warm-up, for ``iter_sampling`` more
-        draws (twice that at the second retry) pooled with the earlier ones. A fit with
-        divergences, saturated tree depth or a low E-BFMI starts afresh from the same
-        initial values, twice the warm-up and draws and, after divergences, adapt_delta at least 0.99
-        (:func:`safer_run`). Sampling stops
+        chain restarts from its last draw, keeping its step size and metric, for
+        ``iter_sampling`` more draws (twice that at the second retry) pooled with the
+        earlier ones. After divergences the chains go on from their last draws at half
+        their step size, and as many new draws replace the divergent ones. A fit that
+        diverges again, or has saturated tree depth or a low E-BFMI, starts afresh from
+        the same initial values with twice the warm-up and draws (adapt_delta at least 0.99
+        after divergences) (:func:`~bayescomp.models.hierarchical_runs.safer_run`). Sampling stops
         at the first fit that passes. Each retry is announced by a :class:`RetryWarning`;
         ``settings["attempts"]`` records every fit, and ``settings["iter_sampling"]`` the
         draws per chain of the result.
@@ -223,7 +225,7 @@ def hierarchical(scores: Scores, first: str, second: str, *, rope: RopeLike = 0.
     data, scale = prepare(scores, first, second, prior)
     var_names = ["delta0", "sigma0", "delta", "sigma"] + (["nu"] if data["population"] else [])
     run = dict(adapt_delta=adapt_delta, iter_warmup=iter_warmup, iter_sampling=iter_sampling,
-               continued=False)
+               continued=False, redraw=False, step_scale=1.0)
     fresh, attempts, fit, retries_made = run, [], None, 0
     while True:
         started = time.perf_counter()
@@ -232,7 +234,8 @@ def hierarchical(scores: Scores, first: str, second: str, *, rope: RopeLike = 0.
         inits = (continuation_inits(fit, data) if run["continued"] else
                  initial_values(data, chains, seeds.generator("initial_values")))
         # a continued chain keeps its adapted step size and metric where the engine can
-        kept = ({name: fit.attrs[name] for name in ("step_size", "inv_metric")}
+        kept = (dict(step_size=[step * run["step_scale"] for step in fit.attrs["step_size"]],
+                     inv_metric=fit.attrs["inv_metric"])
                 if run["continued"] and "inv_metric" in fit.attrs else {})
         new = sampling.sample(PROGRAM, data, backend=backend, route=route, chains=chains,
                               inits=inits, iter_warmup=0 if kept else run["iter_warmup"],
@@ -240,7 +243,8 @@ def hierarchical(scores: Scores, first: str, second: str, *, rope: RopeLike = 0.
                               iter_sampling=run["iter_sampling"], seed=stan_seed,
                               adapt_delta=run["adapt_delta"], max_treedepth=max_treedepth,
                               show_progress=show_progress)
-        fit = pool_draws(fit, new) if run["continued"] else new
+        # a redraw replaces the draws of a fit that diverged; a continuation adds to them
+        fit = pool_draws(fit, new) if run["continued"] and not run["redraw"] else new
         idata = to_user_scale(fit, data, scale, scores.dataset_names,
                               seeds.generator("post_draws"), log_likelihood, prior)
         diagnostics = diagnose(idata, var_names=var_names, max_treedepth=max_treedepth)
@@ -258,7 +262,8 @@ def hierarchical(scores: Scores, first: str, second: str, *, rope: RopeLike = 0.
         estimates = region_estimates(idata.posterior["delta0"].values, next_masses, rope)
         attempts.append(dict(
             attempt=len(attempts) + 1, stan_seed=stan_seed,
-            continued=run["continued"], adapt_delta=run["adapt_delta"],
+            continued=run["continued"], redraw=run["redraw"], step_scale=run["step_scale"],
+            adapt_delta=run["adapt_delta"],
             iter_warmup=0 if kept else run["iter_warmup"], iter_sampling=run["iter_sampling"],
             draws=int(fit.posterior.sizes["draw"]), ok=diagnostics.ok or settled,
             verdict=(("separate modes" if separate else "chains agree") if settled
@@ -285,7 +290,10 @@ def hierarchical(scores: Scores, first: str, second: str, *, rope: RopeLike = 0.
         run, retries_made = safer, retries_made + 1
         if not run["continued"]:
             fresh = run
-        how = (f"continued every chain from its last draw, {run['iter_sampling']} more "
+        how = (f"continued every chain from its last draw at {run['step_scale']:g} times "
+               f"its step size, {run['iter_sampling']} new draws in place of the earlier ones"
+               if run["redraw"] else
+               f"continued every chain from its last draw, {run['iter_sampling']} more "
                "draws" if run["continued"] else
                f"retried with adapt_delta {run['adapt_delta']}, {run['iter_warmup']} + "
                f"{run['iter_sampling']} iterations")

@@ -22,6 +22,12 @@ CONTINUATION_WARMUP = 300
 #: the quantities whose bulk and tail ESS the ``ess`` target is of: what the results report
 REPORTED = ("delta0", "delta_next", "sigma0", "nu", "delta")
 
+#: the step size of chains continued after divergences, as a share of their adapted one. A
+#: divergence says the step was too large somewhere the chains went; raising adapt_delta from
+#: 0.95 to 0.99 shrinks the step by about (0.01 / 0.05)^(1/4) = 0.67 (the leapfrog's energy
+#: error grows as the fourth power of the step), and half is a little safer than that
+DIVERGENCE_STEP_SCALE = 0.5
+
 #: the cap of extensions towards the ``ess`` target: at most this many times the first
 #: fit's draws per chain in all
 MAX_DRAWS_FACTOR = 4
@@ -80,13 +86,19 @@ def extension(run: dict, draws: int, achieved: float, ess: int, cap: int, *,
     if achieved >= ess or draws >= cap:
         if not close or draws >= close_cap:
             return None
-        return dict(run, continued=True, iter_sampling=int(min(draws, close_cap - draws)),
-                    iter_warmup=min(CONTINUATION_WARMUP, run["iter_warmup"]))
+        return continuation(run, iter_sampling=int(min(draws, close_cap - draws)))
     missing = draws * (ess / max(achieved, 1.0) - 1) * 1.1
     chunk = int(min(max(np.ceil(missing), draws / 10), cap - draws))
-    return dict(run, continued=True, iter_sampling=chunk,
-                iter_warmup=min(CONTINUATION_WARMUP, run["iter_warmup"]))
+    return continuation(run, iter_sampling=chunk)
 
+
+def continuation(run: dict, **changes) -> dict:
+    """Settings of a fit that goes on from the last draws of the fit before it, with that
+    fit's step size and metric and no warm-up where the engine can keep them (else a
+    warm-up of at most :data:`CONTINUATION_WARMUP`): its draws are pooled with the earlier
+    ones unless ``redraw``, and its step is the kept one times ``step_scale``."""
+    return {**run, "continued": True, "redraw": False, "step_scale": 1.0,
+            "iter_warmup": min(CONTINUATION_WARMUP, run["iter_warmup"]), **changes}
 
 
 
@@ -99,24 +111,29 @@ def safer_run(run: dict, retry: int, diagnostics: Diagnostics) -> dict | None:
     restarts from its last draw, adapts for :data:`CONTINUATION_WARMUP` iterations and
     draws ``retry`` times ``iter_sampling`` more, pooled with the draws so far (after two
     retries, four times the first fit's draws, as two doublings would give); each costs
-    about half of a fresh fit as long. A fit with divergences, saturated tree depth or a
-    low E-BFMI (the sampler itself struggles) starts afresh. After divergences it takes a
-    smaller step (adapt_delta at least 0.99), at the first retry with as many iterations
-    as before: the step, not the length, is what divergences ask for, and the ESS target
-    extends the draws of a clean fit that has too few (a single divergence on a real
-    near-identical pair made the refit of twice the length cost 4.8 times an easy pair);
-    at the second retry twice as many. Saturated tree depth or a low E-BFMI ask for a
-    longer exploration: twice the warm-up and draws.
+    about half of a fresh fit as long. After divergences the step, not the length, is what
+    must change: the first retry goes on from the chains' last draws with the metric kept
+    and :data:`DIVERGENCE_STEP_SCALE` times the step (no warm-up; on a route that cannot
+    keep them, a short warm-up at adapt_delta 0.99), and draws as many new draws, which
+    replace the divergent fit's (they may be biased). Its positions after warm-up are a
+    valid start, so nothing is lost, and it costs a sampling phase at the smaller step
+    instead of a whole fit: on a real near-identical pair a single divergence made a
+    refit afresh at adapt_delta 0.99 cost 3 to 4.8 times an easy pair. The ESS target then
+    extends a clean fit that has too few draws. The second retry after divergences, and
+    any retry after saturated tree depth or a low E-BFMI (the sampler itself struggles),
+    starts afresh with twice the warm-up and draws (adapt_delta at least 0.99 after
+    divergences).
     """
     if retry not in (1, 2):
         return None
     if not struggles(diagnostics):
-        return dict(run, continued=True, iter_sampling=retry * run["iter_sampling"],
-                    iter_warmup=min(CONTINUATION_WARMUP, run["iter_warmup"]))
+        return continuation(run, iter_sampling=retry * run["iter_sampling"])
     if diagnostics.divergences:
-        factor = 1 if retry == 1 else 2
+        if retry == 1:
+            return continuation(run, redraw=True, step_scale=DIVERGENCE_STEP_SCALE,
+                                adapt_delta=max(0.99, run["adapt_delta"]))
         return dict(run, continued=False, adapt_delta=max(0.99, run["adapt_delta"]),
-                    iter_warmup=factor * run["iter_warmup"],
-                    iter_sampling=factor * run["iter_sampling"])
+                    iter_warmup=2 * run["iter_warmup"],
+                    iter_sampling=2 * run["iter_sampling"])
     return dict(run, continued=False,
                 iter_warmup=2 * run["iter_warmup"], iter_sampling=2 * run["iter_sampling"])

@@ -39,7 +39,10 @@ def attempt_lines(result) -> list[str]:
     lines = []
     for a in result.attempts:
         outcome = "ok" if a["ok"] else "; ".join(p.split(":")[0] for p in a["problems"])
-        how = (f"continued from the last draws, {a['iter_warmup']} + "
+        how = (f"continued from the last draws at {a['step_scale']:g} times the step size, "
+               f"{a['iter_warmup']} + {a['iter_sampling']} new iterations in place of the "
+               "earlier draws" if a.get("redraw") else
+               f"continued from the last draws, {a['iter_warmup']} + "
                f"{a['iter_sampling']} more iterations ({a['draws']} draws per chain)"
                if a.get("continued") else
                f"{a['iter_warmup']} + {a['iter_sampling']} iterations")
@@ -125,7 +128,8 @@ def summary(result) -> str:
         lines.append(result.baselines.summary())
     if len(result.attempts) > 1:
         lines += ["Attempts (a fit that failed its diagnostics was continued when it "
-                  "only mixed slowly, else run again afresh with safer settings):",
+                  "only mixed slowly, with a smaller step after divergences, else run again "
+                  "afresh with safer settings):",
                   *attempt_lines(result)]
     lines.append(result.diagnostics.summary())
     if not result.reliable:
