@@ -8,6 +8,11 @@ you cloned it and not shipped here)::
     python benchmarks/bench_real_pairs.py /tmp/tutorial            # 8 seeds, every pair
     python benchmarks/bench_real_pairs.py /tmp/tutorial --seeds 3 --backend pystan
 
+Any other collection in a CSV that ``bayescomp.read_csv`` reads (long or wide) is run the same
+way when the easy pair is named: ``bench_real_pairs.py scores.csv --easy tree logistic
+--pairs tree-tree_pruned``. ``sklearn_pairs.py`` beside this file makes such a file of
+near-identical scikit-learn learners.
+
 The collection: accuracy of five classifiers (naive Bayes ``nbc``, ``aode``, ``hnb``, C4.5
 ``j48`` and its grafted version ``j48gr``) on 54 UCI datasets, 10 x 10-fold cross-validation,
 read from the tutorial's ``Julia/Data/*.dat``. Two datasets are both named ``credit``; they
@@ -68,6 +73,12 @@ def read_tutorial(root: Path) -> bc.Scores:
     return bc.from_long(frame, n_folds=10)
 
 
+def read_collection(source: str) -> bc.Scores:
+    """The tutorial's collection from a clone of its repository, else a CSV file."""
+    path = Path(source)
+    return read_tutorial(path) if path.is_dir() else bc.read_csv(path)
+
+
 def timed(scores, first, second, seed, backend):
     started = time.perf_counter()
     with warnings.catch_warnings():
@@ -78,20 +89,24 @@ def timed(scores, first, second, seed, backend):
 
 def main(argv=None) -> pd.DataFrame:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("tutorial", help="a clone of github.com/BayesianTestsML/tutorial")
+    parser.add_argument("tutorial", help="a clone of github.com/BayesianTestsML/tutorial, "
+                        "or a CSV file of scores")
+    parser.add_argument("--easy", nargs=2, default=EASY, metavar=("FIRST", "SECOND"),
+                        help="the easy pair every fit is timed against (default nbc aode)")
     parser.add_argument("--seeds", type=int, default=8, help="fitting seeds 1..N")
     parser.add_argument("--backend", default="auto", choices=["auto", "cmdstanpy", "pystan"])
     parser.add_argument("--pairs", default="all",
                         help="'all', or pairs as first-second separated by commas")
     parser.add_argument("--out", default=str(RESULTS / "real_pairs.md"))
     args = parser.parse_args(argv)
-    scores = read_tutorial(Path(args.tutorial))
+    scores = read_collection(args.tutorial)
+    easy = tuple(args.easy)
     pairs = (list(itertools.combinations(scores.algorithms, 2)) if args.pairs == "all" else
              [tuple(pair.split("-")) for pair in args.pairs.split(",")])
-    timed(scores, *EASY, 0, args.backend)   # compile (or load) before anything is timed
+    timed(scores, *easy, 0, args.backend)   # compile (or load) before anything is timed
     rows = []
     for seed in range(1, args.seeds + 1):
-        _, easy_seconds = timed(scores, *EASY, seed, args.backend)
+        _, easy_seconds = timed(scores, *easy, seed, args.backend)
         for first, second in pairs:
             result, seconds = timed(scores, first, second, seed, args.backend)
             rows.append(dict(
@@ -111,7 +126,7 @@ def main(argv=None) -> pd.DataFrame:
         lambda g: g["population"].nunique() == 1 and g["next"].nunique() == 1),
         mode_seeds=lambda groups: groups["modes"].agg(lambda v: int(np.sum(v != ""))))
     write(args.out, f"bench_real_pairs.py (seeds 1-{args.seeds}, backend {args.backend}, "
-          f"ROPE 0.01, easy pair {EASY[0]}-{EASY[1]})", summary, table, "pair")
+          f"ROPE 0.01, easy pair {easy[0]}-{easy[1]})", summary, table, "pair")
     return table
 
 

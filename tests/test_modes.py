@@ -9,6 +9,8 @@ import pytest
 from scipy import stats
 
 import bayescomp as bc
+from bayescomp.models.hierarchical_program import (LOG_NU_MINUS_ONE_STARTS, initial_values,
+                                                   prepare)
 from bayescomp.models.modes import (Mode, cluster_chains, mixture_indices, mode_weights,
                                     settled_decisions)
 from bayescomp.validation.simulate import near_identical_collection
@@ -33,6 +35,23 @@ def test_chains_cluster_into_their_known_modes():
     assert cluster_chains({"x": location, "s": scale}) == [(1, 3, 4), (0, 2)]
     # one mode: one group, however many chains
     assert cluster_chains({"x": autoregressive(rng, 8, 1000)}) == [tuple(range(8))]
+
+
+@pytest.mark.parametrize("chains", [1, 4, 7])
+def test_initial_values_disperse_nu_over_both_modes(chains):
+    """Chain k of C starts log(nu - 1) in the k-th C-th of LOG_NU_MINUS_ONE_STARTS, on every
+    seed: with 4 chains one starts at nu below 1.6 (the heavy-tailed mode of a
+    near-identical pair) and one above 9.3 (towards the near-normal one)."""
+    made = near_identical_collection(12, seed=2)
+    data, _ = prepare(made.scores, "a", "b", bc.PRIORS["paper"])
+    low, high = LOG_NU_MINUS_ONE_STARTS
+    edges = np.linspace(low, high, chains + 1)
+    for seed in range(20):
+        inits = initial_values(data, chains, np.random.default_rng(seed))
+        starts = np.array([init["log_nu_minus_one"][0] for init in inits])
+        assert np.all((edges[:-1] <= starts) & (starts < edges[1:]))
+        if chains == 4:
+            assert starts[0] < np.log(0.6) and starts[-1] > np.log(8.3)
 
 
 def two_normals(rng, weight, n_chains=(3, 3), n_draws=1000, dimension=4):
