@@ -198,8 +198,8 @@ def _pairs(result: JointLike, scope: str) -> tuple[dict, int]:
     missing = [c for c in ["first", "second", *columns] if c not in table.columns]
     if missing:
         raise ValueError(f"the result's table lacks the columns {missing}")
-    reliable = bool(result.reliable) & (table["reliable"].astype(bool) if "reliable" in table
-                                        else pd.Series(True, index=table.index))
+    reliable = (table["reliable"].to_numpy(dtype=bool) if "reliable" in table
+                else np.ones(len(table), dtype=bool)) & bool(result.reliable)
     pairs = {(row["first"], row["second"]): tuple(float(row[c]) for c in columns)
              for (_, row), ok in zip(table.iterrows(), reliable) if ok}
     return pairs, int((~reliable).sum())
