@@ -100,8 +100,8 @@ def one_simulation(name: str, means, seed: int, args) -> dict:
     reliable = bool(result.reliable)
     p = {(r["first"], r["second"]): (r["population_p_left"], r["population_p_rope"],
                                      r["population_p_right"]) for _, r in table.iterrows()}
-    groups = (set(map(frozenset, bc.plots.equivalence_groups(names, {k: v[1] for k, v in p.items()})))
-              if reliable else set())
+    p_rope = {pair: v[1] for pair, v in p.items()}
+    groups = set(map(frozenset, bc.plots.equivalence_groups(names, p_rope))) if reliable else set()
     truth = dict(zip(names, means))
     false_join = any(abs(truth[a] - truth[b]) > 2 * ROPE
                      for g in groups for a, b in itertools.combinations(g, 2))
@@ -130,7 +130,8 @@ def main(argv=None) -> pd.DataFrame:
     parser.add_argument("--scores", type=int, default=10, help="folds per dataset (rho 0.1)")
     parser.add_argument("--sigma0", type=float, default=0.01)
     parser.add_argument("--sigma", type=float, default=0.03)
-    parser.add_argument("--figures", action="store_true", help="write each scenario's first diagram")
+    parser.add_argument("--figures", action="store_true",
+                        help="write each scenario's first diagram")
     parser.add_argument("--out", default=str(RESULTS / "cd_groups.md"))
     args = parser.parse_args(argv)
     if not hasattr(bc, "compare_many"):

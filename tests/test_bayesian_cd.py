@@ -109,7 +109,8 @@ def test_equivalence_groups_of_hand_made_graphs(k, edges, expected):
     matrix = chain_matrix(len(names), edges)
     assert plots.equivalence_groups(names, matrix) == expected
     # the same graph as a mapping of pairs and as a DataFrame in another order
-    mapping = {(names[i], names[j]): matrix[i, j] for i, j in itertools.combinations(range(len(names)), 2)}
+    mapping = {(names[i], names[j]): matrix[i, j]
+               for i, j in itertools.combinations(range(len(names)), 2)}
     assert plots.equivalence_groups(names, mapping) == expected
     frame = pd.DataFrame(matrix, index=list(names), columns=list(names)).iloc[::-1, ::-1]
     assert plots.equivalence_groups(names, frame) == expected
@@ -185,7 +186,8 @@ def test_undecided_pairs_are_dashed_bars_never_equivalent():
     # better) near 0.5
     result = planted([0.0, -0.01, -0.1], spread=0.007, seed=3)
     table = result.to_frame().set_index(["first", "second"])
-    assert table.loc[("A", "B"), ["population_p_rope", "population_p_right"]].between(0.3, 0.7).all()
+    ab = table.loc[("A", "B"), ["population_p_rope", "population_p_right"]]
+    assert ab.between(0.3, 0.7).all()
     ax = plots.plot_bayesian_cd(result)
     positions = relative_means(result)
     assert drawn_groups(ax, "undecided_group", positions) == {frozenset("AB")}

@@ -183,7 +183,8 @@ def relative_to_best(algorithms: Sequence[str], draws, prob: float = HDI_PROB) -
     differences = draws - draws[:, [best]]
     intervals = np.array([hdi(differences[:, a], prob) for a in range(len(algorithms))])
     frame = pd.DataFrame({"mean": differences.mean(axis=0), "hdi_low": intervals[:, 0],
-                          "hdi_high": intervals[:, 1]}, index=pd.Index(algorithms, name="algorithm"))
+                          "hdi_high": intervals[:, 1]},
+                         index=pd.Index(algorithms, name="algorithm"))
     order = np.argsort(-frame["mean"].to_numpy(), kind="stable")
     order = np.concatenate([[best], order[order != best]])
     return frame.iloc[order]
@@ -318,8 +319,11 @@ def plot_bayesian_cd(result: JointLike, ax: Axes | None = None, threshold: float
                              layout="constrained")
     fig = ax.figure
     width_in = max(fig.get_figwidth() * ax.get_position().width, 2.0)
-    label_in = min(0.07 * max(len(clean_text(a)) for a in names) + 0.35, 0.4 * width_in)
-    margin = label_in * span / max(width_in - 2 * label_in, 0.5)
+    # each side as wide as its longest name (inches), then in data units
+    sides_in = [min(0.07 * max((len(clean_text(a)) for a in side), default=0) + 0.35,
+                    0.4 * width_in) for side in (names[n_right:], names[:n_right])]
+    left_margin, right_margin = (side * span / max(width_in - sum(sides_in), 0.5)
+                                 for side in sides_in)
 
     line = dict(color="black", clip_on=False)
     ax.plot([lo, hi], [0, 0], lw=1, gid="score_axis", **line)
@@ -340,22 +344,22 @@ def plot_bayesian_cd(result: JointLike, ax: Axes | None = None, threshold: float
         ax.plot([rope.low, rope.low], [bottom, 0.1], color=ROPE_COLOR, lw=2, zorder=0)
 
     for gid, level, xs, members_marked, style in bars:
-        ax.plot([xs[0] - pad, *xs, xs[-1] + pad], [top - bar_step * level] * (len(xs) + 2), marker="o", ms=4.5,
-                mfc="white", mec=style["color"], clip_on=False, gid=gid,
+        ax.plot([xs[0] - pad, *xs, xs[-1] + pad], [top - bar_step * level] * (len(xs) + 2),
+                marker="o", ms=4.5, mfc="white", mec=style["color"], clip_on=False, gid=gid,
                 markevery=list(range(1, len(xs) + 1)) if members_marked else [], **style)
 
     colour = REGION_COLORS[0]
     for i, (name, row) in enumerate(frame.iterrows()):
-        right = i < n_right
-        y = first_row - step * i if right else first_row - step * (k - 1 - i) - step / 2
-        end = hi + 0.1 * margin if right else lo - 0.1 * margin
+        on_right = i < n_right
+        y = first_row - step * i if on_right else first_row - step * (k - 1 - i) - step / 2
+        end = hi + 0.1 * right_margin if on_right else lo - 0.1 * left_margin
         ax.plot([row["mean"], row["mean"], end], [0, y, y], lw=0.8, gid="connector", **line)
         ax.add_patch(Rectangle((row["hdi_low"], y - 0.045), row["hdi_high"] - row["hdi_low"], 0.09,
                                facecolor=colour, alpha=0.55, edgecolor=colour, lw=0.8, zorder=3,
                                hatch="////" if unreliable_fit else None, gid="hdi"))
         ax.plot([row["mean"]], [y], "o", color="black", ms=3.5, zorder=4, gid="mean")
-        ax.text(end + 0.03 * margin if right else end - 0.03 * margin, y, name,
-                ha="left" if right else "right", va="center", fontsize=10, gid="algorithm")
+        ax.text(end + 0.03 * right_margin if on_right else end - 0.03 * left_margin, y, name,
+                ha="left" if on_right else "right", va="center", fontsize=10, gid="algorithm")
     ax.text(rope.high, bottom, " ROPE", ha="left", va="bottom", fontsize=8, color="#666666")
 
     scope_name = SCOPE_NAMES[scope]
@@ -373,7 +377,7 @@ def plot_bayesian_cd(result: JointLike, ax: Axes | None = None, threshold: float
     elif n_unreliable:
         ax.set_title(f"{n_unreliable} pair(s) unreliable (sampling problems): never joined",
                      fontsize=10, color="#B00020")
-    ax.set_xlim(lo - margin, hi + margin)
+    ax.set_xlim(lo - left_margin, hi + right_margin)
     ax.set_ylim(bottom - 0.05, 0.6)
     ax.axis("off")
     # names in any script, never a missing-glyph warning (see bayescomp.presentation.plots)
