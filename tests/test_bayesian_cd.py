@@ -261,3 +261,31 @@ def test_draws_on_given_axes_and_rejects_bad_arguments():
     result.population_draws = result.population_draws[:, :1]
     with pytest.raises(ValueError, match="draws x 2"):
         plots.plot_bayesian_cd(result)
+
+
+def test_one_algorithm_and_a_rope_of_width_zero_still_draw(tmp_path):
+    single = planted([0.0], spread=1e-3)
+    ax = plots.plot_bayesian_cd(single)
+    assert [t.get_text() for t in by_gid(ax.texts, "algorithm")] == ["A"]
+    assert by_gid(ax.lines, "equivalent_group") == by_gid(ax.lines, "undecided_group") == []
+    # no ROPE: nothing is equivalent, the band is a line at 0
+    result = planted([0, 0, -0.05], spread=1e-4)
+    result.rope = Rope(0.0, 0.0)
+    ax = plots.plot_bayesian_cd(result)
+    band, = by_gid(ax.patches, "rope_band")
+    assert band.get_x() == 0 and band.get_width() == 0
+    assert by_gid(ax.lines, "equivalent_group") == []
+    ax.figure.savefig(tmp_path / "no_rope.png", dpi=60)
+
+
+def test_names_in_any_script_render_without_warnings(tmp_path):
+    import warnings
+
+    result = planted([0, -0.02, -0.04], spread=1e-3)
+    result.algorithms = ("forêt $x$", "木", "\U0001F332 tree")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        ax = plots.plot_bayesian_cd(result)
+        ax.figure.savefig(tmp_path / "names.png", dpi=60)
+    texts = [t.get_text() for t in by_gid(ax.texts, "algorithm")]
+    assert texts[0] == r"forêt \$x\$"

@@ -195,6 +195,8 @@ def relative_to_best(algorithms: Sequence[str], draws, prob: float = HDI_PROB) -
 def _pairs(result: JointLike, scope: str) -> tuple[dict, int]:
     """(first, second) -> (left, rope, right) of the reliable pairs, and how many are not."""
     table = result.to_frame()
+    if table.empty:     # one algorithm: no pairs
+        return {}, 0
     columns = [f"{scope}_p_{region}" for region in ("left", "rope", "right")]
     missing = [c for c in ["first", "second", *columns] if c not in table.columns]
     if missing:
