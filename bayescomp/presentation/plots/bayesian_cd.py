@@ -255,8 +255,9 @@ def plot_bayesian_cd(result: JointLike, ax: Axes | None = None, threshold: float
 
     Below the axis, thick black bars join the groups of :func:`equivalence_groups` (every
     pair's P(equivalent) >= ``threshold``) and dashed grey bars the groups of
-    :func:`undecided_groups` (every pair undecided); a white dot on a bar marks each
-    member, so a bar passing over a non-member is not read as joining it. An algorithm
+    :func:`undecided_groups` (every pair undecided), packed: bars that do not overlap share
+    a line. When a bar passes over an algorithm not in its group, white dots mark its
+    members, so that it is not read as joining that one. An algorithm
     equivalent to no other has no bar. A fit that failed its sampler diagnostics decides
     nothing: no bars, hatched intervals and a title that says so; unreliable pairs of a
     reliable fit are left unjoined and counted in the title.
@@ -281,9 +282,9 @@ def plot_bayesian_cd(result: JointLike, ax: Axes | None = None, threshold: float
         The artists have gids: ``"score_axis"``, ``"rope_band"`` (a Rectangle from
         ``rope.low`` to ``rope.high``), ``"equivalent_group"`` and ``"undecided_group"`` (one
         Line2D per group, its vertices the ends and the members' positions, the members
-        marked), ``"hdi"`` (one Rectangle per algorithm, best first), ``"mean"`` (one
-        point per algorithm, at its position), ``"connector"`` and ``"algorithm"`` (its
-        name).
+        marked where needed), ``"hdi"`` (one Rectangle per algorithm, best first),
+        ``"mean"`` (one point per algorithm, at its position), ``"connector"`` and
+        ``"algorithm"`` (its name).
     """
     import matplotlib.pyplot as plt
     from matplotlib.lines import Line2D
