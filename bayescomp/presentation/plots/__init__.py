@@ -18,7 +18,9 @@ all-pairs figure's numbers), ``"unreliable"`` (hatched unreliable pairs), ``"seg
 three parts of each pair's bar in the all-pairs figure and the three-region heatmap) and
 ``"name"`` (the all-pairs figure's algorithm names at both ends of each bar, and the named
 extreme datasets of a compact per-dataset figure); ``"prior:<name>"`` and ``"coincide"`` in
-the sensitivity figure, ``"worth_rank"`` and ``"observed_rank"`` in the ranking figure.
+the sensitivity figure, ``"worth_rank"`` and ``"observed_rank"`` in the ranking figure;
+``"rope_band"``, ``"hdi"``, ``"mean"``, ``"equivalent_group"``, ``"undecided_group"`` and
+``"algorithm"`` in the Bayesian critical-difference diagram.
 
 Every name (dataset, algorithm) is drawn with the installed fonts, falling back from the
 default font to any installed CJK or symbol font; a character no font has is written as
@@ -27,8 +29,12 @@ default font to any installed CJK or symbol font; a character no font has is wri
 Every figure of the package is drawn here, in submodules by figure family
 (``posterior``, ``simplex``, ``datasets``, ``pairs``, ``diagnostics``, ``ranking`` for the
 Plackett-Luce ranking and the prior sensitivity, ``critical_difference`` for the Friedman
-test, ``validation`` for the simulation study and SBC); ``bayescomp.presentation.plots.<name>`` reaches them all.
+test, ``bayesian_cd`` for its Bayesian sibling of the joint model of K algorithms,
+``validation`` for the simulation study and SBC); ``bayescomp.presentation.plots.<name>``
+reaches them all.
 """
+from bayescomp.presentation.plots.bayesian_cd import (equivalence_groups, plot_bayesian_cd,
+                                                      undecided_groups)
 from bayescomp.presentation.plots.common import REGION_COLORS, clean_text
 from bayescomp.presentation.plots.critical_difference import plot_critical_difference
 from bayescomp.presentation.plots.datasets import plot_differences, plot_shrinkage
@@ -41,4 +47,5 @@ from bayescomp.presentation.plots.simplex import from_simplex, plot_simplex, to_
 __all__ = ["plot_posterior", "plot_simplex", "plot_shrinkage", "plot_differences",
            "plot_diagnostics", "plot_probability_heatmap", "plot_all_pairs", "to_simplex",
            "from_simplex", "REGION_COLORS", "clean_text", "plot_critical_difference",
-           "plot_ranking", "plot_sensitivity"]
+           "plot_ranking", "plot_sensitivity", "plot_bayesian_cd", "equivalence_groups",
+           "undecided_groups"]

@@ -47,6 +47,18 @@ class FriedmanLike(Protocol):
     groups: tuple               # tuples of the names of algorithms that do not differ significantly
 
 
+class JointLike(Protocol):
+    """Read by :func:`~bayescomp.presentation.plots.plot_bayesian_cd` (the result of
+    ``bc.compare_many``, the joint hierarchical model of K algorithms, has it)."""
+
+    algorithms: tuple
+    rope: Rope
+    population_draws: np.ndarray  # draws x K: population means relative to the mean of the K
+    reliable: bool
+
+    def to_frame(self) -> pd.DataFrame: ...   # pairs i < j: first, second, <scope>_p_left...
+
+
 class RankingLike(Protocol):
     """Read by :func:`~bayescomp.presentation.plots.plot_ranking` (a
     :class:`~bayescomp.models.ranking.RankingResult` has it)."""
