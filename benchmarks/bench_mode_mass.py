@@ -1,0 +1,75 @@
+"""The mass of each mode against long runs whose chains cross between the modes.
+
+Issue 28 asks for the modes' weights (``bayescomp.models.modes.mode_weights``: reciprocal
+importance sampling against a truncated normal fitted to each mode) to be checked where the
+truth is known. On a near-identical pair the fast program's chains do cross between the
+heavy-tailed mode (nu near 1) and the near-normal one (nu near 20) given enough draws, so the
+share of draws each mode holds, pooled over long chains, is the truth to hold the estimate
+against. Per collection: 4 chains x ``--draws`` draws (warm-up 1000, adapt_delta 0.95), the
+draws split at nu = 3; the share of draws in the heavy-tailed mode (per chain and pooled),
+how often each chain crossed, the estimated weight of that mode from all its draws, and the
+Pareto k of each mode's importance ratios (``importance_pareto_k``; above 0.7 the package
+refuses the weights).
+
+    python benchmarks/bench_mode_mass.py                      # the simulated collection
+    python benchmarks/bench_mode_mass.py --tutorial /tmp/tutorial --draws 10000
+"""
+from __future__ import annotations
+
+import argparse
+import time
+from pathlib import Path
+
+import numpy as np
+
+import bayescomp as bc
+from bayescomp import sampling
+from bayescomp.models.hierarchical_program import PROGRAM, initial_values, prepare, unconstrained
+from bayescomp.models.modes import importance_pareto_k, log_mass
+from bayescomp.validation.simulate import near_identical_collection
+
+SPLIT_NU = 3.0
+
+
+def long_run(scores, first, second, draws: int, seed: int) -> dict:
+    data, _ = prepare(scores, first, second, bc.PRIORS["paper"])
+    started = time.perf_counter()
+    fit = sampling.sample(PROGRAM, data, chains=4, iter_warmup=1000, iter_sampling=draws,
+                          seed=seed, adapt_delta=0.95,
+                          inits=initial_values(data, 4, np.random.default_rng(seed)))
+    seconds = time.perf_counter() - started
+    nu = 1 + np.exp(fit.posterior["log_nu_minus_one"].values[..., 0])
+    x, lp = unconstrained(fit, data), fit.sample_stats["lp"].values
+    heavy = nu < SPLIT_NU
+    logs = [log_mass(x[mask], lp[mask]) for mask in (heavy, ~heavy)]
+    return dict(seconds=round(seconds, 1), draws=f"4 x {draws}",
+                heavy_share=round(float(heavy.mean()), 3),
+                heavy_share_per_chain=np.round(heavy.mean(axis=1), 3).tolist(),
+                crossings_per_chain=(np.diff(heavy.astype(int), axis=1) != 0).sum(axis=1).tolist(),
+                estimated_heavy_weight=float(1 / (1 + np.exp(logs[1] - logs[0]))),
+                pareto_k=[round(importance_pareto_k(x[mask], lp[mask]), 2)
+                          for mask in (heavy, ~heavy)])
+
+
+def main(argv=None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--draws", type=int, default=5000)
+    parser.add_argument("--seed", type=int, default=11)
+    parser.add_argument("--tutorial", help="also the real j48 - j48gr pair, from a clone of "
+                        "github.com/BayesianTestsML/tutorial (see bench_real_pairs.py)")
+    args = parser.parse_args(argv)
+    runs = {"simulated near-identical x54 (tests/test_modes.py's collection)": long_run(
+        near_identical_collection(54, identical=0.25, seed=2).scores, "a", "b", args.draws,
+        args.seed)}
+    if args.tutorial:
+        from bench_real_pairs import read_tutorial
+        runs["real j48 - j48gr (tutorial, 54 datasets)"] = long_run(
+            read_tutorial(Path(args.tutorial)), "j48", "j48gr", args.draws, args.seed)
+    for name, row in runs.items():
+        print(name)
+        for key, value in row.items():
+            print(f"  {key}: {value}")
+
+
+if __name__ == "__main__":
+    main()
