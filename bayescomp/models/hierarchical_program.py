@@ -132,7 +132,7 @@ def initial_values(data: dict, chains: int, rng: np.random.Generator) -> list[di
     (chain k of C uniform in the k-th C-th of the range): on near-identical algorithms the
     posterior has a heavy-tailed mode (nu near 1) and a near-normal one (nu in the bulk of
     its prior), and chains that start in both find both, on every seed, so that the modes
-    are seen and weighed rather than missed by chance. ``rng`` draws the spread (the
+    are seen rather than missed by chance. ``rng`` draws the spread (the
     initial values' stream of :class:`bayescomp.sampling.Seeds`).
     """
     unit = _unit(data)

@@ -101,7 +101,6 @@ def continuation(run: dict, **changes) -> dict:
             "iter_warmup": min(CONTINUATION_WARMUP, run["iter_warmup"]), **changes}
 
 
-
 def safer_run(run: dict, retry: int, diagnostics: Diagnostics) -> dict | None:
     """Settings of retry number ``retry`` (from 1), or None when there is no safer one.
 
