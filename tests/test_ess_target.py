@@ -84,7 +84,11 @@ def test_a_fit_is_extended_until_the_target_or_the_cap(stan_backend, monkeypatch
     names = [n for n in REPORTED if n in result.idata.posterior]
     bulk, tail = (min(float(az.ess(result.idata, var_names=names, method=m)[n].min())
                       for n in names) for m in ("bulk", "tail"))
-    assert result.settings["ess"] == dict(target=1000, bulk=bulk, tail=tail)
+    # ArviZ's ESS, by another route (models.convergence agrees with it to 1e-10; the last
+    # digit of a float can differ)
+    assert result.settings["ess"]["target"] == 1000
+    np.testing.assert_allclose([result.settings["ess"]["bulk"], result.settings["ess"]["tail"]],
+                               [bulk, tail], rtol=1e-10)
     assert min(bulk, tail) >= 1000 or draws == MAX_DRAWS_FACTOR * 100
     assert f"ESS of the reported quantities {bulk:.0f} bulk, {tail:.0f} tail" in result.summary()
     # from where the chains were: the first fit's draws unchanged, its step size kept
