@@ -11,7 +11,7 @@
 //   delta_i      ~ MVt(nu, delta0, Sigma0)
 //   Sigma0       = sigma0^2 d W / tr(W),  W ~ Wishart(d + 1, I)
 //   sigma0       ~ U(0, sigma0_bar)
-//   delta0       ~ uniform on the ball |delta0| <= delta0_bound
+//   delta0       ~ flat on R^d
 //   nu - 1       ~ Gamma(alpha, beta),  alpha ~ U(alpha_lower, alpha_upper),
 //                  beta ~ U(beta_lower, beta_upper)
 //
@@ -40,7 +40,6 @@ data {
   array[n_datasets] vector[d] mean_contrast;     // m_i
   array[n_datasets] matrix[d, d] scatter;        // S_i
   vector<lower=0>[n_datasets] floor_sd;          // floor_i
-  real<lower=0> delta0_bound;
   real<lower=0> sigma0_upper;
   real<lower=0> alpha_lower;
   real<lower=alpha_lower> alpha_upper;
@@ -69,10 +68,7 @@ model {
   beta ~ uniform(beta_lower, beta_upper);
   nu_minus_one ~ gamma(alpha, beta);
   sigma0 ~ uniform(0, sigma0_upper);
-  // delta0 uniform on the ball of radius delta0_bound
-  if (dot_self(delta0) > square(delta0_bound)) {
-    target += negative_infinity();
-  }
+  // delta0 flat
   W ~ wishart(d + 1, identity);
   for (i in 1:n_datasets) {
     // p(Sigma_i) ∝ |Sigma_i|^(-d/2) exp(-(n_i - 1) floor_i^2 tr(Sigma_i^-1) / 2)

@@ -37,8 +37,8 @@ from bayescomp.models.diagnostics import diagnose, warn_if_problems
 from bayescomp.models.estimate import Estimate
 from bayescomp.models.hierarchical import PRIORS, HierarchicalPrior
 from bayescomp.models.hierarchical_runs import region_estimates, safer_run, struggles
-from bayescomp.models.joint_program import (PROGRAM, algorithm_effects, initial_values,
-                                            pair_vectors, prepare, stan_data)
+from bayescomp.models.joint_program import (PROGRAM, algorithm_effects, draw_delta,
+                                            initial_values, pair_vectors, prepare, stan_data)
 from bayescomp.models.joint_result import JointResult
 from bayescomp.models.ranking import tie_groups
 from bayescomp.rope import Rope, region_labels
@@ -65,29 +65,35 @@ def rank_probabilities(effects: np.ndarray, rope: Rope, algorithms) -> pd.DataFr
                         columns=pd.Index(range(1, k + 1), name="rank"))
 
 
-def _idata(fit, scale: float, datasets, pairs: list[str]) -> az.InferenceData:
+def _idata(fit, data: dict, scale: float, datasets, pairs: list[str],
+           rng: np.random.Generator) -> az.InferenceData:
     """The posterior in score units and in pair coordinates: delta0 and every delta_i of
-    every pair, sigma0, nu, and Sigma0's Cholesky factor in the contrast coordinates."""
+    every pair (delta_i drawn from its conditional), the population's Student-t scale of
+    every pair (``population_sd``, sqrt(g' B B' g)), sigma0, the components' nu (sorted per
+    draw: the components have no order), and the contrast coordinates (``delta0_contrast``,
+    ``B``)."""
     post = fit.posterior
-    k = int(round((1 + np.sqrt(1 + 8 * len(pairs))) / 2))
+    k = data["d"] + 1
     _, vectors = pair_vectors(k)
     coords = dict(chain=post.chain, draw=post.draw)
-    delta0 = post["delta0"].values * scale @ vectors.T
-    delta = post["delta"].values * scale @ vectors.T
-    chol = post["population_chol"].values * scale
-    spread = np.linalg.norm(np.einsum("cdkl,pk->cdpl", chol, vectors), axis=-1)
+    shape = post["sigma0"].shape
+    contrast0 = post["delta0"].values.reshape(shape + (k - 1,))
+    B = post["B"].values.reshape(shape + (k - 1, k - 1))
+    delta = draw_delta(contrast0, B, post["log_kappa"].values, post["log_lambda"].values,
+                       data, rng)
+    spread = np.linalg.norm(np.einsum("csij,pi->cspj", B, vectors), axis=-1) * scale
     variables = dict(
-        delta0=xr.DataArray(delta0, dims=("chain", "draw", "pair"),
+        delta0=xr.DataArray(contrast0 * scale @ vectors.T, dims=("chain", "draw", "pair"),
                             coords=dict(coords, pair=pairs)),
-        delta=xr.DataArray(delta, dims=("chain", "draw", "dataset", "pair"),
+        delta=xr.DataArray(delta * scale @ vectors.T, dims=("chain", "draw", "dataset", "pair"),
                            coords=dict(coords, dataset=list(datasets), pair=pairs)),
         population_sd=xr.DataArray(spread, dims=("chain", "draw", "pair"),
                                    coords=dict(coords, pair=pairs)),
-        sigma0=post["sigma0"] * scale, nu=post["nu"],
-        delta0_contrast=xr.DataArray(post["delta0"].values * scale,
-                                     dims=("chain", "draw", "contrast"), coords=coords),
-        population_chol=xr.DataArray(chol, dims=("chain", "draw", "row", "column"),
-                                     coords=coords))
+        sigma0=post["sigma0"] * scale,
+        nu=post["nu"],
+        delta0_contrast=xr.DataArray(contrast0 * scale, dims=("chain", "draw", "contrast"),
+                                     coords=coords),
+        B=xr.DataArray(B * scale, dims=("chain", "draw", "row", "column"), coords=coords))
     return az.InferenceData(posterior=xr.Dataset(variables, attrs=post.attrs),
                             sample_stats=fit.sample_stats)
 
@@ -175,7 +181,8 @@ def compare_many(scores: Scores, algorithms=None, rope: RopeLike = 0.01, seed: i
                               iter_sampling=run["iter_sampling"], seed=stan_seed,
                               adapt_delta=run["adapt_delta"], max_treedepth=max_treedepth,
                               show_progress=show_progress)
-        idata = _idata(fit, scale, scores.dataset_names, pair_names)
+        idata = _idata(fit, data, scale, scores.dataset_names, pair_names,
+                       seeds.generator("post_draws"))
         diagnostics = diagnose(idata, var_names=CHECKED, max_treedepth=max_treedepth)
         attempts.append(dict(attempt=len(attempts) + 1, stan_seed=stan_seed,
                              adapt_delta=run["adapt_delta"], iter_warmup=run["iter_warmup"],
@@ -193,19 +200,19 @@ def compare_many(scores: Scores, algorithms=None, rope: RopeLike = 0.01, seed: i
     reliable = diagnostics.ok
     post = idata.posterior
     delta0 = post["delta0"].values                      # chain, draw, pair
-    spread = post["population_sd"].values
-    nu = post["nu"].values
     rows, population, next_dataset = [], {}, {}
     post_rng = seeds.generator("post_draws")
+    nu = post["nu"].values
+    spread = post["population_sd"].values
+    # a pair's difference on a new dataset: Student-t (nu, its delta0, its population_sd)
+    masses_all = rope.probabilities(stats.t(nu[..., None], loc=delta0, scale=spread))
     for p, ((a, b), label) in enumerate(zip(index_pairs, pair_names)):
         first, second = names[a], names[b]
-        masses = rope.probabilities(stats.t(nu[..., None], loc=delta0[..., p:p + 1],
-                                            scale=spread[..., p:p + 1]))[..., 0, :]
+        masses = masses_all[..., p, :]
         (pop_p, pop_e), (next_p, next_e) = region_estimates(delta0[..., p],
                                                             masses.reshape(-1, 3), rope)
         low, high = az.hdi(delta0[..., p].reshape(-1), hdi_prob=0.95)
-        next_draws = delta0[..., p] + spread[..., p] * stats.t.rvs(
-            nu, random_state=post_rng)
+        next_draws = delta0[..., p] + spread[..., p] * post_rng.standard_t(nu)
         nlow, nhigh = az.hdi(next_draws.reshape(-1), hdi_prob=0.95)
         labels = region_labels(first, second)
         population[(first, second)] = Estimate(

@@ -95,7 +95,7 @@ def prepare(scores: Scores, prior) -> tuple[dict, float]:
     sigma0_upper = prior.sigma0_upper or prior.sigma_factor * among
     data = dict(
         n_datasets=len(scores), d=d, mean_contrast=means / scale,
-        noise_chol=np.linalg.cholesky(psi) / scale, noise_dof=dof.astype(float),
+        noise_dof=dof.astype(float),
         delta0_bound=float(bound / scale), sigma0_upper=float(sigma0_upper / scale),
         **nu_prior.stan_data_for(prior.nu, prior.alpha, prior.beta))
     extra = dict(n_scores=n, rho=rho, scatter=scatter / scale ** 2, floor_sd=floor / scale,
@@ -106,8 +106,7 @@ def prepare(scores: Scores, prior) -> tuple[dict, float]:
 def stan_data(data: dict, program: str = PROGRAM, prior=None) -> dict:
     """The entries of ``data`` (:func:`prepare`) that ``program`` reads."""
     if program == PROGRAM:
-        keys = ("n_datasets", "d", "mean_contrast", "noise_chol", "noise_dof", "delta0_bound",
-                "sigma0_upper", "nu_prior_start", "nu_prior_step", "nu_prior_size",
+        keys = ("n_datasets", "d", "mean_contrast", "noise_scale", "noise_dof", "sigma0_upper", "nu_prior_start", "nu_prior_step", "nu_prior_size",
                 "nu_prior_log_density", "nu_prior_slope")
         return {key: data[key] for key in keys}
     keys = ("n_datasets", "d", "n_scores", "rho", "mean_contrast", "scatter", "floor_sd",
@@ -134,33 +133,56 @@ def log_likelihood(mean_contrast, noise_scale, dof, delta) -> np.ndarray:
 
 
 def initial_values(data: dict, chains: int, rng: np.random.Generator) -> list[dict]:
-    """Initial values per chain in the posterior's bulk: every delta_i at its mean contrast
-    (w_i small), delta0 at the mean of the means, sigma0 and Omega0 from the means'
+    """Initial values per chain in the posterior's bulk: sigma0 and B from the means'
     covariance less the noise (so that a near-identical pair starts with its narrow
-    population direction), log(nu - 1) in (0.5, 3.5), the chains apart for R-hat."""
+    population direction), log(nu - 1) in (0.5, 3.5), the z-scores in (-1, 1), the chains
+    apart for R-hat."""
     d, q = data["d"], data["n_datasets"]
     means = np.asarray(data["mean_contrast"], dtype=float)
     noise = np.asarray(data["noise_scale"], dtype=float).mean(axis=0)
     covariance = np.cov(means.T).reshape(d, d) if q > 1 else np.eye(d)
     values, vectors = np.linalg.eigh(covariance)
     floor = 0.05 * max(float(np.trace(noise)) / d, 1e-12)
-    target = (vectors * np.maximum(values - np.diag(vectors.T @ noise @ vectors), floor)) @ vectors.T
+    noise_share = np.einsum("ki,kl,li->i", vectors, noise, vectors)
+    target = (vectors * np.maximum(values - noise_share, floor)) @ vectors.T
     sigma0 = float(np.sqrt(np.trace(target) / d))
-    chol = np.linalg.cholesky(target / sigma0 ** 2)
-    lower = chol[np.tril_indices(d, -1)[0], np.tril_indices(d, -1)[1]] if d > 1 else np.zeros(0)
-    # Bartlett factor A with A A' = Omega0 up to its scale, at a typical size of its prior
-    size = np.sqrt(d * (d + 1) / d)
+    shape = np.linalg.cholesky(target / sigma0 ** 2)
     inits = []
     for _ in range(chains):
         start = min(sigma0 * np.exp(rng.uniform(-0.5, 0.5)), 0.5 * data["sigma0_upper"])
         inits.append(dict(
-            delta0=(means.mean(axis=0) + rng.normal(0, 0.1, d) * np.sqrt(np.diag(target) / q)).tolist(),
             sigma0=float(start),
-            shape_diagonal=(size * np.diag(chol) * np.exp(rng.uniform(-0.1, 0.1, d))).tolist(),
-            shape_lower=(size * lower + rng.normal(0, 0.05, lower.size)).tolist(),
+            shape_diagonal=(np.sqrt(d + 1) * np.diag(shape)
+                            * np.exp(rng.uniform(-0.1, 0.1, d))).tolist(),
+            shape_lower=(np.sqrt(d + 1) * shape[np.tril_indices(d, -1)]
+                         + rng.normal(0, 0.02, d * (d - 1) // 2)).tolist(),
             log_nu_minus_one=float(rng.uniform(0.5, 3.5)),
-            w=rng.uniform(-0.5, 0.5, (q, d)).tolist()))
+            kappa_z=rng.uniform(-1, 1, q).tolist(),
+            lambda_z=rng.uniform(-1, 1, q).tolist()))
     return inits
+
+
+def draw_delta(delta0, B, log_kappa, log_lambda, data: dict, rng) -> np.ndarray:
+    """Draws of every delta_i (chain, draw, dataset, d) from its normal conditional given
+    the sampled parameters (the program's device 4): prior N(delta0, B B' / lambda_i), the
+    mean m_i ~ N(delta_i, Psi_i / kappa_i). All on the unit scale of ``data``."""
+    m = np.asarray(data["mean_contrast"], dtype=float)
+    log_lambda = np.repeat(np.asarray(log_lambda)[..., None], m.shape[-1], axis=-1)
+    noise_precision = np.linalg.inv(np.asarray(data["noise_scale"], dtype=float))
+    inverse_b = np.linalg.inv(B)                                     # c, s, d, d
+    # (B diag(1/lambda) B')^-1 = B^-T diag(lambda) B^-1
+    prior_precision = np.einsum("csji,csnj,csjk->csnik", inverse_b, np.exp(log_lambda),
+                                inverse_b)
+    data_precision = np.exp(log_kappa)[..., None, None] * noise_precision
+    precision = prior_precision + data_precision
+    right = (np.einsum("csnij,nj->csni", data_precision, m)
+             + np.einsum("csnij,csj->csni", prior_precision, delta0))
+    chol = np.linalg.cholesky(precision)
+    centre = np.linalg.solve(precision, right[..., None])[..., 0]
+    noise = rng.standard_normal(centre.shape)
+    # x = L^-T e has covariance (L L')^-1
+    offset = np.linalg.solve(np.swapaxes(chol, -1, -2), noise[..., None])[..., 0]
+    return centre + offset
 
 
 def population_covariance(chol: np.ndarray) -> np.ndarray:
