@@ -29,6 +29,16 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_real_pairs import read_tutorial  # noqa: E402
 
 
+def markdown(frame: pd.DataFrame, index: bool = False) -> str:
+    """A pipe table (pandas' to_markdown needs tabulate)."""
+    frame = frame.reset_index() if index else frame
+    cells = [[f"{v:.3f}" if isinstance(v, float) else str(v) for v in row]
+             for row in frame.itertuples(index=False)]
+    header = [str(c) for c in frame.columns]
+    return "\n".join(["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+                     + ["| " + " | ".join(row) + " |" for row in cells])
+
+
 def side_by_side(joint, pairwise) -> pd.DataFrame:
     """One row per pair: the joint and the pairwise population probabilities and decisions."""
     j = joint.to_frame().set_index(["first", "second"])
@@ -71,9 +81,9 @@ def run(name: str, scores, backend: str, seed: int) -> list[str]:
         f"of nu {joint.settings['nu_median']:.3g}",
         f"- warnings: {sorted({w.category.__name__ for w in caught})}", "",
         "Population probabilities, P(first better) / P(equivalent) / P(second better):", "",
-        table.to_markdown(index=False, floatfmt=".3f"), "",
+        markdown(table), "",
         "Joint P(best) and rank probabilities (ties within the ROPE share their ranks):", "",
-        joint.rank_probabilities.assign(p_best=joint.p_best).to_markdown(floatfmt=".3f"), ""]
+        markdown(joint.rank_probabilities.assign(p_best=joint.p_best), index=True), ""]
     print("\n".join(lines), flush=True)
     return lines
 
