@@ -1,11 +1,12 @@
 // The joint hierarchical model of K algorithms on N datasets (stan/joint.stan's header
 // states it and its coordinates z = G'y, d = K - 1), written plainly: every parameter is a
 // parameter here, each dataset's noise covariance Sigma_i too, and every line of the model
-// is one line of it. It is the reference against which the fast program (Sigma_i integrated
-// out, delta_i centred on the data, alpha and beta integrated out of nu's prior) is checked;
-// use that one for analyses. Sampling this one is hard (its centred delta_i and Sigma_i form
-// funnels: 3000 divergences on 3 algorithms x 6 datasets, benchmarks/results/joint.md). At K = 2 it is stan/hierarchical_reference.stan with a soft
-// floor on sigma_i in place of its hard one and no upper bound.
+// is one line of it. It is the reference against which the fast program (Sigma_i, every
+// delta_i and delta0 integrated out, alpha and beta integrated out of nu's prior) is to be
+// checked; use that one for analyses. Sampling this one is hard (its centred delta_i and Sigma_i form
+// funnels: 3000 divergences on 3 algorithms x 6 datasets, benchmarks/results/joint.md).
+// At K = 2 it is stan/hierarchical_reference.stan with a soft floor on sigma_i in place of
+// its hard one, no upper bound on sigma_i and delta0 flat.
 //
 //   z_i1..z_in   ~ MVN(delta_i, Sigma_i), Cov(z_ij, z_ik) = rho_i Sigma_i (j != k)
 //   p(Sigma_i)   ∝ |Sigma_i|^(-d/2) exp(-(n_i - 1) floor_i^2 tr(Sigma_i^-1) / 2)
