@@ -7,7 +7,7 @@ K = 2, ``z`` is the paper's difference. Each dataset's fold noise is integrated 
 closed form (the program's device 1): its mean contrast ``m_i`` given delta_i is a
 multivariate Student-t with ``n_i - 1 - d`` degrees of freedom and scale
 ``Psi_i = a_i S'_i / (b_i (n_i - 1 - d))``; this module computes ``m_i``, ``Psi_i`` and the
-bounds, on a unit scale, and turns the draws back into the units of the scores.
+the bound of sigma0, on a unit scale, and turns the draws back into the units of the scores.
 """
 from __future__ import annotations
 
@@ -57,7 +57,8 @@ def prepare(scores: Scores, prior) -> tuple[dict, float]:
     The scale is the mean over datasets of the splits' contrast standard deviation
     ``sqrt(tr(S_i) / (n_i d))``, at least the floor (at K = 2 the pairwise program's).
     ``prior`` is a :class:`bayescomp.models.hierarchical.HierarchicalPrior` (its
-    ``sigma_factor``, ``delta0_bound``, ``sigma0_upper``, ``nu``, ``alpha``, ``beta``).
+    ``sigma_factor``, ``sigma0_upper``, ``nu``, ``alpha``, ``beta``; delta0 is flat, so
+    ``delta0_bound`` is not used).
     Also holds, for the reference program and the caller, ``n_scores``, ``rho``,
     ``scatter``, ``floor_sd`` and ``noise_scale`` (Psi_i).
     """
@@ -84,19 +85,13 @@ def prepare(scores: Scores, prior) -> tuple[dict, float]:
     dof = n - 1 - d
     regularised = scatter + ((n - 1) * b * floor ** 2)[:, None, None] * np.eye(d)
     psi = (a / (b * dof))[:, None, None] * regularised
-    # delta0's ball spans the largest contrast, and five standard errors beyond every mean
-    # (as the pairwise program's bound); at K = 2 the pairwise program's bound
-    largest_split = max(float(np.linalg.norm(s[0], axis=0).max()) for s in stats)
-    standard_error = np.sqrt(np.linalg.eigvalsh(psi)[:, -1] * dof / np.maximum(dof - 2, 1))
-    bound = prior.delta0_bound or max(
-        largest_split, float(np.max(np.linalg.norm(means, axis=1) + 5 * standard_error)))
-    among = (np.sqrt(np.trace(np.atleast_2d(np.cov(means.T)), ) / d) if len(means) > 1 else 0.0)
+    among = np.sqrt(np.trace(np.atleast_2d(np.cov(means.T))) / d) if len(means) > 1 else 0.0
     among = among if among > 0 else scale
     sigma0_upper = prior.sigma0_upper or prior.sigma_factor * among
     data = dict(
         n_datasets=len(scores), d=d, mean_contrast=means / scale,
         noise_dof=dof.astype(float),
-        delta0_bound=float(bound / scale), sigma0_upper=float(sigma0_upper / scale),
+        sigma0_upper=float(sigma0_upper / scale),
         **nu_prior.stan_data_for(prior.nu, prior.alpha, prior.beta))
     extra = dict(n_scores=n, rho=rho, scatter=scatter / scale ** 2, floor_sd=floor / scale,
                  noise_scale=psi / scale ** 2)
@@ -110,7 +105,7 @@ def stan_data(data: dict, program: str = PROGRAM, prior=None) -> dict:
                 "nu_prior_log_density", "nu_prior_slope")
         return {key: data[key] for key in keys}
     keys = ("n_datasets", "d", "n_scores", "rho", "mean_contrast", "scatter", "floor_sd",
-            "delta0_bound", "sigma0_upper")
+            "sigma0_upper")
     return dict({key: data[key] for key in keys}, alpha_lower=prior.alpha[0],
                 alpha_upper=prior.alpha[1], beta_lower=prior.beta[0], beta_upper=prior.beta[1])
 
