@@ -6,7 +6,7 @@ difference of algorithms a and b is ``(e_a - e_b)' G z / 2`` (:func:`pair_vector
 K = 2, ``z`` is the paper's difference. Each dataset's fold noise is integrated out in
 closed form (the program's device 1): its mean contrast ``m_i`` given delta_i is a
 multivariate Student-t with ``n_i - 1 - d`` degrees of freedom and scale
-``Psi_i = a_i S'_i / (b_i (n_i - 1 - d))``; this module computes ``m_i``, ``Psi_i`` and the
+``Psi_i = a_i S'_i / (b_i (n_i - 1 - d))``; this module computes ``m_i``, ``Psi_i`` and
 the bound of sigma0, on a unit scale, and turns the draws back into the units of the scores.
 """
 from __future__ import annotations
