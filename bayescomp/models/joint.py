@@ -1,0 +1,257 @@
+"""Many algorithms, one posterior: a joint hierarchical model of K algorithms on fold scores.
+
+On dataset i the K - 1 contrasts of every split (coordinates of the sum-zero subspace,
+:mod:`bayescomp.models.joint_program`) are multivariate normal with mean delta_i and
+covariance Sigma_i, correlated between splits by rho_i as in the pairwise model; delta_i ~
+MVt(nu, delta0, Sigma0) across datasets. Every prior is invariant under orthogonal changes
+of the contrasts' basis, so nothing depends on the order of the algorithms or a reference
+one, and at K = 2 the model is the paper's (``stan/joint.stan`` states it; Sigma_i is
+integrated out in closed form). Every pair's delta0, its next-dataset difference and every
+dataset's shrunken pair effect are linear functions of the same draws, and so are the
+ranks: the pair table, ``p_best`` and ``rank_probabilities`` cannot contradict each other
+as K(K-1)/2 separate fits can.
+
+Ranks with the ROPE. Per draw, the algorithms' population means (relative to their
+average, :attr:`JointResult.population_draws`) are sorted best first and grouped as the
+Plackett-Luce ranking groups mean scores (:func:`bayescomp.models.ranking.tie_groups`): an
+algorithm joins the current group when it is within the ROPE's upper bound of the group's
+best, else it leads the next group. A group of g algorithms holding places r..r+g-1 gives
+each of them 1/g of each of these ranks. So rows and columns of ``rank_probabilities`` sum
+to 1, and at K = 2, ``p_best`` of the first is P(first better) + P(equivalent) / 2.
+"""
+from __future__ import annotations
+
+import time
+from typing import TYPE_CHECKING
+
+import arviz as az
+import numpy as np
+import pandas as pd
+import xarray as xr
+from scipy import stats
+
+from bayescomp import sampling
+from bayescomp.data.scores import Scores
+from bayescomp.decisions import THRESHOLD
+from bayescomp.models.diagnostics import diagnose, warn_if_problems
+from bayescomp.models.estimate import Estimate
+from bayescomp.models.hierarchical import PRIORS, HierarchicalPrior
+from bayescomp.models.hierarchical_runs import region_estimates, safer_run, struggles
+from bayescomp.models.joint_program import (PROGRAM, algorithm_effects, draw_delta,
+                                            initial_values, pair_vectors, prepare, stan_data)
+from bayescomp.models.joint_result import JointResult
+from bayescomp.models.ranking import tie_groups
+from bayescomp.rope import Rope, region_labels
+
+if TYPE_CHECKING:
+    from bayescomp.annotations import RopeLike
+
+#: the quantities whose R-hat and ESS decide whether a fit is reliable
+CHECKED = ["delta0", "delta", "sigma0", "nu"]
+
+
+def rank_probabilities(effects: np.ndarray, rope: Rope, algorithms) -> pd.DataFrame:
+    """Algorithms x ranks 1..K: the probability of each rank of the population means
+    ``effects`` (draws x K), ties within the ROPE sharing their places (module notes)."""
+    draws, k = effects.shape
+    shares = np.zeros((k, k))
+    for row in effects:
+        place = 0
+        for group in tie_groups(row, True, max(rope.high, 0.0)):
+            shares[np.ix_(group, np.arange(place, place + len(group)))] += 1 / len(group)
+            place += len(group)
+    names = pd.Index(list(algorithms), name="algorithm")
+    return pd.DataFrame(shares / draws, index=names,
+                        columns=pd.Index(range(1, k + 1), name="rank"))
+
+
+def _idata(fit, data: dict, scale: float, datasets, pairs: list[str],
+           rng: np.random.Generator) -> az.InferenceData:
+    """The posterior in score units and in pair coordinates: delta0 and every delta_i of
+    every pair (delta_i drawn from its conditional), the population's Student-t scale of
+    every pair (``population_sd``, sqrt(g' B B' g)), sigma0, the components' nu (sorted per
+    draw: the components have no order), and the contrast coordinates (``delta0_contrast``,
+    ``B``)."""
+    post = fit.posterior
+    k = data["d"] + 1
+    _, vectors = pair_vectors(k)
+    coords = dict(chain=post.chain, draw=post.draw)
+    shape = post["sigma0"].shape
+    contrast0 = post["delta0"].values.reshape(shape + (k - 1,))
+    B = post["B"].values.reshape(shape + (k - 1, k - 1))
+    delta = draw_delta(contrast0, B, post["log_kappa"].values, post["log_lambda"].values,
+                       data, rng)
+    spread = np.linalg.norm(np.einsum("csij,pi->cspj", B, vectors), axis=-1) * scale
+    variables = dict(
+        delta0=xr.DataArray(contrast0 * scale @ vectors.T, dims=("chain", "draw", "pair"),
+                            coords=dict(coords, pair=pairs)),
+        delta=xr.DataArray(delta * scale @ vectors.T, dims=("chain", "draw", "dataset", "pair"),
+                           coords=dict(coords, dataset=list(datasets), pair=pairs)),
+        population_sd=xr.DataArray(spread, dims=("chain", "draw", "pair"),
+                                   coords=dict(coords, pair=pairs)),
+        sigma0=post["sigma0"] * scale,
+        nu=post["nu"],
+        delta0_contrast=xr.DataArray(contrast0 * scale, dims=("chain", "draw", "contrast"),
+                                     coords=coords),
+        B=xr.DataArray(B * scale, dims=("chain", "draw", "row", "column"), coords=coords))
+    return az.InferenceData(posterior=xr.Dataset(variables, attrs=post.attrs),
+                            sample_stats=fit.sample_stats)
+
+
+def _summary(draws, rope: Rope) -> dict:
+    low, high = az.hdi(np.asarray(draws).reshape(-1), hdi_prob=0.95)
+    left, inside, right = rope.shares(draws)
+    return dict(mean=float(np.mean(draws)), sd=float(np.std(draws, ddof=1)), hdi_low=float(low),
+                hdi_high=float(high), p_left=left, p_rope=inside, p_right=right)
+
+
+def _check_algorithms(scores: Scores, algorithms) -> Scores:
+    if algorithms is None:
+        chosen = tuple(scores.algorithms)
+    else:
+        chosen = tuple(algorithms)
+        unknown = [a for a in chosen if a not in scores.algorithms]
+        if unknown or len(set(chosen)) != len(chosen):
+            raise ValueError(f"algorithms must be distinct names of {list(scores.algorithms)}, "
+                             f"got {list(chosen)}")
+    if len(chosen) < 2:
+        raise ValueError(f"compare_many needs at least 2 algorithms, got {list(chosen)}")
+    return scores if chosen == tuple(scores.algorithms) else scores.subset(algorithms=chosen)
+
+
+def compare_many(scores: Scores, algorithms=None, rope: RopeLike = 0.01, seed: int | None = None,
+                 *, prior: str | HierarchicalPrior = "paper", backend: str = "auto",
+                 chains: int = 4, iter_warmup: int = 1000, iter_sampling: int = 1000,
+                 adapt_delta: float = 0.95, max_treedepth: int = 10, retries: int = 2,
+                 show_progress: bool = False) -> JointResult:
+    """Compare K algorithms across datasets with one joint hierarchical model.
+
+    Parameters
+    ----------
+    scores : Scores
+        Paired fold scores; every dataset needs more splits than there are algorithms.
+    algorithms : sequence of str, optional
+        The algorithms compared, in the order of the pair table (default: all of them).
+    rope : float or (float, float)
+        Region of practical equivalence in the units of the scores.
+    seed : int, optional
+        As :func:`bayescomp.hierarchical`'s: Stan's seed of each attempt and the initial
+        values are spawned from it (recorded in ``settings``).
+    prior : str or HierarchicalPrior
+        The pairwise model's priors (:data:`bayescomp.PRIORS`) of nu and of the bounds of
+        delta0 and sigma0; the population must be Student-t ("gaussian" is refused).
+    backend, chains, iter_warmup, iter_sampling, adapt_delta, max_treedepth, show_progress
+        NUTS settings, as :func:`bayescomp.hierarchical`'s.
+    retries : int
+        How many times a fit that fails its diagnostics is sampled again, afresh: twice
+        the draws when it only mixed slowly, adapt_delta 0.99 after divergences, twice the
+        warm-up and draws after saturated tree depth (:func:`hierarchical_runs.safer_run`).
+
+    Returns
+    -------
+    JointResult
+    """
+    rope = Rope.coerce(rope)
+    scores = _check_algorithms(scores, algorithms)
+    if isinstance(prior, str):
+        if prior not in PRIORS:
+            raise ValueError(f"unknown prior {prior!r}; choose from {sorted(PRIORS)}")
+        prior_name, prior = prior, PRIORS[prior]
+    else:
+        prior_name = "custom"
+    if prior.population != "student":
+        raise ValueError("the joint model has a Student-t population; the 'gaussian' prior "
+                         "is not available")
+    if len(scores) < 2:
+        raise ValueError(f"the joint model needs at least 2 datasets, got {len(scores)}")
+    seeds = sampling.Seeds(seed)
+    names = tuple(scores.algorithms)
+    k = len(names)
+    data, scale = prepare(scores, prior)
+    run = dict(adapt_delta=adapt_delta, iter_warmup=iter_warmup, iter_sampling=iter_sampling,
+               continued=False)
+    attempts, inits = [], initial_values(data, chains, seeds.generator("initial_values"))
+    index_pairs, vectors = pair_vectors(k)
+    pair_names = [f"{names[a]} - {names[b]}" for a, b in index_pairs]
+    while True:
+        started = time.perf_counter()
+        stan_seed = seeds.stan_seed(len(attempts) + 1)
+        fit = sampling.sample(PROGRAM, stan_data(data), backend=backend, chains=chains,
+                              inits=inits, iter_warmup=run["iter_warmup"],
+                              iter_sampling=run["iter_sampling"], seed=stan_seed,
+                              adapt_delta=run["adapt_delta"], max_treedepth=max_treedepth,
+                              show_progress=show_progress)
+        idata = _idata(fit, data, scale, scores.dataset_names, pair_names,
+                       seeds.generator("post_draws"))
+        diagnostics = diagnose(idata, var_names=CHECKED, max_treedepth=max_treedepth)
+        attempts.append(dict(attempt=len(attempts) + 1, stan_seed=stan_seed,
+                             adapt_delta=run["adapt_delta"], iter_warmup=run["iter_warmup"],
+                             iter_sampling=run["iter_sampling"], ok=diagnostics.ok,
+                             problems=list(diagnostics.problems),
+                             seconds=time.perf_counter() - started))
+        following = safer_run(run, len(attempts), diagnostics) \
+            if not diagnostics.ok and len(attempts) <= retries else None
+        if following is None:
+            break
+        if following["continued"]:   # afresh, from the same start, with the longer run
+            following = dict(following, continued=False, iter_warmup=run["iter_warmup"])
+        run = following
+    warn_if_problems(diagnostics, f"joint model of {k} algorithms")
+    reliable = diagnostics.ok
+    post = idata.posterior
+    delta0 = post["delta0"].values                      # chain, draw, pair
+    rows, population, next_dataset = [], {}, {}
+    post_rng = seeds.generator("post_draws")
+    nu = post["nu"].values
+    spread = post["population_sd"].values
+    # a pair's difference on a new dataset: Student-t (nu, its delta0, its population_sd)
+    masses_all = rope.probabilities(stats.t(nu[..., None], loc=delta0, scale=spread))
+    for p, ((a, b), label) in enumerate(zip(index_pairs, pair_names)):
+        first, second = names[a], names[b]
+        masses = masses_all[..., p, :]
+        (pop_p, pop_e), (next_p, next_e) = region_estimates(delta0[..., p],
+                                                            masses.reshape(-1, 3), rope)
+        low, high = az.hdi(delta0[..., p].reshape(-1), hdi_prob=0.95)
+        next_draws = delta0[..., p] + spread[..., p] * post_rng.standard_t(nu)
+        nlow, nhigh = az.hdi(next_draws.reshape(-1), hdi_prob=0.95)
+        labels = region_labels(first, second)
+        population[(first, second)] = Estimate(
+            "population", "delta0", float(delta0[..., p].mean()), float(delta0[..., p].std(ddof=1)),
+            float(low), float(high), pop_p, labels, pop_e, reliable)
+        next_dataset[(first, second)] = Estimate(
+            "next_dataset", "delta_next", float(next_draws.mean()), float(next_draws.std(ddof=1)),
+            float(nlow), float(nhigh), next_p, labels, next_e, reliable)
+        row = dict(first=first, second=second, delta0_mean=float(delta0[..., p].mean()),
+                   delta0_hdi_low=float(low), delta0_hdi_high=float(high))
+        for scope, estimate in (("population", population[(first, second)]),
+                                ("next_dataset", next_dataset[(first, second)])):
+            row.update({f"{scope}_{key}": float(v) for key, v in
+                        zip(("p_left", "p_rope", "p_right"), estimate.probabilities)})
+            row[f"{scope}_decision"] = estimate.decision(THRESHOLD)
+        row["reliable"] = reliable
+        rows.append(row)
+    table = pd.DataFrame(rows)
+    contrast = post["delta0_contrast"].values.reshape(-1, k - 1)
+    effects = algorithm_effects(contrast, k)
+    ranks = rank_probabilities(effects, rope, names)
+    delta = post["delta"].values
+    per_dataset = []
+    for i, ds in enumerate(scores.datasets):
+        for p, (a, b) in enumerate(index_pairs):
+            per_dataset.append(dict(dataset=ds.name, first=names[a], second=names[b],
+                                    mean=float((ds.values[a] - ds.values[b]).mean()),
+                                    **{f"delta_{key}" if key in ("mean", "sd", "hdi_low", "hdi_high")
+                                       else key: value for key, value in
+                                       _summary(delta[:, :, i, p], rope).items()}))
+    settings = dict(seed=seeds.seed, stan_seeds=tuple(a["stan_seed"] for a in attempts),
+                    prior=prior_name, backend=fit.attrs.get("backend", backend), chains=chains,
+                    iter_warmup=run["iter_warmup"], iter_sampling=run["iter_sampling"],
+                    adapt_delta=run["adapt_delta"], max_treedepth=max_treedepth,
+                    datasets=len(scores), scale=scale, attempts=tuple(attempts),
+                    seconds=float(sum(a["seconds"] for a in attempts)),
+                    nu_median=float(np.median(nu)))
+    return JointResult(
+        algorithms=names, rope=rope, idata=idata, table=table, population=population,
+        next_dataset=next_dataset, population_draws=effects,
+        p_best=ranks[1].rename("p_best"), rank_probabilities=ranks,
+        datasets=pd.DataFrame(per_dataset), diagnostics=diagnostics, settings=settings)

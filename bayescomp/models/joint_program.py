@@ -1,0 +1,191 @@
+"""The adapter between the scores and ``stan/joint.stan``: coordinates, data, start, post-draws.
+
+Every split's K scores ``y`` enter as ``z = G'y`` with ``G = sqrt(2) H`` and ``H`` the
+orthonormal Helmert basis of the sum-zero subspace of R^K (:func:`contrast_basis`): the
+difference of algorithms a and b is ``(e_a - e_b)' G z / 2`` (:func:`pair_vectors`), and at
+K = 2, ``z`` is the paper's difference. Each dataset's fold noise is integrated out in
+closed form (the program's device 1): its mean contrast ``m_i`` given delta_i is a
+multivariate Student-t with ``n_i - 1 - d`` degrees of freedom and scale
+``Psi_i = a_i S'_i / (b_i (n_i - 1 - d))``; this module computes ``m_i``, ``Psi_i`` and
+the bound of sigma0, on a unit scale, and turns the draws back into the units of the scores.
+"""
+from __future__ import annotations
+
+from itertools import combinations
+
+import numpy as np
+
+from bayescomp.data.scores import Scores
+from bayescomp.models import nu_prior
+from bayescomp.models.hierarchical_program import resolution
+
+PROGRAM = "joint"
+REFERENCE_PROGRAM = "joint_reference"
+
+
+def contrast_basis(k: int) -> np.ndarray:
+    """``G = sqrt(2) H`` (k x (k - 1)): H the orthonormal Helmert basis of the sum-zero
+    subspace of R^k (column j contrasts the first j algorithms with the next)."""
+    if k < 2:
+        raise ValueError(f"need at least 2 algorithms, got {k}")
+    basis = np.zeros((k, k - 1))
+    for j in range(1, k):
+        basis[:j, j - 1] = 1.0
+        basis[j, j - 1] = -float(j)
+        basis[:, j - 1] /= np.sqrt(j * (j + 1))
+    return np.sqrt(2.0) * basis
+
+
+def pair_vectors(k: int) -> tuple[list[tuple[int, int]], np.ndarray]:
+    """The pairs (a, b), a < b, and (pairs x d) the vectors g_ab = G'(e_a - e_b) / 2 with
+    ``delta_ab = g_ab . z`` (at K = 2: g = 1)."""
+    basis = contrast_basis(k)
+    pairs = list(combinations(range(k), 2))
+    return pairs, np.array([(basis[a] - basis[b]) / 2 for a, b in pairs])
+
+
+def _statistics(values: np.ndarray, basis: np.ndarray):
+    z = basis.T @ values                       # d x n
+    mean = z.mean(axis=1)
+    centred = z - mean[:, None]
+    return z, mean, centred @ centred.T
+
+
+def prepare(scores: Scores, prior) -> tuple[dict, float]:
+    """Stan data of ``stan/joint.stan`` on a unit scale, and that scale (in score units).
+
+    The scale is the mean over datasets of the splits' contrast standard deviation
+    ``sqrt(tr(S_i) / (n_i d))``, at least the floor (at K = 2 the pairwise program's).
+    ``prior`` is a :class:`bayescomp.models.hierarchical.HierarchicalPrior` (its
+    ``sigma_factor``, ``sigma0_upper``, ``nu``, ``alpha``, ``beta``; delta0 is flat, so
+    ``delta0_bound`` is not used).
+    Also holds, for the reference program and the caller, ``n_scores``, ``rho``,
+    ``scatter``, ``floor_sd`` and ``noise_scale`` (Psi_i).
+    """
+    k = len(scores.algorithms)
+    d = k - 1
+    basis = contrast_basis(k)
+    n = scores.n_scores.astype(int)
+    short = [name for name, size in zip(scores.dataset_names, n) if size <= k]
+    if short:
+        raise ValueError(f"the joint model needs more splits than algorithms (n_i > K = {k}) "
+                         f"on every dataset; {short} have fewer")
+    rho = scores.rho.astype(float)
+    steps = np.array([resolution(ds.values) for ds in scores.datasets])
+    if np.isnan(steps).all():
+        raise ValueError("every score is the same number on every dataset: nothing to compare")
+    floor = np.where(np.isnan(steps), np.nanmin(steps), steps) / np.sqrt(12)
+    stats = [_statistics(ds.values, basis) for ds in scores.datasets]
+    means = np.array([s[1] for s in stats])
+    scatter = np.array([s[2] for s in stats])
+    spread = np.sqrt(np.trace(scatter, axis1=1, axis2=2) / (n * d))
+    scale = float(np.maximum(spread, floor).mean())
+    a = rho + (1 - rho) / n
+    b = 1 - rho
+    dof = n - 1 - d
+    regularised = scatter + ((n - 1) * b * floor ** 2)[:, None, None] * np.eye(d)
+    psi = (a / (b * dof))[:, None, None] * regularised
+    among = np.sqrt(np.trace(np.atleast_2d(np.cov(means.T))) / d) if len(means) > 1 else 0.0
+    among = among if among > 0 else scale
+    sigma0_upper = prior.sigma0_upper or prior.sigma_factor * among
+    data = dict(
+        n_datasets=len(scores), d=d, mean_contrast=means / scale,
+        noise_dof=dof.astype(float),
+        sigma0_upper=float(sigma0_upper / scale),
+        **nu_prior.stan_data_for(prior.nu, prior.alpha, prior.beta))
+    extra = dict(n_scores=n, rho=rho, scatter=scatter / scale ** 2, floor_sd=floor / scale,
+                 noise_scale=psi / scale ** 2)
+    return {**data, **extra}, scale
+
+
+def stan_data(data: dict, program: str = PROGRAM, prior=None) -> dict:
+    """The entries of ``data`` (:func:`prepare`) that ``program`` reads."""
+    if program == PROGRAM:
+        keys = ("n_datasets", "d", "mean_contrast", "noise_scale", "noise_dof", "sigma0_upper", "nu_prior_start", "nu_prior_step", "nu_prior_size",
+                "nu_prior_log_density", "nu_prior_slope")
+        return {key: data[key] for key in keys}
+    keys = ("n_datasets", "d", "n_scores", "rho", "mean_contrast", "scatter", "floor_sd",
+            "sigma0_upper")
+    return dict({key: data[key] for key in keys}, alpha_lower=prior.alpha[0],
+                alpha_upper=prior.alpha[1], beta_lower=prior.beta[0], beta_upper=prior.beta[1])
+
+
+def log_likelihood(mean_contrast, noise_scale, dof, delta) -> np.ndarray:
+    """log p(m_i | delta_i) of every dataset, Sigma_i integrated out (the program's device 1,
+    constants included): the multivariate Student-t with ``dof`` = n_i - 1 - d degrees of
+    freedom, location delta_i and scale matrix Psi_i (``noise_scale``)."""
+    from scipy import special
+
+    m, psi, delta = (np.asarray(v, dtype=float) for v in (mean_contrast, noise_scale, delta))
+    dof = np.asarray(dof, dtype=float)
+    d = m.shape[-1]
+    chol = np.linalg.cholesky(psi)
+    residual = np.linalg.solve(chol, (m - delta)[..., None])[..., 0]
+    distance2 = np.sum(residual ** 2, axis=-1)
+    log_det = np.sum(np.log(np.diagonal(chol, axis1=-2, axis2=-1)), axis=-1)
+    return (special.gammaln((dof + d) / 2) - special.gammaln(dof / 2) - d / 2 * np.log(dof * np.pi)
+            - log_det - (dof + d) / 2 * np.log1p(distance2 / dof))
+
+
+def initial_values(data: dict, chains: int, rng: np.random.Generator) -> list[dict]:
+    """Initial values per chain in the posterior's bulk: sigma0 and B from the means'
+    covariance less the noise (so that a near-identical pair starts with its narrow
+    population direction), log(nu - 1) in (0.5, 3.5), the z-scores in (-1, 1), the chains
+    apart for R-hat."""
+    d, q = data["d"], data["n_datasets"]
+    means = np.asarray(data["mean_contrast"], dtype=float)
+    noise = np.asarray(data["noise_scale"], dtype=float).mean(axis=0)
+    covariance = np.cov(means.T).reshape(d, d) if q > 1 else np.eye(d)
+    values, vectors = np.linalg.eigh(covariance)
+    floor = 0.05 * max(float(np.trace(noise)) / d, 1e-12)
+    noise_share = np.einsum("ki,kl,li->i", vectors, noise, vectors)
+    target = (vectors * np.maximum(values - noise_share, floor)) @ vectors.T
+    sigma0 = float(np.sqrt(np.trace(target) / d))
+    shape = np.linalg.cholesky(target / sigma0 ** 2)
+    inits = []
+    for _ in range(chains):
+        start = min(sigma0 * np.exp(rng.uniform(-0.5, 0.5)), 0.5 * data["sigma0_upper"])
+        inits.append(dict(
+            sigma0=float(start),
+            shape_diagonal=(np.sqrt(d + 1) * np.diag(shape)
+                            * np.exp(rng.uniform(-0.1, 0.1, d))).tolist(),
+            shape_lower=(np.sqrt(d + 1) * shape[np.tril_indices(d, -1)]
+                         + rng.normal(0, 0.02, d * (d - 1) // 2)).tolist(),
+            log_nu_minus_one=float(rng.uniform(0.5, 3.5)),
+            kappa_z=rng.uniform(-1, 1, q).tolist(),
+            lambda_z=rng.uniform(-1, 1, q).tolist()))
+    return inits
+
+
+def draw_delta(delta0, B, log_kappa, log_lambda, data: dict, rng) -> np.ndarray:
+    """Draws of every delta_i (chain, draw, dataset, d) from its normal conditional given
+    the sampled parameters (the program's device 4): prior N(delta0, B B' / lambda_i), the
+    mean m_i ~ N(delta_i, Psi_i / kappa_i). All on the unit scale of ``data``."""
+    m = np.asarray(data["mean_contrast"], dtype=float)
+    log_lambda = np.repeat(np.asarray(log_lambda)[..., None], m.shape[-1], axis=-1)
+    noise_precision = np.linalg.inv(np.asarray(data["noise_scale"], dtype=float))
+    inverse_b = np.linalg.inv(B)                                     # c, s, d, d
+    # (B diag(1/lambda) B')^-1 = B^-T diag(lambda) B^-1
+    prior_precision = np.einsum("csji,csnj,csjk->csnik", inverse_b, np.exp(log_lambda),
+                                inverse_b)
+    data_precision = np.exp(log_kappa)[..., None, None] * noise_precision
+    precision = prior_precision + data_precision
+    right = (np.einsum("csnij,nj->csni", data_precision, m)
+             + np.einsum("csnij,csj->csni", prior_precision, delta0))
+    chol = np.linalg.cholesky(precision)
+    centre = np.linalg.solve(precision, right[..., None])[..., 0]
+    noise = rng.standard_normal(centre.shape)
+    # x = L^-T e has covariance (L L')^-1
+    offset = np.linalg.solve(np.swapaxes(chol, -1, -2), noise[..., None])[..., 0]
+    return centre + offset
+
+
+def population_covariance(chol: np.ndarray) -> np.ndarray:
+    """Sigma0 from its Cholesky factors (..., d, d)."""
+    return chol @ np.swapaxes(chol, -1, -2)
+
+
+def algorithm_effects(delta0: np.ndarray, k: int) -> np.ndarray:
+    """Each algorithm's population mean relative to the mean of all k, ``G delta0 / 2``
+    (draws x d -> draws x k; the rows sum to 0)."""
+    return delta0 @ contrast_basis(k).T / 2

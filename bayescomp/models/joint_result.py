@@ -1,0 +1,120 @@
+"""The result of :func:`bayescomp.compare_many`: one posterior of K algorithms, read as a
+pair table, as ranks and per dataset (its text is written by
+:mod:`bayescomp.presentation.results.joint`)."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import arviz as az
+import numpy as np
+import pandas as pd
+
+from bayescomp.decisions import THRESHOLD
+from bayescomp.models.diagnostics import Diagnostics, SamplerChecked
+from bayescomp.reportable import Reportable
+from bayescomp.rope import Rope
+
+
+@dataclass(frozen=True, eq=False)
+class JointResult(SamplerChecked, Reportable):
+    """Posterior of the joint hierarchical model of several algorithms.
+
+    Attributes
+    ----------
+    algorithms : tuple of str
+        In the order of the pairs: pair (algorithms[i], algorithms[j]), i < j, is the
+        difference ``algorithms[i] - algorithms[j]``.
+    rope : Rope
+    idata : arviz.InferenceData
+        Draws in score units: ``delta0`` and ``population_sd`` (the population's location and
+        Student-t scale) of every pair, ``delta`` (dataset, pair), ``sigma0``, ``nu``, and
+        the contrast coordinates ``delta0_contrast``, ``population_chol``.
+    table : pandas.DataFrame
+        One row per pair, the columns of :meth:`to_frame`.
+    population, next_dataset : dict
+        ``(first, second) -> Estimate`` of delta0 and of the next dataset's difference.
+    population_draws : ndarray (draws, K)
+        Each algorithm's population mean relative to the mean of all K, in score units
+        (rows sum to 0); pair (a, b)'s delta0 is column a minus column b.
+    p_best : pandas.Series
+        P(rank 1) of every algorithm (:attr:`rank_probabilities`' first column).
+    rank_probabilities : pandas.DataFrame
+        Algorithms x ranks 1..K of the population means, algorithms within the ROPE of the
+        best of their group sharing their places (:mod:`bayescomp.models.joint`).
+    datasets : pandas.DataFrame
+        One row per dataset and pair: ``dataset``, ``first``, ``second``, the raw ``mean``
+        difference, the shrunken delta_i (``delta_mean``, ``delta_sd``, ``delta_hdi_low``,
+        ``delta_hdi_high``) and its ``p_left``, ``p_rope``, ``p_right``.
+    diagnostics : Diagnostics
+    settings : dict
+    """
+
+    algorithms: tuple
+    rope: Rope
+    idata: az.InferenceData = field(repr=False)
+    table: pd.DataFrame = field(repr=False)
+    population: dict = field(repr=False)
+    next_dataset: dict = field(repr=False)
+    population_draws: np.ndarray = field(repr=False)
+    p_best: pd.Series = field(repr=False)
+    rank_probabilities: pd.DataFrame = field(repr=False)
+    datasets: pd.DataFrame = field(repr=False)
+    diagnostics: Diagnostics = field(repr=False)
+    settings: dict = field(repr=False)
+    threshold: float = THRESHOLD
+
+    @property
+    def best(self) -> str:
+        """The algorithm most probably ranked first."""
+        return str(self.p_best.idxmax())
+
+    @property
+    def attempts(self) -> tuple:
+        """Every fit made, in order: settings, diagnostics verdict, problems and seconds."""
+        return tuple(self.settings.get("attempts", ()))
+
+    def to_frame(self) -> pd.DataFrame:
+        """One row per pair: ``first``, ``second``, ``delta0_mean``, ``delta0_hdi_low``,
+        ``delta0_hdi_high``, ``population_p_left``, ``population_p_rope``,
+        ``population_p_right``, ``population_decision``, the same four of
+        ``next_dataset``, and ``reliable`` ("left": the second better)."""
+        return self.table.copy()
+
+    def probability_matrix(self, kind: str = "better", scope: str = "population") -> pd.DataFrame:
+        """Algorithms x algorithms: P(row better than column by more than the ROPE)
+        (``kind="better"``) or P(equivalent) (``"rope"``), as
+        :meth:`bayescomp.AllPairsResult.probability_matrix`."""
+        if kind not in ("better", "rope"):
+            raise ValueError(f"kind must be 'better' or 'rope', got {kind!r}")
+        names = list(self.algorithms)
+        matrix = pd.DataFrame(np.nan, index=pd.Index(names), columns=pd.Index(names))
+        for _, row in self.table.iterrows():
+            a, b = row["first"], row["second"]
+            if kind == "better":
+                matrix.loc[a, b] = row[f"{scope}_p_right"]
+                matrix.loc[b, a] = row[f"{scope}_p_left"]
+            else:
+                matrix.loc[a, b] = matrix.loc[b, a] = row[f"{scope}_p_rope"]
+        return matrix
+
+    def verdicts(self, threshold: float | None = None) -> list[str]:
+        """One sentence per pair and question, and one on the best algorithm."""
+        from bayescomp.presentation.results.joint import verdicts
+        return verdicts(self, self.threshold if threshold is None else threshold)
+
+    def to_dict(self) -> dict:
+        """Every number the summary shows, JSON-ready."""
+        from bayescomp.presentation.results.joint import to_dict
+        return to_dict(self)
+
+    def summary(self) -> str:
+        """The fit in text: verdicts, pair table, ranks and the sampler's diagnostics."""
+        from bayescomp.presentation.results.joint import summary
+        return summary(self)
+
+    def __str__(self) -> str:
+        return self.summary()
+
+    def _report(self):
+        from bayescomp.presentation.results.joint import report
+        return report(self)

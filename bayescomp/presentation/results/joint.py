@@ -1,0 +1,135 @@
+"""How a :class:`~bayescomp.models.joint_result.JointResult` reads: its verdicts, summary,
+report (title, facts, table) and JSON document."""
+from __future__ import annotations
+
+import pandas as pd
+
+from bayescomp.decisions import SCOPE_NAMES
+from bayescomp.formatting import format_number, json_number
+from bayescomp.presentation.reports import text_table
+from bayescomp.presentation.verdicts import rope_dict, verdict, verdict_dict
+
+SCOPES = ("population", "next_dataset")
+
+
+def best_sentence(result, threshold: float) -> str:
+    """One sentence on the best algorithm (ranks of the population means)."""
+    p = result.p_best.sort_values(ascending=False)
+    if not result.reliable:
+        return (f"Best algorithm: no verdict, the fit is {result.UNRELIABLE} ({p.index[0]} "
+                f"looked most probably best, P = {p.iloc[0]:.3f}).")
+    ties = f"ties within the ROPE {result.rope} share their ranks"
+    if p.iloc[0] >= threshold:
+        return (f"{p.index[0]} has the best population mean of the {len(p)} algorithms, "
+                f"P(rank 1) = {p.iloc[0]:.3f} >= {format_number(threshold)} ({ties}).")
+    return (f"No algorithm is best with probability {format_number(threshold)}: "
+            f"{p.index[0]} is the most probably best (P(rank 1) = {p.iloc[0]:.3f}), then "
+            f"{p.index[1]} ({p.iloc[1]:.3f}); {ties}.")
+
+
+def verdicts(result, threshold: float) -> list[str]:
+    """The best algorithm's sentence, then one per pair and question."""
+    lines = [best_sentence(result, threshold)]
+    for (first, second), population in result.population.items():
+        for scope, estimate in (("population", population),
+                                ("next_dataset", result.next_dataset[(first, second)])):
+            lines.append(verdict(estimate.probabilities, first, second, threshold=threshold,
+                                 scope=f"{first} vs {second}, {SCOPE_NAMES[scope]}",
+                                 rope=result.rope, reliable=result.reliable,
+                                 mcse=estimate.mcse))
+    return lines
+
+
+def display_table(result) -> pd.DataFrame:
+    """The pair table with column names that say whose probability each is."""
+    t = result.table
+    shown = pd.DataFrame({"first": t["first"], "second": t["second"],
+                          "delta0": t["delta0_mean"],
+                          "95% HDI": [f"[{a:.4f}, {b:.4f}]" for a, b in
+                                      zip(t["delta0_hdi_low"], t["delta0_hdi_high"])]})
+    for scope in SCOPES:
+        where = f"{SCOPE_NAMES[scope]}: "
+        shown[f"{where}P(first better)"] = t[f"{scope}_p_right"]
+        shown[f"{where}P(equivalent)"] = t[f"{scope}_p_rope"]
+        shown[f"{where}P(second better)"] = t[f"{scope}_p_left"]
+        shown[f"{where}decision"] = t[f"{scope}_decision"]
+    return shown
+
+
+def _ranks(result) -> pd.DataFrame:
+    frame = result.rank_probabilities.copy()
+    frame.columns = [f"P(rank {r})" for r in frame.columns]
+    frame.insert(0, "mean effect", result.population_draws.mean(axis=0))
+    return frame
+
+
+def _description(result) -> str:
+    s = result.settings
+    return (f"Joint hierarchical model of {len(result.algorithms)} algorithms on "
+            f"{s['datasets']} datasets (one posterior, differences first - second, ROPE "
+            f"{result.rope}; prior {s['prior']}; backend {s['backend']}, seed {s['seed']}; "
+            f"posterior median of nu {s['nu_median']:.3g}; {s['seconds']:.1f} s)")
+
+
+def summary(result) -> str:
+    """The fit in text: verdicts, the pair table, the ranks and the sampler's diagnostics."""
+    lines = [] if result.reliable else [
+        "UNRELIABLE: the joint fit failed its sampler diagnostics after its retries; its "
+        "probabilities are not a decision."]
+    lines += [_description(result), *result.verdicts(),
+              text_table(display_table(result), index=False),
+              "Ranks of the population means (mean effect: relative to the mean of all "
+              "algorithms; ties within the ROPE share their ranks):",
+              text_table(_ranks(result)), result.diagnostics.summary()]
+    return "\n".join(lines)
+
+
+def to_dict(result) -> dict:
+    """Every number the summary shows, JSON-ready, each pair's probabilities keyed by the
+    algorithms' names."""
+    pairs = []
+    for _, row in result.table.iterrows():
+        first, second = row["first"], row["second"]
+        entry = {"first": first, "second": second, "reliable": bool(row["reliable"]),
+                 "delta0": {"mean": json_number(row["delta0_mean"]),
+                            "hdi_low": json_number(row["delta0_hdi_low"]),
+                            "hdi_high": json_number(row["delta0_hdi_high"])}}
+        for scope, estimates in (("population", result.population),
+                                 ("next_dataset", result.next_dataset)):
+            estimate = estimates[(first, second)]
+            entry[scope] = verdict_dict(
+                estimate.probabilities, first, second, threshold=result.threshold,
+                scope=f"{first} vs {second}, {SCOPE_NAMES[scope]}", rope=result.rope,
+                reliable=bool(row["reliable"]), mcse=estimate.mcse)
+        pairs.append(entry)
+    d = result.diagnostics
+    return {"method": "joint", "algorithms": list(result.algorithms),
+            "n_datasets": int(result.settings["datasets"]), "rope": rope_dict(result.rope),
+            "threshold": result.threshold, "seed": json_number(result.settings["seed"]),
+            "reliable": result.reliable, "best": best_sentence(result, result.threshold),
+            "pairs": pairs,
+            "p_best": {name: json_number(v) for name, v in result.p_best.items()},
+            "rank_probabilities": {name: [json_number(v) for v in row]
+                                   for name, row in result.rank_probabilities.iterrows()},
+            "diagnostics": {"ok": d.ok, "problems": list(d.problems),
+                            "max_rhat": json_number(d.max_rhat),
+                            "min_ess_bulk": json_number(d.min_ess_bulk),
+                            "min_ess_tail": json_number(d.min_ess_tail),
+                            "divergences": d.divergences},
+            "settings": {k: v for k, v in result.settings.items()
+                         if isinstance(v, (str, int, float, bool, type(None)))}}
+
+
+def report(result):
+    """(title, headline facts, table) of the Markdown, LaTeX and HTML reports."""
+    d = result.diagnostics
+    facts = [_description(result),
+             "ranks: " + ", ".join(f"P({name} best) = {p:.3f}"
+                                   for name, p in result.p_best.sort_values(ascending=False).items()),
+             f"sampler: {d.verdict} (max R-hat {d.max_rhat:.3f}, min ESS "
+             f"{min(d.min_ess_bulk, d.min_ess_tail):.0f}, {d.divergences} divergences)"]
+    title = f"Joint comparison of {len(result.algorithms)} algorithms"
+    if not result.reliable:
+        title += " (UNRELIABLE)"
+        facts.insert(0, "UNRELIABLE: " + "; ".join(d.problems))
+    return title, facts, display_table(result)

@@ -1,0 +1,298 @@
+"""The joint model of K algorithms (bc.compare_many): its coordinates, its likelihood with
+the fold noise integrated out, its invariance to the order of the algorithms, its K = 2
+agreement with bc.hierarchical, and the agreement of its pair table and ranks."""
+from __future__ import annotations
+
+import json
+import warnings
+from itertools import permutations
+
+import numpy as np
+import pandas as pd
+import pytest
+from scipy import integrate, stats
+
+import bayescomp as bc
+from bayescomp.models import joint_program as jp
+from bayescomp.models.joint import rank_probabilities
+from bayescomp.rope import Rope
+
+
+def _scores(k: int, n_datasets: int, seed: int, n_scores: int = 20, rho: float = 0.1) -> bc.Scores:
+    rng = np.random.default_rng(seed)
+    arrays = {}
+    for i in range(n_datasets):
+        base = rng.normal(0.8, 0.05)
+        shared = rng.normal(0, 0.02, n_scores)
+        arrays[f"d{i}"] = np.array([base + 0.01 * a + shared + rng.normal(0, 0.02, n_scores)
+                                    for a in range(k)])
+    names = [f"a{a}" for a in range(k)]
+    return bc.from_arrays({name: np.array([arrays[f"d{i}"][a] for i in range(n_datasets)])
+                           for a, name in enumerate(names)},
+                          datasets=[f"d{i}" for i in range(n_datasets)], rho=rho)
+
+
+def test_contrast_basis_is_scaled_helmert():
+    for k in (2, 3, 5):
+        G = jp.contrast_basis(k)
+        assert np.allclose(G.T @ G, 2 * np.eye(k - 1))
+        assert np.allclose(G.T @ np.ones(k), 0)
+    assert np.allclose(jp.contrast_basis(2), [[1.0], [-1.0]])
+    # every pair's difference is g_ab . z with z = G'y
+    pairs, vectors = jp.pair_vectors(4)
+    y = np.array([0.3, 0.1, 0.7, 0.2])
+    z = jp.contrast_basis(4).T @ y
+    for (a, b), g in zip(pairs, vectors):
+        assert g @ z == pytest.approx(y[a] - y[b])
+
+
+@pytest.mark.parametrize("d", [1, 2, 3])
+def test_log_likelihood_is_scipys_multivariate_t(d):
+    rng = np.random.default_rng(d)
+    root = rng.normal(size=(d, d))
+    psi = root @ root.T + d * np.eye(d)
+    m, delta = rng.normal(size=d), rng.normal(size=d)
+    for dof in (3.0, 17.0, 96.0):
+        expected = stats.multivariate_t(loc=delta, shape=psi, df=dof).logpdf(m)
+        assert jp.log_likelihood(m, psi, dof, delta) == pytest.approx(expected, rel=1e-10)
+
+
+def test_sigma_integrated_likelihood_at_k2_is_the_numerical_integral():
+    """At d = 1 the Student-t of m_i given delta_i (Sigma_i integrated out) is, up to a
+    constant, the integral over sigma of the raw differences' compound-symmetric normal
+    density times sigma's prior: uniform with the soft floor exp(-(n - 1) floor^2 / (2
+    sigma^2))."""
+    scores = _scores(2, 3, seed=4, n_scores=12, rho=0.2)
+    data, scale = jp.prepare(scores, bc.PRIORS["paper"])
+    x = scores.datasets[0].values[0] - scores.datasets[0].values[1]
+    n, rho = x.size, 0.2
+    floor = data["floor_sd"][0] * scale
+    correlation = (1 - rho) * np.eye(n) + rho * np.ones((n, n))
+
+    def integral(delta):
+        def integrand(sigma):
+            return (stats.multivariate_normal(np.full(n, delta), sigma ** 2 * correlation).pdf(x)
+                    * np.exp(-(n - 1) * floor ** 2 / (2 * sigma ** 2)))
+        return np.log(integrate.quad(integrand, 1e-4, 1.0, points=[x.std()], limit=200,
+                                     epsabs=0, epsrel=1e-11)[0])
+
+    psi = data["noise_scale"][0] * scale ** 2
+    deltas = [x.mean(), x.mean() + 0.01, x.mean() - 0.03]
+    numeric = [integral(v) for v in deltas]
+    closed = [jp.log_likelihood([x.mean()], psi, data["noise_dof"][0], [v]) for v in deltas]
+    for k in (1, 2):
+        assert closed[k] - closed[0] == pytest.approx(numeric[k] - numeric[0], abs=1e-7)
+
+
+def test_prepared_data_rotate_with_the_order_of_the_algorithms():
+    """Permuting the algorithms changes every contrast by one orthogonal matrix R = G'PG/2:
+    the means by R, the noise scales by R . R', the bounds and the scale not at all; so the
+    program's log density (whose priors are orthogonally invariant) is unchanged."""
+    scores = _scores(4, 5, seed=2)
+    base, scale = jp.prepare(scores, bc.PRIORS["paper"])
+    G = jp.contrast_basis(4)
+    for order in list(permutations(range(4)))[1::7]:
+        permuted = scores.subset(algorithms=[scores.algorithms[a] for a in order])
+        data, permuted_scale = jp.prepare(permuted, bc.PRIORS["paper"])
+        P = np.eye(4)[list(order)]
+        R = G.T @ P @ G / 2
+        assert np.allclose(R @ R.T, np.eye(3))
+        assert permuted_scale == pytest.approx(scale)
+        assert data["sigma0_upper"] == pytest.approx(base["sigma0_upper"])
+        assert np.allclose(data["mean_contrast"], base["mean_contrast"] @ R.T)
+        assert np.allclose(data["noise_scale"], R @ base["noise_scale"] @ R.T)
+        # the likelihood of the same effects, rotated, is the same
+        delta = np.random.default_rng(0).normal(size=(5, 3))
+        assert np.allclose(
+            jp.log_likelihood(data["mean_contrast"], data["noise_scale"], data["noise_dof"],
+                              delta @ R.T),
+            jp.log_likelihood(base["mean_contrast"], base["noise_scale"], base["noise_dof"],
+                              delta))
+
+
+def test_rank_probabilities_share_places_within_the_rope():
+    rope = Rope(-0.01, 0.01)
+    effects = np.array([[0.05, 0.045, -0.095],     # a, b tie (0.005 apart), c last
+                        [0.05, 0.0, -0.05],        # strict order a, b, c
+                        [-0.05, 0.0, 0.05]])       # c, b, a
+    ranks = rank_probabilities(effects, rope, ["a", "b", "c"])
+    assert np.allclose(ranks.sum(axis=0), 1) and np.allclose(ranks.sum(axis=1), 1)
+    assert ranks.loc["a", 1] == pytest.approx((0.5 + 1 + 0) / 3)
+    assert ranks.loc["b", 1] == pytest.approx(0.5 / 3)
+    assert ranks.loc["c", 3] == pytest.approx(2 / 3)
+
+
+def test_fewer_splits_than_algorithms_is_refused():
+    with pytest.raises(ValueError, match="more splits than algorithms"):
+        jp.prepare(_scores(4, 3, seed=1, n_scores=4), bc.PRIORS["paper"])
+
+
+@pytest.fixture(scope="module")
+def three_algorithms(stan_backend):
+    scores = _scores(3, 6, seed=7)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return bc.compare_many(scores, seed=3, backend=stan_backend, iter_warmup=500,
+                               iter_sampling=500)
+
+
+@pytest.mark.stan
+def test_pair_table_and_ranks_come_from_the_same_draws(three_algorithms):
+    result = three_algorithms
+    frame = result.to_frame()
+    assert list(frame.columns) == [
+        "first", "second", "delta0_mean", "delta0_hdi_low", "delta0_hdi_high",
+        "population_p_left", "population_p_rope", "population_p_right", "population_decision",
+        "next_dataset_p_left", "next_dataset_p_rope", "next_dataset_p_right",
+        "next_dataset_decision", "reliable"]
+    assert [tuple(r) for r in frame[["first", "second"]].values] == [
+        ("a0", "a1"), ("a0", "a2"), ("a1", "a2")]
+    draws = result.population_draws
+    assert draws.shape[1] == 3 and np.allclose(draws.sum(axis=1), 0, atol=1e-12)
+    names = list(result.algorithms)
+    for _, row in frame.iterrows():
+        difference = draws[:, names.index(row["first"])] - draws[:, names.index(row["second"])]
+        assert np.allclose(result.rope.shares(difference),
+                           row[["population_p_left", "population_p_rope", "population_p_right"]]
+                           .astype(float))
+        assert row["delta0_mean"] == pytest.approx(difference.mean())
+    assert result.p_best.sum() == pytest.approx(1)
+    assert np.allclose(result.rank_probabilities.sum(axis=0), 1)
+    assert np.allclose(result.rank_probabilities.sum(axis=1), 1)
+    # P(a best) is at most P(a better than b, or tied with it) for every other b
+    better = result.probability_matrix("better") + result.probability_matrix("rope")
+    for a in names:
+        for b in names:
+            if a != b:
+                assert result.p_best[a] <= better.loc[a, b] + 1e-9
+    assert set(result.datasets.columns) >= {"dataset", "first", "second", "delta_mean",
+                                            "delta_hdi_low", "delta_hdi_high", "p_left",
+                                            "p_rope", "p_right"}
+    assert len(result.datasets) == 6 * 3
+    json.dumps(result.to_dict())
+    assert "Joint comparison" in result.to_markdown()
+    assert "a0 vs a1" in result.summary()
+    assert "tabular" in result.to_latex()
+
+
+def _k2_agreement(scores, first, second, backend, seed=5):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        joint = bc.compare_many(scores, [first, second], seed=seed, backend=backend)
+        pair = bc.hierarchical(scores, first, second, seed=seed, backend=backend,
+                               baselines=False)
+    row = joint.to_frame().iloc[0]
+    joint_p = row[["population_p_left", "population_p_rope", "population_p_right"]].astype(float)
+    estimate = joint.population[(first, second)]
+    tolerance = np.maximum(0.03, 3 * np.hypot(estimate.mcse, pair.population.mcse))
+    assert np.all(np.abs(joint_p.values - pair.population.probabilities) <= tolerance), \
+        (joint_p.values, pair.population.probabilities)
+    # at K = 2, P(first ranked first) = P(first better) + P(equivalent) / 2
+    assert joint.p_best[first] == pytest.approx(row["population_p_right"]
+                                                + row["population_p_rope"] / 2)
+    return joint, pair
+
+
+@pytest.mark.stan
+@pytest.mark.slow
+def test_k2_is_the_papers_model_on_the_builtin_example(stan_backend):
+    scores = bc.datasets.load_classifiers()
+    _k2_agreement(scores, "forest", "tree", stan_backend)
+
+
+@pytest.mark.stan
+@pytest.mark.slow
+def test_k2_is_the_papers_model_on_a_near_identical_pair(stan_backend):
+    scores = bc.simulate.near_identical_collection(12, seed=3).scores
+    _k2_agreement(scores, *scores.algorithms[:2], stan_backend)
+
+
+@pytest.mark.stan
+def test_command_line_joint(stan_backend, tmp_path, monkeypatch, capsys):
+    """``bayescomp joint`` prints the summary and writes the JSON envelope and the report,
+    with the numbers of bc.compare_many called directly with the same options."""
+    from bayescomp.cli import main as cli
+
+    monkeypatch.chdir(tmp_path)
+    csv = tmp_path / "scores.csv"
+    bc.datasets.load_classifiers(as_frame=True).to_csv(csv, index=False)
+    options = ["--seed", "3", "--backend", stan_backend, "--chains", "2", "--iter-warmup",
+               "300", "--iter-sampling", "300", "--algorithms", "forest,tree,logistic"]
+    code = cli.main(["joint", str(csv), *options, "--out", str(tmp_path / "out"),
+                     "--json", str(tmp_path / "joint.json")])
+    payload = json.loads((tmp_path / "joint.json").read_text())
+    assert code == (0 if payload["reliable"] else 1), capsys.readouterr().err
+    assert payload["command"] == "joint" and payload["algorithms"] == ["forest", "tree", "logistic"]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        direct = bc.compare_many(bc.read_csv(csv), ["forest", "tree", "logistic"], seed=3,
+                                 backend=stan_backend, chains=2, iter_warmup=300,
+                                 iter_sampling=300)
+    assert [p["first"] + "-" + p["second"] for p in payload["pairs"]] == [
+        "forest-tree", "forest-logistic", "tree-logistic"]
+    first = payload["pairs"][0]["population"]["probabilities"]
+    assert first["forest better"] == pytest.approx(direct.table["population_p_right"][0])
+    assert payload["p_best"]["forest"] == pytest.approx(direct.p_best["forest"])
+    assert (tmp_path / "out" / "report.md").read_text().startswith("### Joint comparison")
+    assert "forest vs tree, population (delta0)" in capsys.readouterr().out
+
+
+@pytest.mark.stan
+def test_program_log_density_is_the_models(pystan_backend):
+    """log p(data, theta) of stan/joint.stan at several points, differenced (Stan drops
+    constants), against scipy: the Gamma densities of kappa_i and lambda_i on the log scale
+    (as z-scores of their priors' moments), the Bartlett factor's chi and normal densities,
+    the prior of log(nu - 1) (bayescomp.models.nu_prior), and the means' normal densities
+    with delta0 integrated out (a Gaussian integral: the densities at the weighted centre
+    times (2 pi)^(d/2) |precision|^(-1/2))."""
+    import stan
+    from scipy import special
+
+    from bayescomp import sampling
+    from bayescomp.models import nu_prior
+
+    scores = _scores(3, 5, seed=9, n_scores=15)
+    data, _ = jp.prepare(scores, bc.PRIORS["paper"])
+    program_data = jp.stan_data(data)
+    _, code = sampling.program_code("joint")
+    sampling.engine("pystan").compile("joint", code, route="public")
+    model = stan.build(code, data=sampling._to_stan_data(program_data), random_seed=1)
+    d, q = 2, 5
+    m, psi, dof = data["mean_contrast"], data["noise_scale"], data["noise_dof"]
+
+    def log_z_density(z, a):
+        # log(x) = digamma(a) - log(a) + sqrt(trigamma(a)) z, x ~ Gamma(a, rate a)
+        scale = np.sqrt(special.polygamma(1, a))
+        log_x = special.digamma(a) - np.log(a) + scale * z
+        return np.sum(stats.gamma.logpdf(np.exp(log_x), a, scale=1 / a) + log_x + np.log(scale)), log_x
+
+    def scipy_log_density(sigma0, diagonal, lower, u, kappa_z, lambda_z):
+        shape = np.diag(diagonal)
+        shape[1, 0] = lower[0]
+        B = sigma0 * np.sqrt(d / np.sum(shape ** 2)) * shape
+        nu = 1 + np.exp(u)
+        total = (np.sum(stats.chi.logpdf(diagonal, [3, 2])) + np.sum(stats.norm.logpdf(lower))
+                 + nu_prior.log_density(np.array([u]))[0][0])
+        kappa_part, log_kappa = log_z_density(np.asarray(kappa_z), dof / 2)
+        lambda_part, log_lambda = log_z_density(np.asarray(lambda_z), nu / 2)
+        total += kappa_part + lambda_part
+        T = psi / np.exp(log_kappa)[:, None, None] + (B @ B.T) / np.exp(log_lambda)[:, None, None]
+        precision = np.linalg.inv(T)
+        total_precision = precision.sum(axis=0)
+        centre = np.linalg.solve(total_precision, np.einsum("nij,nj->i", precision, m))
+        total += sum(stats.multivariate_normal(centre, T[i]).logpdf(m[i]) for i in range(q))
+        return total + d / 2 * np.log(2 * np.pi) - 0.5 * np.linalg.slogdet(total_precision)[1]
+
+    rng = np.random.default_rng(2)
+    points = [(0.5, [1.2, 0.8], [0.3], 1.5, rng.normal(size=q), rng.normal(size=q)),
+              (0.2, [0.7, 1.4], [-0.5], 0.2, rng.normal(size=q), rng.normal(size=q)),
+              (1.5, [2.0, 0.3], [1.1], 3.0, rng.normal(size=q), rng.normal(size=q)),
+              (0.05, [1.0, 1.0], [0.0], -1.0, rng.normal(size=q), rng.normal(size=q))]
+    stan_lp = [model.log_prob(model.unconstrain_pars(dict(
+        sigma0=p[0], shape_diagonal=p[1], shape_lower=p[2], log_nu_minus_one=p[3],
+        kappa_z=list(p[4]), lambda_z=list(p[5]))), adjust_transform=False) for p in points]
+    expected = [scipy_log_density(*p) for p in points]
+    for k in range(1, len(points)):
+        # the prior of nu is interpolated (cubic Hermite, error ~1e-6), the moments of
+        # log(kappa) (a = 6) and log(lambda) are exact forms or Stirling's series (1e-10)
+        assert stan_lp[k] - stan_lp[0] == pytest.approx(expected[k] - expected[0], abs=1e-5)
