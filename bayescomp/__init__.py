@@ -38,8 +38,6 @@ _LAZY = {
     **{name: ".models.hierarchical" for name in ("PRIORS", "HierarchicalPrior", "HierarchicalResult",
                                           "hierarchical")},
     **{name: ".models.ranking" for name in ("RankingResult", "rank_algorithms")},
-    "compare_many": ".models.joint",
-    "JointResult": ".models.joint_result",
     **{name: ".models.sensitivity_analysis" for name in ("SensitivityResult", "sensitivity")},
 }
 # Modules kept as attributes of the package under their earlier flat names: name -> module.
@@ -91,5 +89,4 @@ __all__ = [
     "from_cross_validate", "from_cv_results", "from_long", "from_wide", "read_csv",
     "rho_from_cv", "rho_from_split",
     "RankingResult", "rank_algorithms", "SensitivityResult", "sensitivity",
-    "compare_many", "JointResult",
 ]

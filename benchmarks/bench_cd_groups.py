@@ -6,15 +6,15 @@ Run from the repository root::
     python benchmarks/bench_cd_groups.py --quick         # 5 per scenario, a smoke test
     python benchmarks/bench_cd_groups.py --only close --sims 20
 
-It needs ``bc.compare_many`` (the joint hierarchical model of K algorithms) and stops with a
-message when the installed bayescomp has none.
+It needs ``bayescomp.models.joint.compare_many`` (the joint hierarchical model of K algorithms,
+not public yet: issue 31).
 
 Issue 31 promises that the groups of :func:`bayescomp.plots.plot_bayesian_cd` (the maximal
 cliques of pairs with P(equivalent) >= 0.95, :func:`bayescomp.plots.equivalence_groups`)
 are "recovered in at least 95% of simulations at the default ROPE, and no group joins two
 algorithms whose true gap exceeds twice the ROPE". Each simulation draws a collection of K
 algorithms whose population means are planted in groups (equal means within a group), fits
-it with ``bc.compare_many`` at the default ROPE (0.01) and reads the groups from the pair
+it with ``bayescomp.models.joint.compare_many`` at the default ROPE (0.01) and reads the groups from the pair
 table's population probabilities.
 
 The collections follow the pairwise model's likelihood, with
@@ -40,7 +40,6 @@ from __future__ import annotations
 
 import argparse
 import itertools
-import sys
 import time
 import warnings
 from pathlib import Path
@@ -50,6 +49,7 @@ import pandas as pd
 
 import bayescomp as bc
 from bayescomp.decisions import THRESHOLD
+from bayescomp.models.joint import compare_many
 from bayescomp.validation.simulate import compound_symmetric, draw_deltas
 
 RESULTS = Path(__file__).resolve().parent / "results"
@@ -93,7 +93,7 @@ def one_simulation(name: str, means, seed: int, args) -> dict:
     start = time.perf_counter()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        result = bc.compare_many(scores, rope=ROPE, seed=seed)
+        result = compare_many(scores, rope=ROPE, seed=seed)
     seconds = time.perf_counter() - start
     table = result.to_frame()
     names = list(result.algorithms)
@@ -134,9 +134,6 @@ def main(argv=None) -> pd.DataFrame:
                         help="write each scenario's first diagram")
     parser.add_argument("--out", default=str(RESULTS / "cd_groups.md"))
     args = parser.parse_args(argv)
-    if not hasattr(bc, "compare_many"):
-        sys.exit("bench_cd_groups.py needs bc.compare_many (the joint hierarchical model of K "
-                 "algorithms), which this bayescomp does not have: run it on a branch that has it.")
     sims = 5 if args.quick else args.sims
     rows = []
     for name, means in SCENARIOS.items():

@@ -1,4 +1,4 @@
-"""The joint model of K algorithms (bc.compare_many): its coordinates, its likelihood with
+"""The joint model of K algorithms (bayescomp.models.joint.compare_many, not public yet: issue 31): its coordinates, its likelihood with
 the fold noise integrated out, its invariance to the order of the algorithms, its K = 2
 agreement with bc.hierarchical, and the agreement of its pair table and ranks."""
 from __future__ import annotations
@@ -14,7 +14,7 @@ from scipy import integrate, stats
 
 import bayescomp as bc
 from bayescomp.models import joint_program as jp
-from bayescomp.models.joint import rank_probabilities
+from bayescomp.models.joint import compare_many, rank_probabilities
 from bayescomp.rope import Rope
 
 
@@ -132,7 +132,7 @@ def three_algorithms(stan_backend):
     scores = _scores(3, 6, seed=7)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        return bc.compare_many(scores, seed=3, backend=stan_backend, iter_warmup=500,
+        return compare_many(scores, seed=3, backend=stan_backend, iter_warmup=500,
                                iter_sampling=500)
 
 
@@ -178,7 +178,7 @@ def test_pair_table_and_ranks_come_from_the_same_draws(three_algorithms):
 def _k2_agreement(scores, first, second, backend, seed=5):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        joint = bc.compare_many(scores, [first, second], seed=seed, backend=backend)
+        joint = compare_many(scores, [first, second], seed=seed, backend=backend)
         pair = bc.hierarchical(scores, first, second, seed=seed, backend=backend,
                                baselines=False)
     row = joint.to_frame().iloc[0]
@@ -205,36 +205,6 @@ def test_k2_is_the_papers_model_on_the_builtin_example(stan_backend):
 def test_k2_is_the_papers_model_on_a_near_identical_pair(stan_backend):
     scores = bc.simulate.near_identical_collection(12, seed=3).scores
     _k2_agreement(scores, *scores.algorithms[:2], stan_backend)
-
-
-@pytest.mark.stan
-def test_command_line_joint(stan_backend, tmp_path, monkeypatch, capsys):
-    """``bayescomp joint`` prints the summary and writes the JSON envelope and the report,
-    with the numbers of bc.compare_many called directly with the same options."""
-    from bayescomp.cli import main as cli
-
-    monkeypatch.chdir(tmp_path)
-    csv = tmp_path / "scores.csv"
-    bc.datasets.load_classifiers(as_frame=True).to_csv(csv, index=False)
-    options = ["--seed", "3", "--backend", stan_backend, "--chains", "2", "--iter-warmup",
-               "300", "--iter-sampling", "300", "--algorithms", "forest,tree,logistic"]
-    code = cli.main(["joint", str(csv), *options, "--out", str(tmp_path / "out"),
-                     "--json", str(tmp_path / "joint.json")])
-    payload = json.loads((tmp_path / "joint.json").read_text())
-    assert code == (0 if payload["reliable"] else 1), capsys.readouterr().err
-    assert payload["command"] == "joint" and payload["algorithms"] == ["forest", "tree", "logistic"]
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        direct = bc.compare_many(bc.read_csv(csv), ["forest", "tree", "logistic"], seed=3,
-                                 backend=stan_backend, chains=2, iter_warmup=300,
-                                 iter_sampling=300)
-    assert [p["first"] + "-" + p["second"] for p in payload["pairs"]] == [
-        "forest-tree", "forest-logistic", "tree-logistic"]
-    first = payload["pairs"][0]["population"]["probabilities"]
-    assert first["forest better"] == pytest.approx(direct.table["population_p_right"][0])
-    assert payload["p_best"]["forest"] == pytest.approx(direct.p_best["forest"])
-    assert (tmp_path / "out" / "report.md").read_text().startswith("### Joint comparison")
-    assert "forest vs tree, population (delta0)" in capsys.readouterr().out
 
 
 @pytest.mark.stan

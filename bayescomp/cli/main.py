@@ -203,8 +203,6 @@ def build_parser() -> argparse.ArgumentParser:
     pairs.set_defaults(handler=run_all_pairs, no_stan=False)
     from bayescomp.cli import rank as cli_rank  # `bayescomp rank`: the Plackett-Luce ranking, in its own module
     cli_rank.add_parser(commands)
-    from bayescomp.cli import joint as cli_joint  # `bayescomp joint`: one joint model of every algorithm
-    cli_joint.add_parser(commands)
     from bayescomp.cli import cache as cli_cache  # `bayescomp cache`: the compiled programs' cache, in its own module
     cli_cache.add_parser(commands)
     return parser

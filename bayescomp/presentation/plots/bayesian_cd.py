@@ -1,6 +1,6 @@
 """A Bayesian critical-difference diagram of K algorithms, in the units of the scores: the
 sibling of Demšar's diagram (:mod:`~bayescomp.presentation.plots.critical_difference`) for
-the joint hierarchical model (``bc.compare_many``).
+the joint hierarchical model (``bayescomp.models.joint.compare_many``).
 
 Where Demšar's diagram places the algorithms by average rank and joins those a Nemenyi test
 cannot tell apart, this one places them by their population mean score relative to the
@@ -265,7 +265,7 @@ def plot_bayesian_cd(result: JointLike, ax: Axes | None = None, threshold: float
     Parameters
     ----------
     result : JointLike
-        ``bc.compare_many``'s result, or any object with its ``algorithms``, ``rope``,
+        ``bayescomp.models.joint.compare_many``'s result, or any object with its ``algorithms``, ``rope``,
         ``population_draws`` (draws x K), ``reliable`` and ``to_frame()`` (one row per pair
         with ``first``, ``second``, ``<scope>_p_left / _p_rope / _p_right``, ``reliable``).
     ax : matplotlib.axes.Axes, optional

@@ -49,7 +49,7 @@ class FriedmanLike(Protocol):
 
 class JointLike(Protocol):
     """Read by :func:`~bayescomp.presentation.plots.plot_bayesian_cd` (the result of
-    ``bc.compare_many``, the joint hierarchical model of K algorithms, has it)."""
+    ``bayescomp.models.joint.compare_many``, the joint hierarchical model of K algorithms, has it)."""
 
     algorithms: tuple
     rope: Rope
