@@ -72,19 +72,7 @@
 // 9. Rounding: exp(L) - 1 - L is taken as expm1(L) - L, which loses about 1e-16 |L|,
 //    negligible even times nu / 2 = 1e20.
 functions {
-  // mean and standard deviation of log(lambda), lambda ~ Gamma(a, a), and the constant
-  // a log(a) - a - lgamma(a) of its log density; Stirling's series where a > 10 (device 6)
-  vector log_gamma_moments(real a) {
-    if (a > 10) {
-      real inv = 1 / a;
-      real inv2 = square(inv);
-      return [-inv * (0.5 + inv * (1.0 / 12 - inv2 * (1.0 / 120 - inv2 / 252))),
-              sqrt(trigamma(a)),
-              0.5 * log(a) - 0.5 * log(2 * pi())
-                - inv * (1.0 / 12 - inv2 * (1.0 / 360 - inv2 / 1260))]';
-    }
-    return [digamma(a) - log(a), sqrt(trigamma(a)), a * log(a) - a - lgamma(a)]';
-  }
+#include scale_mixture.stanfunctions
 
   // Given each mean's variance T_i, delta0 ~ U(-bound, bound) has the posterior
   // N(centre, 1 / sum(1 / T)) truncated to the bound: [centre, sd, log of the integral of
@@ -105,34 +93,6 @@ functions {
     return [centre, sd,
             -0.5 * (sum(log(variance)) + log(precision))
             - 0.5 * (dot_product(weight, deviation2) - precision * square(shift)) + inside]';
-  }
-
-  // A function tabulated with its derivative on a uniform grid, by cubic Hermite interpolation;
-  // linear beyond the grid. The cell is found by bisection: a parameter cannot become an index.
-  real tabulated(real u, real start, real step, vector value, vector slope) {
-    int size = num_elements(value);
-    real end = start + (size - 1) * step;
-    if (u <= start) {
-      return value[1] + slope[1] * (u - start);
-    }
-    if (u >= end) {
-      return value[size] + slope[size] * (u - end);
-    }
-    int low = 1;
-    int high = size;
-    while (high - low > 1) {
-      int middle = (low + high) %/% 2;
-      if (u < start + (middle - 1) * step) {
-        high = middle;
-      } else {
-        low = middle;
-      }
-    }
-    real t = (u - (start + (low - 1) * step)) / step;
-    real t2 = square(t);
-    real t3 = t2 * t;
-    return (2 * t3 - 3 * t2 + 1) * value[low] + (t3 - 2 * t2 + t) * step * slope[low]
-           + (3 * t2 - 2 * t3) * value[high] + (t3 - t2) * step * slope[high];
   }
 }
 data {

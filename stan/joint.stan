@@ -51,53 +51,17 @@
 // 5. log(kappa_i) and log(lambda_ik) as z-scores of their priors: log(lambda) = c(nu) +
 //    s(nu) z with c and s the mean and standard deviation of log(lambda) under
 //    Gamma(nu / 2, nu / 2) (Stirling's series above nu / 2 = 10, as stan/hierarchical.stan's
-//    device 6, whose function log_gamma_moments is copied here); the log density adds
+//    device 6; the function log_gamma_moments of stan/scale_mixture.stanfunctions); the log density adds
 //    log(s), the Jacobian. Exact whatever c and s are.
 // 6. The prior of log(nu - 1) with alpha and beta integrated out, tabulated by the caller
 //    (bayescomp.models.nu_prior) and interpolated as stan/hierarchical.stan's device 8 (the
-//    function tabulated is that program's, copied).
+//    function tabulated of stan/scale_mixture.stanfunctions).
 // 7. W by its Bartlett factor A (lower triangular, A_kk^2 ~ chi^2(d + 2 - k), A_kl ~ N(0, 1)
 //    below the diagonal): W = A A' ~ Wishart(d + 1, I), an orthogonally invariant law, so
 //    Omega0's is too; B = sigma0 sqrt(d / tr(W)) A is Sigma0's Cholesky factor. Exact. The
 //    scale of A cancels in Omega0; it is sampled from its prior.
 functions {
-  vector log_gamma_moments(real a) {
-    if (a > 10) {
-      real inv = 1 / a;
-      real inv2 = square(inv);
-      return [-inv * (0.5 + inv * (1.0 / 12 - inv2 * (1.0 / 120 - inv2 / 252))),
-              sqrt(trigamma(a)),
-              0.5 * log(a) - 0.5 * log(2 * pi())
-                - inv * (1.0 / 12 - inv2 * (1.0 / 360 - inv2 / 1260))]';
-    }
-    return [digamma(a) - log(a), sqrt(trigamma(a)), a * log(a) - a - lgamma(a)]';
-  }
-
-  real tabulated(real u, real start, real step, vector value, vector slope) {
-    int size = num_elements(value);
-    real end = start + (size - 1) * step;
-    if (u <= start) {
-      return value[1] + slope[1] * (u - start);
-    }
-    if (u >= end) {
-      return value[size] + slope[size] * (u - end);
-    }
-    int low = 1;
-    int high = size;
-    while (high - low > 1) {
-      int middle = (low + high) %/% 2;
-      if (u < start + (middle - 1) * step) {
-        high = middle;
-      } else {
-        low = middle;
-      }
-    }
-    real t = (u - (start + (low - 1) * step)) / step;
-    real t2 = square(t);
-    real t3 = t2 * t;
-    return (2 * t3 - 3 * t2 + 1) * value[low] + (t3 - 2 * t2 + t) * step * slope[low]
-           + (3 * t2 - 2 * t3) * value[high] + (t3 - t2) * step * slope[high];
-  }
+#include scale_mixture.stanfunctions
 }
 data {
   int<lower=1> n_datasets;                       // N
