@@ -69,6 +69,16 @@ def decide(probabilities: ArrayLike, threshold: float = THRESHOLD,
     return labels[reached[0]] if reached.size else "undecided"
 
 
+def decide_modes(mode_probabilities: Sequence[ArrayLike], mode_mcse: Sequence[ArrayLike],
+                 threshold: float = THRESHOLD, labels: Sequence[str] = REGIONS) -> str:
+    """The decision every mode makes (each by :func:`decide` with its own Monte Carlo
+    errors), else :data:`MODES_DISAGREE`: a mixture's probability of a region lies between
+    its modes', so when every mode decides the same, so does every mixture of them."""
+    decided = {decide(p, threshold, labels=labels, mcse=e)
+               for p, e in zip(mode_probabilities, mode_mcse)}
+    return decided.pop() if len(decided) == 1 else MODES_DISAGREE
+
+
 def too_close(probabilities: ArrayLike, threshold: float, mcse: ArrayLike | None) -> bool:
     """Whether a region's probability lies within :data:`MC_MARGIN` Monte Carlo standard
     errors of ``threshold``: the draws cannot tell on which side it is."""

@@ -150,3 +150,18 @@ def test_exported_names_are_the_function_and_class():
 
     assert bc.sensitivity is module.sensitivity and callable(bc.sensitivity)
     assert bc.SensitivityResult is SensitivityResult
+
+
+@pytest.mark.stan
+def test_a_fit_in_modes_decides_as_the_fit_does(stan_backend):
+    """Where the chains sit in modes (a near-identical pair, whose posterior has two), a row
+    decides by the fit's own rule, every mode from its own chains: at the fit's ROPE the rows
+    say what bc.hierarchical says (they used the pooled chains' errors before)."""
+    made = bc.simulate.near_identical_collection(54, seed=2)
+    analysis = sensitivity(made.scores, "a", "b", ropes=(0.01, 0.001), priors=["paper"], seed=1,
+                           backend=stan_backend)
+    fit = analysis.fits["paper"]
+    assert fit.modes, "the fit should sit in modes: the test is of that path"
+    rows = analysis.table.set_index(["rope", "quantity"])["decision"]
+    assert rows[(0.01, "delta0")] == fit.population.decision()
+    assert rows[(0.01, "next")] == fit.next_dataset.decision()

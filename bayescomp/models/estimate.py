@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from bayescomp.decisions import MODES_DISAGREE, THRESHOLD, UNRELIABLE, decide, too_close
+from bayescomp.decisions import THRESHOLD, UNRELIABLE, decide, decide_modes, too_close
 
 
 @dataclass(frozen=True)
@@ -59,9 +59,7 @@ class Estimate:
         if not self.reliable:
             return UNRELIABLE
         if self.mode_probabilities:
-            decided = {decide(p, threshold, labels=self.labels, mcse=e)
-                       for p, e in zip(self.mode_probabilities, self.mode_mcse)}
-            return decided.pop() if len(decided) == 1 else MODES_DISAGREE
+            return decide_modes(self.mode_probabilities, self.mode_mcse, threshold, self.labels)
         return decide(self.probabilities, threshold, labels=self.labels, mcse=self.mcse)
 
     def too_close(self, threshold: float = THRESHOLD) -> bool:

@@ -21,7 +21,7 @@ import pandas as pd
 from scipy import stats
 
 from bayescomp.data.scores import Scores
-from bayescomp.decisions import THRESHOLD, decide
+from bayescomp.decisions import THRESHOLD, decide, decide_modes
 from bayescomp.reportable import Reportable
 from bayescomp.models.modes import probability_mcse
 from bayescomp.rope import Rope, region_labels
@@ -233,15 +233,28 @@ def sensitivity(scores: Scores, first: str, second: str, *,
         shape = (posterior.sizes["chain"], posterior.sizes["draw"], 3)
         for rope in ropes:
             masses = next_dataset_masses(posterior, rope)
-            # Monte Carlo errors from the chains as sampled, as the fit's own decisions use
-            for quantity, p, mcse in (
-                    ("delta0", rope.shares(delta0),
-                     probability_mcse(rope.indicators(posterior["delta0"].values))),
-                    ("next", masses[order].mean(axis=0), probability_mcse(masses.reshape(shape)))):
+            # per draw, chain by chain: the region delta0 is in, the next dataset's masses
+            for quantity, p, per_draw in (
+                    ("delta0", rope.shares(delta0), rope.indicators(posterior["delta0"].values)),
+                    ("next", masses[order].mean(axis=0), masses.reshape(shape))):
                 rows.append(dict(
                     prior=name, rope=(rope.high - rope.low) / 2, rope_low=rope.low + 0.0,  # not -0
                     rope_high=rope.high, quantity=quantity, p_left=p[0], p_rope=p[1],
                     p_right=p[2], reliable=fit.reliable,
-                    decision=decide(p, threshold, labels, mcse=mcse) if fit.reliable
-                    else fit.UNRELIABLE))
+                    decision=_decision(fit, p, per_draw, threshold, labels)))
     return SensitivityResult(first, second, pd.DataFrame(rows), fits, threshold, int(seed))
+
+
+def _decision(fit, probabilities, per_draw: np.ndarray, threshold: float, labels) -> str:
+    """The fit's own rule (:meth:`~bayescomp.models.estimate.Estimate.decision`) applied to
+    the probabilities at another ROPE: with a margin of two Monte Carlo errors from the
+    chains as sampled (``per_draw``: chain, draw, 3), and where the chains sit in modes, the
+    decision every mode makes from its own chains (so that at the fit's ROPE a row says what
+    the fit says)."""
+    if not fit.reliable:
+        return fit.UNRELIABLE
+    if fit.modes:
+        chains = [list(mode.chains) for mode in fit.modes]
+        return decide_modes([per_draw[c].reshape(-1, 3).mean(axis=0) for c in chains],
+                            [probability_mcse(per_draw[c]) for c in chains], threshold, labels)
+    return decide(probabilities, threshold, labels, mcse=probability_mcse(per_draw))
