@@ -36,6 +36,7 @@ from bayescomp.decisions import THRESHOLD
 from bayescomp.models.diagnostics import diagnose, warn_if_problems
 from bayescomp.models.estimate import Estimate
 from bayescomp.models.hierarchical import PRIORS, HierarchicalPrior
+from bayescomp.models.hierarchical_result import region_summary
 from bayescomp.models.hierarchical_runs import region_estimates, safer_run, struggles
 from bayescomp.models.joint_program import (PROGRAM, algorithm_effects, draw_delta,
                                             initial_values, pair_vectors, prepare, stan_data)
@@ -96,13 +97,6 @@ def _idata(fit, data: dict, scale: float, datasets, pairs: list[str],
         B=xr.DataArray(B * scale, dims=("chain", "draw", "row", "column"), coords=coords))
     return az.InferenceData(posterior=xr.Dataset(variables, attrs=post.attrs),
                             sample_stats=fit.sample_stats)
-
-
-def _summary(draws, rope: Rope) -> dict:
-    low, high = az.hdi(np.asarray(draws).reshape(-1), hdi_prob=0.95)
-    left, inside, right = rope.shares(draws)
-    return dict(mean=float(np.mean(draws)), sd=float(np.std(draws, ddof=1)), hdi_low=float(low),
-                hdi_high=float(high), p_left=left, p_rope=inside, p_right=right)
 
 
 def _check_algorithms(scores: Scores, algorithms) -> Scores:
@@ -242,7 +236,7 @@ def compare_many(scores: Scores, algorithms=None, rope: RopeLike = 0.01, seed: i
                                     mean=float((ds.values[a] - ds.values[b]).mean()),
                                     **{f"delta_{key}" if key in ("mean", "sd", "hdi_low", "hdi_high")
                                        else key: value for key, value in
-                                       _summary(delta[:, :, i, p], rope).items()}))
+                                       region_summary(delta[:, :, i, p], rope).items()}))
     settings = dict(seed=seeds.seed, stan_seeds=tuple(a["stan_seed"] for a in attempts),
                     prior=prior_name, backend=fit.attrs.get("backend", backend), chains=chains,
                     iter_warmup=run["iter_warmup"], iter_sampling=run["iter_sampling"],
