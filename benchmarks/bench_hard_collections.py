@@ -152,6 +152,8 @@ def main(argv=None) -> pd.DataFrame:
     parser.add_argument("--seeds", type=int,
                         help="run seeds 1..N instead of --seed, and summarise each collection "
                         "over them (written to hard_collections_seeds.md unless --out)")
+    parser.add_argument("--first-seed", type=int, default=1,
+                        help="with --seeds N, run seeds FIRST..N (to add seeds to a run)")
     parser.add_argument("--max-datasets", type=int, help="skip larger collections")
     parser.add_argument("--out")
     args = parser.parse_args(argv)
@@ -192,12 +194,12 @@ def _grid(args, seed: int) -> pd.DataFrame:
 
 
 def _over_seeds(args) -> pd.DataFrame:
-    """The grid at seeds 1..N: per collection, are the decisions the same on every seed?"""
-    table = pd.concat([_grid(args, seed).assign(seed=seed) for seed in range(1, args.seeds + 1)],
-                      ignore_index=True)
+    """The grid at seeds FIRST..N: per collection, are the decisions the same on every seed?"""
+    seeds = range(args.first_seed, args.seeds + 1)
+    table = pd.concat([_grid(args, seed).assign(seed=seed) for seed in seeds], ignore_index=True)
     summary = summarise(table, "collection", clean=lambda groups: groups["clean"].sum())
     write(args.out or RESULTS / "hard_collections_seeds.md",
-          f"bench_hard_collections.py --seeds {args.seeds}"
+          f"bench_hard_collections.py --seeds {args.seeds} --first-seed {args.first_seed}"
           f"{f' --max-datasets {args.max_datasets}' if args.max_datasets else ''}",
           summary, table, "collection")
     return table

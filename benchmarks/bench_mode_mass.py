@@ -1,15 +1,15 @@
 """The mass of each mode against long runs whose chains cross between the modes.
 
-Issue 28 asks for the modes' weights (``bayescomp.models.modes.mode_weights``: reciprocal
-importance sampling against a truncated normal fitted to each mode) to be checked where the
-truth is known. On a near-identical pair the fast program's chains do cross between the
+Issue 28 asks for the modes' weights (``bayescomp.models.modes.mode_weights``: bridge
+sampling of each mode against a normal fitted to its draws, ``bayescomp.models.mode_mass``)
+to be checked where the truth is known. On a near-identical pair the fast program's chains do cross between the
 heavy-tailed mode (nu near 1) and the near-normal one (nu near 20) given enough draws, so the
 share of draws each mode holds, pooled over long chains, is the truth to hold the estimate
 against. Per collection: 4 chains x ``--draws`` draws (warm-up 1000, adapt_delta 0.95), the
 draws split at nu = 3; the share of draws in the heavy-tailed mode (per chain and pooled),
-how often each chain crossed, the estimated weight of that mode from all its draws, and the
-Pareto k of each mode's importance ratios (``importance_pareto_k``; above 0.7 the package
-refuses the weights).
+how often each chain crossed, and the estimated weight of that mode with the standard
+error of each mode's log mass (above ``modes.LOG_MASS_ERROR_MAX`` the package does not
+report the weights). Each mode's draws enter the estimate as one chain, in the order drawn.
 
     python benchmarks/bench_mode_mass.py                      # the simulated collection
     python benchmarks/bench_mode_mass.py --tutorial /tmp/tutorial --draws 10000
@@ -24,8 +24,9 @@ import numpy as np
 
 import bayescomp as bc
 from bayescomp import sampling
+from bayescomp.models.hierarchical_density import log_density
 from bayescomp.models.hierarchical_program import PROGRAM, initial_values, prepare, unconstrained
-from bayescomp.models.modes import importance_pareto_k, log_mass
+from bayescomp.models.mode_mass import log_masses
 from bayescomp.validation.simulate import near_identical_collection
 
 SPLIT_NU = 3.0
@@ -39,16 +40,20 @@ def long_run(scores, first, second, draws: int, seed: int) -> dict:
                           inits=initial_values(data, 4, np.random.default_rng(seed)))
     seconds = time.perf_counter() - started
     nu = 1 + np.exp(fit.posterior["log_nu_minus_one"].values[..., 0])
-    x, lp = unconstrained(fit, data), fit.sample_stats["lp"].values
+    x = unconstrained(fit, data)
     heavy = nu < SPLIT_NU
-    logs = [log_mass(x[mask], lp[mask]) for mask in (heavy, ~heavy)]
+    # each mode as one chain of its draws (the halves of the bridge: first and second half)
+    size = min(heavy.sum(), (~heavy).sum())
+    modes = np.stack([x[heavy][:size], x[~heavy][:size]])
+    logs, errors = log_masses([(0,), (1,)], modes, lambda p: log_density(data, p),
+                              np.random.default_rng(seed))
+    # the modes' draws were cut to the same number: the masses are of the modes themselves
     return dict(seconds=round(seconds, 1), draws=f"4 x {draws}",
                 heavy_share=round(float(heavy.mean()), 3),
                 heavy_share_per_chain=np.round(heavy.mean(axis=1), 3).tolist(),
                 crossings_per_chain=(np.diff(heavy.astype(int), axis=1) != 0).sum(axis=1).tolist(),
-                estimated_heavy_weight=float(1 / (1 + np.exp(logs[1] - logs[0]))),
-                pareto_k=[round(importance_pareto_k(x[mask], lp[mask]), 2)
-                          for mask in (heavy, ~heavy)])
+                estimated_heavy_weight=round(float(1 / (1 + np.exp(logs[1] - logs[0]))), 3),
+                log_mass_errors=np.round(errors, 3).tolist())
 
 
 def main(argv=None) -> None:

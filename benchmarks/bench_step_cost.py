@@ -60,7 +60,7 @@ def measure(code: str, data: dict, seed: int) -> dict:
                             "nu": 1 + np.exp(log_nu.isel({log_nu.dims[-1]: 0}))})
     ess = az.ess(posterior[["sigma0", "nu"]])
     mcse = az.mcse(posterior[["sigma0", "nu"]])
-    # whether two programs gave the very same draws (CmdStan's CSV: 6 significant digits)
+    # whether two programs gave the very same draws
     digest = hashlib.sha1(idata.posterior["sigma0"].values.tobytes()).hexdigest()[:12]
     return dict(seconds=seconds, steps=steps, ms_per_step=1e3 * seconds / steps, digest=digest,
                 ess_per_s=min(float(ess[v]) for v in ("sigma0", "nu")) / seconds,

@@ -40,8 +40,8 @@ def test_log_likelihood_equals_scipy_multivariate_normal():
                 sigma = post["sigma"].values[chain, draw, i]
                 cov = sigma ** 2 * ((1 - rho) * np.eye(x.size) + rho)
                 expected = stats.multivariate_normal.logpdf(x, np.full(x.size, delta), cov)
-                # the backends return draws as doubles written with 6 significant digits
-                assert log_lik.values[chain, draw, i] == pytest.approx(expected, rel=1e-4, abs=1e-3)
+                # both engines return the draws as doubles
+                assert log_lik.values[chain, draw, i] == pytest.approx(expected, rel=1e-10)
 
 
 def test_recovers_known_truth_and_intervals_cover():

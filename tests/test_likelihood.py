@@ -126,8 +126,7 @@ def test_program_approximations_have_the_errors_stated_in_its_header(cmdstanpy_b
     1e-14 for a below 16. The Hermite table: the program's interpolant equals scipy's
     CubicHermiteSpline of the same table, so its largest error against the exact prior of
     log(nu - 1) is the 9.6e-7 of tests/test_nu_prior.py. The errors are computed inside Stan:
-    CmdStan's output keeps 6 significant digits, which keep a small difference but not the
-    values it is the difference of."""
+    a difference of the values written out would lose to cancellation the digits it measures."""
     from scipy.interpolate import CubicHermiteSpline
 
     _, code = sampling.program_code("hierarchical")

@@ -155,9 +155,8 @@ def test_stan_loglik_is_the_mean_over_tie_orders(tied_fit):
         for d in range(len(scores)):
             orders = tie_orders(tie_groups(means[d]), "average")
             expected = np.log(np.mean([np.exp(pl_loglik(log_worth, [o])) for o in orders]))
-            # abs: CmdStan's CSV keeps 6 significant digits of log_lik and of the worths;
             # the other treatments of a tie differ by log 2 or more
-            assert log_lik[s, d] == pytest.approx(expected, rel=1e-6, abs=5e-5)
+            assert log_lik[s, d] == pytest.approx(expected, rel=1e-10)
 
 
 @pytest.mark.stan
@@ -251,8 +250,8 @@ def test_same_seed_same_draws_on_both_engines(pystan_backend, cmdstanpy_backend)
     cmd_again = rank_algorithms(scores, seed=8, backend="cmdstanpy", **SHORT)
     np.testing.assert_array_equal(py.worths, again.worths)
     np.testing.assert_array_equal(cmd.worths, cmd_again.worths)
-    # the same Stan sampler and seed: CmdStan's CSV rounds the draws to 6 significant digits
-    np.testing.assert_allclose(py.worths, cmd.worths, rtol=1e-5, atol=1e-7)
+    # the same Stan sampler and seed, the draws as doubles
+    np.testing.assert_allclose(py.worths, cmd.worths, rtol=1e-10)
     other = rank_algorithms(scores, seed=9, backend="pystan", **SHORT)
     assert not np.array_equal(py.worths, other.worths)
     assert py.settings["backend"] == "pystan" and cmd.settings["backend"] == "cmdstanpy"

@@ -64,7 +64,7 @@ def test_check_seed_takes_integers_in_range_and_draws_for_none(count_draws):
 
 def test_streams_are_numpys_spawned_children():
     seeds = sampling.Seeds(12345)
-    children = np.random.SeedSequence(12345).spawn(5)
+    children = np.random.SeedSequence(12345).spawn(len(seeds_module.STREAMS))
     for index, stream in enumerate(seeds_module.STREAMS[1:], start=1):
         np.testing.assert_array_equal(seeds.sequence(stream).generate_state(4),
                                       children[index].generate_state(4))

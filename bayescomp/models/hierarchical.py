@@ -23,6 +23,7 @@ from __future__ import annotations
 import time
 import warnings
 from dataclasses import dataclass
+from functools import partial
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -37,6 +38,7 @@ from bayescomp.models import nu_prior
 from bayescomp.models.correlated import correlated_ttests
 from bayescomp.models.diagnostics import diagnose, warn_if_problems
 from bayescomp.models.estimate import Estimate
+from bayescomp.models.hierarchical_density import log_density
 from bayescomp.models.hierarchical_program import (PROGRAM, continuation_inits, initial_values,
                                                    pool_draws, prepare, to_user_scale,
                                                    unconstrained)
@@ -254,9 +256,10 @@ def hierarchical(scores: Scores, first: str, second: str, *, rope: RopeLike = 0.
         if not diagnostics.ok and not struggles(diagnostics):
             # chains in separate modes, or moving slowly between them: more draws rarely
             # make them agree, but their decisions may
-            modes, separate, groups = find_modes(idata, unconstrained(fit, data), next_masses,
-                                                 rope, var_names=var_names,
-                                                 max_treedepth=max_treedepth)
+            modes, separate, groups = find_modes(
+                idata, unconstrained(fit, data), partial(log_density, data), next_masses, rope,
+                rng=seeds.generator("mode_mass"), var_names=var_names,
+                max_treedepth=max_treedepth)
         settled = bool(modes) and settled_decisions(modes, separate, THRESHOLD, groups)
         # both questions' probabilities and Monte Carlo errors, from the chains as sampled
         estimates = region_estimates(idata.posterior["delta0"].values, next_masses, rope)

@@ -158,8 +158,8 @@ def initial_values(data: dict, chains: int, rng: np.random.Generator) -> list[di
 
 def continuation_inits(idata, data: dict) -> list[dict]:
     """Each chain's last draw as initial values, so that a continued fit picks up where the
-    chain stopped. Values are nudged inside their bounds: CmdStan's CSV keeps 6 digits,
-    which can round a draw next to a bound onto it, where Stan rejects an initial value."""
+    chain stopped. Values are nudged inside their bounds: a draw next to a bound (a sigma_i
+    at its floor) can equal it in double precision, where Stan rejects an initial value."""
     posterior = idata.posterior
     margin = 1e-6
     lower = np.asarray(data["sigma_lower"], dtype=float)
@@ -230,8 +230,8 @@ def to_user_scale(idata, data: dict, scale: float, datasets, rng: np.random.Gene
     variables = {"delta0": posterior["delta0"] * scale, "sigma0": posterior["sigma0"] * scale}
     log_lambda = None
     if data["population"]:
-        # nu from the sampled log(nu - 1): CmdStan's CSV keeps 6 digits, which round a nu
-        # within 5e-6 of 1 to exactly 1, and log(nu - 1) would then be -inf
+        # nu from the sampled log(nu - 1): a nu within 1e-16 of 1 is exactly 1 in double
+        # precision, and log(nu - 1) computed from it would be -inf
         log_nu = posterior["log_nu_minus_one"]
         log_nu = log_nu.isel({d: 0 for d in log_nu.dims if d not in ("chain", "draw")})
         nu_draws = 1 + np.exp(log_nu)
@@ -263,7 +263,7 @@ def unconstrained(idata, data: dict) -> np.ndarray:
 
     def log_odds(value, lower, upper):
         share = (value - lower) / (upper - lower)
-        # CmdStan's CSV keeps 6 digits: a draw next to a bound can be rounded onto it
+        # a draw next to a bound can equal it in double precision
         share = np.clip(share, 1e-12, 1 - 1e-12)
         return np.log(share) - np.log1p(-share)
 

@@ -14,15 +14,11 @@ them cross. What can be done, and is done here:
    not with the rest.
 2. **Check** every mode on its own, as one would a fit: R-hat at most 1.01 and 100
    effective draws per chain over every reported variable of its chains.
-3. **Weigh** the modes: each mode's posterior mass by reciprocal importance sampling
-   (Gelfand & Dey 1994): ``1 / Z_k = E_k[q_k(theta) / p(theta)]``, where ``p`` is the
-   unnormalised log density the engine records at every draw (``lp__``, on the unconstrained
-   scale, Jacobians included) and ``q_k`` a normal fitted to the mode's unconstrained draws,
-   truncated to its 95% ellipsoid so that its tails are lighter than the posterior's (the
-   estimator's variance is then finite). The estimate is only as good as the normal
-   approximation: where the draws cannot support it (fewer draws than 5 times the
-   dimension, importance ratios whose Pareto k exceeds 0.7, or halves of the draws that
-   disagree), the weights are not estimated (NaN).
+3. **Weigh** the modes: each mode's posterior mass by bridge sampling against a normal
+   fitted to its draws, the space partitioned between the modes
+   (:mod:`bayescomp.models.mode_mass`). Where a weight is not good to
+   :data:`WEIGHT_ERROR_MAX` (too few draws for the dimension, modes that are not
+   separate, halves of the draws that disagree), the weights are not reported (NaN).
 4. **Decide** without the weights: a mixture's probability of a region lies between the
    smallest and the largest of its modes'. So when every mode reaches the threshold for the
    same region, every mixture of the modes does, whatever the weights; when the modes
@@ -30,17 +26,18 @@ them cross. What can be done, and is done here:
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
-import arviz as az
+from typing import Callable
+
 import numpy as np
-from scipy import stats
 from scipy.cluster.hierarchy import fcluster, linkage
 from scipy.special import logsumexp
 
 from bayescomp.decisions import decide, too_close
 from bayescomp.models.convergence import ess_bulk, ess_tail, rank_rhat
 from bayescomp.models.diagnostics import ESS_PER_CHAIN_MIN, diagnose
+from bayescomp.models.mode_mass import log_masses
 
 #: the variables whose draws say which mode a chain is in
 LOCATORS = ("delta0", "sigma0", "nu")
@@ -48,14 +45,9 @@ LOCATORS = ("delta0", "sigma0", "nu")
 #: locate a mode stays at most this. Chains of one mode with a few hundred effective draws
 #: give pair R-hats below 1.02; chains in the two modes of a near-identical pair 1.1-2.
 LINK_RHAT = 1.05
-#: share of a normal's mass kept by the truncation of the importance density
-TRUNCATION = 0.95
-#: draws needed per dimension of the unconstrained parameter to fit the importance density
-DRAWS_PER_DIMENSION = 5
-#: the largest Pareto k of a mode's importance ratios for which its mass is estimated (the
-#: PSIS paper's threshold, beyond which a mean of the ratios does not converge usefully)
-PARETO_K_MAX = 0.7
-
+#: the largest standard error of a mode's weight for which the modes' weights are reported
+#: (from the errors of the log masses, to first order; see benchmarks/results/mode_mass.md)
+WEIGHT_ERROR_MAX = 0.05
 
 def chain_distances(locators: dict[str, np.ndarray]) -> np.ndarray:
     """Largest pair R-hat minus 1 of every two chains over the ``locators`` (chain, draw)."""
@@ -88,91 +80,26 @@ def cluster_chains(locators: dict[str, np.ndarray], link: float = LINK_RHAT) -> 
     return sorted(groups, key=lambda g: (-len(g), g))
 
 
-def log_mass(unconstrained: np.ndarray, log_density: np.ndarray) -> float:
-    """Log of the unnormalised posterior mass of one mode, by reciprocal importance sampling.
-
-    Parameters
-    ----------
-    unconstrained : ndarray (draws, dimension)
-        The mode's draws on the unconstrained scale.
-    log_density : ndarray (draws,)
-        The unnormalised log density at those draws on that scale (Stan's ``lp__``).
-
-    Returns
-    -------
-    float
-        ``log Z`` with ``1 / Z = mean(q(theta) / p(theta))``; NaN when there are too few
-        draws for the dimension (:data:`DRAWS_PER_DIMENSION`).
-    """
-    log_ratio = importance_log_ratios(unconstrained, log_density)
-    if log_ratio is None:
-        return float("nan")
-    return float(-(logsumexp(log_ratio) - np.log(log_ratio.size)))
-
-
-def importance_log_ratios(unconstrained: np.ndarray, log_density: np.ndarray) -> np.ndarray | None:
-    """``log q(theta) - log p(theta)`` at each draw of a mode (-inf outside the truncation
-    of ``q``), for :func:`log_mass` and :func:`importance_pareto_k`; None when there are too
-    few draws for the dimension (:data:`DRAWS_PER_DIMENSION`)."""
-    x = np.asarray(unconstrained, dtype=float)
-    n, dimension = x.shape
-    if n < DRAWS_PER_DIMENSION * dimension:
-        return None
-    centre = x.mean(axis=0)
-    covariance = np.atleast_2d(np.cov(x, rowvar=False))
-    # a coordinate the draws do not move (a bound it sits at) would make the normal singular
-    covariance += np.eye(dimension) * 1e-12 * max(1.0, float(np.trace(covariance)) / dimension)
-    chol = np.linalg.cholesky(covariance)
-    z = np.linalg.solve(chol, (x - centre).T)
-    radius2 = np.sum(z ** 2, axis=0)
-    inside = radius2 <= stats.chi2.ppf(TRUNCATION, dimension)
-    log_q = (-0.5 * radius2 - np.sum(np.log(np.diag(chol))) - 0.5 * dimension * np.log(2 * np.pi)
-             - np.log(TRUNCATION))
-    return np.where(inside, log_q - np.asarray(log_density, dtype=float), -np.inf)
-
-
-def importance_pareto_k(unconstrained: np.ndarray, log_density: np.ndarray) -> float:
-    """Estimated Pareto shape k of the upper tail of a mode's importance ratios ``q / p``
-    (Vehtari, Simpson, Gelman, Yao & Gabry 2024, *Pareto smoothed importance sampling*):
-    above :data:`PARETO_K_MAX` their mean, and so :func:`log_mass`, has no usable Monte
-    Carlo error. NaN with too few draws."""
-    log_ratio = importance_log_ratios(unconstrained, log_density)
-    if log_ratio is None:
-        return float("nan")
-    finite = log_ratio[np.isfinite(log_ratio)]
-    _, k = az.psislw(finite - finite.max())
-    return float(k)
-
-
 def mode_weights(groups: list[tuple], unconstrained: np.ndarray,
-                 log_density: np.ndarray) -> np.ndarray:
-    """Estimated posterior mass of each mode (summing to 1), NaN where it cannot be had.
+                 log_density: Callable[[np.ndarray], np.ndarray],
+                 rng: np.random.Generator) -> np.ndarray:
+    """Estimated posterior mass of each mode (summing to 1), all NaN where any mode's log
+    mass cannot be estimated or any weight has a standard error above
+    :data:`WEIGHT_ERROR_MAX`.
 
-    ``unconstrained`` is (chain, draw, dimension) and ``log_density`` (chain, draw). A mode's
-    estimate is trusted only when its importance ratios have a Pareto k of at most
-    :data:`PARETO_K_MAX` (:func:`importance_pareto_k`) and each half of its draws (the first
-    and second half of every chain, or of the draws of its one chain) gives a log mass within
-    0.5 of the other: the normal approximation is then good enough for weights to a few
-    percent. (On the real near-identical pair j48 - j48gr, 4 x 10,000 draws, the heavy-tailed
-    mode reaches log(nu - 1) = -18 and the near-normal one holds 2-25% of each chain's draws
-    where they cross: both modes' k are 1.16 and 1.39, and the estimate gave the heavy one a
-    weight of 0.999995 where the chains spent 0.93 of their draws; refused by this rule.)
+    ``unconstrained`` is (chain, draw, dimension), ``log_density`` the posterior's
+    unnormalised log density at points (n, dimension) of that scale, ``rng`` draws the
+    proposals (:func:`bayescomp.models.mode_mass.log_masses`).
     """
-    logs = []
-    for group in groups:
-        x, lp = unconstrained[list(group)], log_density[list(group)]
-        half = x.shape[1] // 2
-        whole = log_mass(x.reshape(-1, x.shape[-1]), lp.reshape(-1))
-        parts = [log_mass(x[:, s].reshape(-1, x.shape[-1]), lp[:, s].reshape(-1))
-                 for s in (slice(None, half), slice(half, None))]
-        stable = (np.all(np.isfinite(parts)) and abs(parts[0] - parts[1]) <= 0.5
-                  and importance_pareto_k(x.reshape(-1, x.shape[-1]),
-                                          lp.reshape(-1)) <= PARETO_K_MAX)
-        logs.append(whole if stable else np.nan)
-    logs = np.asarray(logs)
+    logs, errors = log_masses(groups, unconstrained, log_density, rng)
     if not np.all(np.isfinite(logs)):
         return np.full(len(groups), np.nan)
-    return np.exp(logs - logsumexp(logs))
+    weights = np.exp(logs - logsumexp(logs))
+    # d w_k / d log Z_j = w_k (1[k = j] - w_j), the log masses' errors independent
+    jacobian = weights[:, None] * (np.eye(weights.size) - weights[None, :])
+    if np.sqrt((jacobian ** 2) @ errors ** 2).max() > WEIGHT_ERROR_MAX:
+        return np.full(len(groups), np.nan)
+    return weights
 
 
 @dataclass(frozen=True)
@@ -243,8 +170,9 @@ def _mode(idata, chains: tuple, weight: float, locators: dict, region_draws, nex
                 delta0_ess=min(ess_bulk(delta0), ess_tail(delta0)))
 
 
-def find_modes(idata, unconstrained: np.ndarray, next_masses: np.ndarray, rope, *,
-               var_names, max_treedepth: int) -> tuple[tuple, bool, int]:
+def find_modes(idata, unconstrained: np.ndarray, log_density: Callable, next_masses: np.ndarray,
+               rope, *, rng: np.random.Generator, var_names,
+               max_treedepth: int) -> tuple[tuple, bool, int]:
     """The modes the chains of ``idata`` sit in, whether they are separate, and how many
     groups the chains form (:func:`cluster_chains`).
 
@@ -256,12 +184,16 @@ def find_modes(idata, unconstrained: np.ndarray, next_masses: np.ndarray, rope, 
     Parameters
     ----------
     idata : arviz.InferenceData
-        The fit on the units of the scores, with ``lp`` in its sample statistics.
+        The fit on the units of the scores.
     unconstrained : ndarray (chain, draw, dimension)
-        The sampled parameters on the scale where ``lp`` is their log density.
+        The sampled parameters on Stan's unconstrained scale.
+    log_density : callable
+        The posterior's unnormalised log density at points (n, dimension) of that scale.
     next_masses : ndarray (chain * draw, 3)
         Next-dataset P(left / rope / right) of every draw, chain by chain.
     rope : Rope
+    rng : numpy.random.Generator
+        Draws the proposals that weigh separate modes (:func:`mode_weights`).
     var_names, max_treedepth
         What each mode's diagnostics check, as for the whole fit.
     """
@@ -274,11 +206,12 @@ def find_modes(idata, unconstrained: np.ndarray, next_masses: np.ndarray, rope, 
     options = dict(var_names=var_names, max_treedepth=max_treedepth)
     groups = cluster_chains(locators)
     if len(groups) > 1:
-        weights = mode_weights(groups, unconstrained, idata.sample_stats["lp"].values)
-        modes = tuple(_mode(idata, group, weight, locators, regions, masses, **options)
-                      for group, weight in zip(groups, weights))
+        modes = tuple(_mode(idata, group, np.nan, locators, regions, masses, **options)
+                      for group in groups)
         if all(m.ok for m in modes):
-            return modes, True, len(groups)
+            weights = mode_weights(groups, unconstrained, log_density, rng)
+            return (tuple(replace(m, weight=float(w)) for m, w in zip(modes, weights)), True,
+                    len(groups))
     return tuple(_mode(idata, (chain,), np.nan, locators, regions, masses, **options)
                  for chain in range(n_chains)), False, len(groups)
 

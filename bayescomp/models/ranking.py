@@ -316,7 +316,7 @@ def rank_algorithms(scores: Scores, *, rope: float = 0.01, seed: int | None = No
     warn_if_problems(diagnostics, "Plackett-Luce ranking")
 
     draws = fit.posterior["worth"].values.reshape(-1, len(algorithms))
-    # CmdStan's CSV keeps 6 digits, so its simplexes sum to 1 +- 3e-6: close them again
+    # a simplex sums to 1 only to rounding: close it, so that the worths are probabilities
     draws = draws / draws.sum(axis=1, keepdims=True)
     names = pd.Index(algorithms, name="algorithm")
     worths = pd.DataFrame(draws, columns=names)

@@ -33,6 +33,8 @@ CPP_OPTIONS: dict = {}
 #: stanc options of every executable, e.g. {"O1": True} (part of the cache key when not
 #: empty); the pystan engine has no way to pass them to its public route
 STANC_OPTIONS: dict = {}
+#: significant digits of the draws CmdStan writes: 18, every digit of a double
+SIG_FIGS = 18
 _LOCK = threading.Lock()
 
 
@@ -195,7 +197,10 @@ class CmdStanPyEngine(Engine):
                     iter_warmup=settings.iter_warmup, iter_sampling=settings.iter_sampling,
                     seed=settings.seed, max_treedepth=settings.max_treedepth, inits=inits,
                     output_dir=output_dir, show_progress=show_progress, show_console=False,
-                    **fixed)
+                    # the draws as doubles, as pystan returns them: with CmdStan's default
+                    # of 6 significant digits a sigma_i next to its floor loses its place
+                    # in the interval, and the log density at the draws is off by nats
+                    sig_figs=SIG_FIGS, **fixed)
             except RuntimeError as exc:
                 raise RuntimeError(f"Stan sampling of {name!r} failed: {exc}") from None
             columns, values, seconds, found = _read_csv(Path(output_dir), settings.chains)

@@ -1,0 +1,109 @@
+"""The log density of ``stan/hierarchical.stan`` in numpy, at any points of its unconstrained
+scale.
+
+Stan records the log density only at its draws (``lp__``). Weighing the modes of a posterior
+by bridge sampling (:mod:`bayescomp.models.mode_mass`) needs it at points drawn from an
+approximation too. Both engines can evaluate it (CmdStan's ``log_prob`` method, pystan's
+``log_prob``), one process or one HTTP request per batch or point; this is the program's
+model block line by line, vectorised over points, and agrees with ``lp__`` at every draw to
+the rounding of the draws (``tests/test_mode_mass.py``). Device numbers are the program's.
+"""
+from __future__ import annotations
+
+import numpy as np
+from scipy import special, stats
+
+
+def log_gamma_moments(a: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Mean and sd of log(lambda), lambda ~ Gamma(a, a), and the constant a log(a) - a -
+    lgamma(a) of its log density (device 6: Stirling's series above 10, as the program)."""
+    a = np.asarray(a, dtype=float)
+    inv = 1 / a
+    inv2 = inv ** 2
+    series = a > 10
+    mean = np.where(series, -inv * (0.5 + inv * (1 / 12 - inv2 * (1 / 120 - inv2 / 252))),
+                    special.digamma(a) - np.log(a))
+    constant = np.where(series, 0.5 * np.log(a) - 0.5 * np.log(2 * np.pi)
+                        - inv * (1 / 12 - inv2 * (1 / 360 - inv2 / 1260)),
+                        a * np.log(a) - a - special.gammaln(a))
+    return mean, np.sqrt(special.polygamma(1, a)), constant
+
+
+def tabulated(u: np.ndarray, start: float, step: float, value, slope) -> np.ndarray:
+    """The program's ``tabulated``: cubic Hermite interpolation of a function given with its
+    derivative on a uniform grid, linear beyond it (device 8)."""
+    value, slope = np.asarray(value, dtype=float), np.asarray(slope, dtype=float)
+    u = np.asarray(u, dtype=float)
+    end = start + (value.size - 1) * step
+    low = np.clip(np.floor((u - start) / step).astype(int), 0, value.size - 2)
+    t = (u - (start + low * step)) / step
+    inside = ((2 * t ** 3 - 3 * t ** 2 + 1) * value[low] + (t ** 3 - 2 * t ** 2 + t) * step * slope[low]
+              + (3 * t ** 2 - 2 * t ** 3) * value[low + 1]
+              + (t ** 3 - t ** 2) * step * slope[low + 1])
+    return np.where(u <= start, value[0] + slope[0] * (u - start),
+                    np.where(u >= end, value[-1] + slope[-1] * (u - end), inside))
+
+
+def _bounded(u: np.ndarray, lower, upper) -> tuple[np.ndarray, np.ndarray]:
+    """Stan's lower-upper bound transform of ``u`` and the log of its Jacobian."""
+    width = np.asarray(upper, dtype=float) - np.asarray(lower, dtype=float)
+    return (lower + width * special.expit(u),
+            np.log(width) - np.logaddexp(0, u) - np.logaddexp(0, -u))
+
+
+def log_density(data: dict, points: np.ndarray) -> np.ndarray:
+    """The program's log density (Jacobians included, constants as Stan drops them) at
+    ``points`` (..., dimension), laid out as
+    :func:`bayescomp.models.hierarchical_program.unconstrained` lays out the draws."""
+    points = np.asarray(points, dtype=float)
+    n_scores = np.asarray(data["n_scores"], dtype=float)
+    rho = np.asarray(data["rho"], dtype=float)
+    mean_diff, ss = np.asarray(data["mean_diff"], float), np.asarray(data["ss"], float)
+    lower = np.asarray(data["sigma_lower"], dtype=float)
+    q = n_scores.size
+    exponent = n_scores - 1
+    mean_share = rho + (1 - rho) / n_scores                    # v_i
+    median = np.median(mean_diff)
+    deviation = mean_diff - median
+    offset2 = deviation ** 2
+    se2 = np.maximum(ss / (exponent * (1 - rho)), lower ** 2) * mean_share
+
+    sigma0, target = _bounded(points[..., 0], 0.0, data["sigma0_upper"])
+    sigma, jacobian = _bounded(points[..., 1:1 + q], lower, data["sigma_upper"])
+    target = target + jacobian.sum(axis=-1)
+    sigma0_sq = sigma0[..., None] ** 2
+    if data["population"]:
+        log_nu_minus_one = points[..., 1 + q]
+        z = points[..., 2 + q:2 + 2 * q]
+        nu = (1 + np.exp(log_nu_minus_one))[..., None]
+        prior, updated = log_gamma_moments(0.5 * nu), log_gamma_moments(0.5 * nu + 0.5)
+        total = sigma0_sq + se2
+        informed = sigma0_sq / total                            # w_i (device 5)
+        scale = (updated[1] - prior[1]) * informed + prior[1]
+        log_lambda = (scale * z + (updated[0] - prior[0]) * informed + prior[0]
+                      - np.log((informed * offset2 / total + nu) / (nu + informed)))
+        target = target + tabulated(log_nu_minus_one, data["nu_prior_start"],
+                                    data["nu_prior_step"], data["nu_prior_log_density"],
+                                    data["nu_prior_slope"])
+        target = target + (q * prior[2][..., 0] + np.log(scale).sum(axis=-1)
+                           - 0.5 * nu[..., 0] * (np.expm1(log_lambda) - log_lambda).sum(axis=-1))
+        variance = sigma ** 2 * mean_share + np.exp(2 * np.log(sigma0[..., None]) - log_lambda)
+    else:
+        variance = sigma ** 2 * mean_share + sigma0_sq
+    # ss_i given sigma_i (device 1)
+    target = target - (exponent * np.log(sigma)).sum(axis=-1) \
+        - 0.5 * (ss / (1 - rho) / sigma ** 2).sum(axis=-1)
+    # the means with delta_i and delta0 integrated out (devices 3, 4)
+    weight = 1 / variance
+    precision = weight.sum(axis=-1)
+    shift = (weight * deviation).sum(axis=-1) / precision
+    centre, sd, bound = median + shift, 1 / np.sqrt(precision), data["delta0_bound"]
+    inside = _log_diff_exp(stats.norm.logcdf((bound - centre) / sd),
+                           stats.norm.logcdf((-bound - centre) / sd))
+    return target + (-0.5 * (np.log(variance).sum(axis=-1) + np.log(precision))
+                     - 0.5 * ((weight * offset2).sum(axis=-1) - precision * shift ** 2) + inside)
+
+
+def _log_diff_exp(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """log(exp(a) - exp(b)) for a > b."""
+    return a + np.log(-np.expm1(b - a))
