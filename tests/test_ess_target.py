@@ -35,6 +35,20 @@ def test_extension_chunks_towards_the_target_and_stops_at_the_cap():
                                                               iter_sampling=300, iter_warmup=300)
 
 
+def test_extension_stops_when_a_chunk_brings_no_effective_draws():
+    run = dict(iter_warmup=1000, iter_sampling=1000, adapt_delta=0.95, continued=False,
+               redraw=False, step_scale=1.0)
+    # the chunk the ESS per draw asks for: 1000 x (1000 / 626 - 1) x 1.1, rounded up
+    assert extension(run, 1000, 626.0, 1000, 4000)["iter_sampling"] == 658
+    # after it, more ESS than before: the next chunk; no more: stop where the fit is
+    # (1658 x (1000 / 800 - 1) x 1.1 = 455.95)
+    assert extension(run, 1658, 800.0, 1000, 4000, previous=626.0)["iter_sampling"] == 456
+    assert extension(run, 1658, 437.0, 1000, 4000, previous=626.0) is None
+    # a fit too close to call still doubles its draws (its Monte Carlo error decides)
+    assert extension(run, 1658, 437.0, 1000, 4000, previous=626.0, close=True,
+                     close_cap=8000)["iter_sampling"] == 1658
+
+
 def test_a_fit_too_close_to_call_doubles_its_draws_up_to_its_own_cap():
     run = dict(adapt_delta=0.95, iter_warmup=1000, iter_sampling=1000, continued=False,
                redraw=False, step_scale=1.0)

@@ -189,7 +189,9 @@ def hierarchical(scores: Scores, first: str, second: str, *, rope: RopeLike = 0.
         quantities (delta0, delta_next, sigma0, nu, every delta_i; 1000 puts a probability
         within about +-0.015). A fit that passes its diagnostics below it is extended in
         chunks from where its chains are, with their adapted step size and metric, until
-        the target or :data:`MAX_DRAWS_FACTOR` times ``iter_sampling`` draws per chain.
+        the target or :data:`MAX_DRAWS_FACTOR` times ``iter_sampling`` draws per chain, or
+        until a chunk brings no effective draws (chains that visit a region rarely: more
+        draws at that rate would not reach the target within the cap).
         The ESS achieved is in ``settings["ess"]`` and the summary.
 
     Returns
@@ -229,6 +231,7 @@ def hierarchical(scores: Scores, first: str, second: str, *, rope: RopeLike = 0.
     run = dict(adapt_delta=adapt_delta, iter_warmup=iter_warmup, iter_sampling=iter_sampling,
                continued=False, redraw=False, step_scale=1.0)
     fresh, attempts, fit, retries_made = run, [], None, 0
+    extended_from = None   # the reported ESS of the fit the last extension went on from
     while True:
         started = time.perf_counter()
         # every attempt a Stan seed of its own: no random number of Stan's is used twice
@@ -280,17 +283,17 @@ def hierarchical(scores: Scores, first: str, second: str, *, rope: RopeLike = 0.
             achieved = reported_ess(idata)
             close = too_close_to_call(estimates)
             more = extension(run, attempts[-1]["draws"], min(achieved), ess,
-                             MAX_DRAWS_FACTOR * iter_sampling, close=close,
-                             close_cap=MAX_CLOSE_FACTOR * iter_sampling)
+                             MAX_DRAWS_FACTOR * iter_sampling, previous=extended_from,
+                             close=close, close_cap=MAX_CLOSE_FACTOR * iter_sampling)
             if more is None:
                 break
-            run = more
+            run, extended_from = more, min(achieved)
             continue
         safer = None if settled or retries_made >= retries else \
             safer_run(fresh, retries_made + 1, diagnostics)
         if safer is None:
             break
-        run, retries_made = safer, retries_made + 1
+        run, retries_made, extended_from = safer, retries_made + 1, None
         if not run["continued"]:
             fresh = run
         how = (f"continued every chain from its last draw at {run['step_scale']:g} times "
