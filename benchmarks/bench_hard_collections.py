@@ -110,12 +110,13 @@ def collections(quick: bool = False, only: str | None = None):
                 yield f"{label} {first}-{second}", scores, first, second
 
 
-def _row(label, scores, first, second, reference: bool, seed: int, iter_warmup: int) -> dict:
+def _row(label, scores, first, second, reference: bool, seed: int, iter_warmup: int,
+         iter_sampling: int) -> dict:
     started = time.perf_counter()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         result = bc.hierarchical(scores, first, second, rope=0.01, seed=seed, baselines=False,
-                                 iter_warmup=iter_warmup)
+                                 iter_warmup=iter_warmup, iter_sampling=iter_sampling)
     seconds = time.perf_counter() - started
     d = result.diagnostics
     row = dict(collection=label, datasets=len(scores),
@@ -158,6 +159,8 @@ def main(argv=None) -> pd.DataFrame:
     parser.add_argument("--max-datasets", type=int, help="skip larger collections")
     parser.add_argument("--iter-warmup", type=int, default=1000,
                         help="warm-up iterations of every fit (the package's default 1000)")
+    parser.add_argument("--iter-sampling", type=int, default=1000,
+                        help="draws per chain of every first fit (the package's default 1000)")
     parser.add_argument("--out")
     args = parser.parse_args(argv)
     if args.seeds:
@@ -185,7 +188,8 @@ def _grid(args, seed: int) -> pd.DataFrame:
     for label, scores, first, second in collections(args.quick, args.only):
         if args.max_datasets and len(scores) > args.max_datasets:
             continue
-        rows.append(_row(label, scores, first, second, args.reference, seed, args.iter_warmup))
+        rows.append(_row(label, scores, first, second, args.reference, seed, args.iter_warmup,
+                         args.iter_sampling))
         print(pd.DataFrame(rows[-1:]).to_string(index=False, header=len(rows) == 1,
                                                  float_format=lambda v: f"{v:.4g}"), flush=True)
     table = pd.DataFrame(rows)
@@ -203,7 +207,7 @@ def _over_seeds(args) -> pd.DataFrame:
     summary = summarise(table, "collection", clean=lambda groups: groups["clean"].sum())
     write(args.out or RESULTS / "hard_collections_seeds.md",
           f"bench_hard_collections.py --seeds {args.seeds} --first-seed {args.first_seed}"
-          f" --iter-warmup {args.iter_warmup}"
+          f" --iter-warmup {args.iter_warmup} --iter-sampling {args.iter_sampling}"
           f"{f' --max-datasets {args.max_datasets}' if args.max_datasets else ''}",
           summary, table, "collection")
     return table

@@ -13,6 +13,11 @@ report the weights). Each mode's draws enter the estimate as one chain, in the o
 
     python benchmarks/bench_mode_mass.py                      # the simulated collection
     python benchmarks/bench_mode_mass.py --tutorial /tmp/tutorial --draws 10000
+    python benchmarks/bench_mode_mass.py --datasets 20 --reference --draws 10000
+
+With ``--reference``, the plain published program (``stan/hierarchical_reference.stan``,
+adapt_delta 0.99) is run as long on the simulated collection, and the same shares and
+crossings are given for its chains: the truth from the other program, where it mixes.
 """
 from __future__ import annotations
 
@@ -56,16 +61,35 @@ def long_run(scores, first, second, draws: int, seed: int) -> dict:
                 log_mass_errors=np.round(errors, 3).tolist())
 
 
+def reference_run(scores, draws: int, seed: int) -> dict:
+    from bayescomp.models.reference import sample_reference
+
+    started = time.perf_counter()
+    idata = sample_reference(scores, "a", "b", seed=seed, iter_sampling=draws, adapt_delta=0.99)
+    heavy = idata.posterior["nu"].values < SPLIT_NU
+    return dict(seconds=round(time.perf_counter() - started, 1), draws=f"4 x {draws}",
+                heavy_share=round(float(heavy.mean()), 3),
+                heavy_share_per_chain=np.round(heavy.mean(axis=1), 3).tolist(),
+                crossings_per_chain=(np.diff(heavy.astype(int), axis=1) != 0).sum(axis=1).tolist(),
+                divergences=int(idata.sample_stats["diverging"].values.sum()))
+
+
 def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--draws", type=int, default=5000)
     parser.add_argument("--seed", type=int, default=11)
+    parser.add_argument("--datasets", type=int, default=54,
+                        help="size of the simulated collection (54: tests/test_modes.py's)")
+    parser.add_argument("--reference", action="store_true",
+                        help="also run the plain reference program as long on it")
     parser.add_argument("--tutorial", help="also the real j48 - j48gr pair, from a clone of "
                         "github.com/BayesianTestsML/tutorial (see bench_real_pairs.py)")
     args = parser.parse_args(argv)
-    runs = {"simulated near-identical x54 (tests/test_modes.py's collection)": long_run(
-        near_identical_collection(54, identical=0.25, seed=2).scores, "a", "b", args.draws,
-        args.seed)}
+    simulated = near_identical_collection(args.datasets, identical=0.25, seed=2).scores
+    label = f"simulated near-identical x{args.datasets}"
+    runs = {label: long_run(simulated, "a", "b", args.draws, args.seed)}
+    if args.reference:
+        runs[f"{label}, reference program"] = reference_run(simulated, args.draws, args.seed)
     if args.tutorial:
         from bench_real_pairs import read_tutorial
         runs["real j48 - j48gr (tutorial, 54 datasets)"] = long_run(
