@@ -241,7 +241,7 @@ def mode_lines(result) -> list[str]:
         lines = [f"Modes: the chains settled in {len(result.modes)} separate modes of the "
                  "posterior (more sampling does not make chains cross between them); each mode "
                  "passes the diagnostics on its own chains. Weights: posterior mass by "
-                 "reciprocal importance sampling (nan: not estimable; the chains then count "
+                 "bridge sampling (nan: not estimable to 0.05; the chains then count "
                  "alike)."]
     else:
         lines = ["Modes: the chains move slowly between modes of the posterior (nu and sigma0 "
