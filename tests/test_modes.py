@@ -14,8 +14,8 @@ from bayescomp.models.hierarchical_density import log_density
 from bayescomp.models.hierarchical_program import (LOG_NU_MINUS_ONE_STARTS, initial_values,
                                                    prepare, unconstrained)
 from bayescomp.models.mode_mass import log_masses
-from bayescomp.models.modes import (Mode, cluster_chains, mixture_indices, mode_weights,
-                                    settled_decisions)
+from bayescomp.models.modes import (Mode, cluster_chains, find_modes, mixture_indices,
+                                    mode_weights, settled_decisions)
 from bayescomp.validation.simulate import near_identical_collection
 
 
@@ -98,6 +98,36 @@ def test_mixture_indices_take_each_mode_by_its_weight():
     unweighed = (Mode(**{**modes[0].__dict__, "weight": np.nan}),
                  Mode(**{**modes[1].__dict__, "weight": np.nan}))
     np.testing.assert_array_equal(np.sort(mixture_indices(unweighed, 3, 100)), np.arange(300))
+
+
+def test_separate_modes_are_found_weighed_and_decided():
+    """Chains in two separate modes of known masses 0.7 and 0.3 (exact draws of each normal
+    component of the log density, in the coordinates delta0 / 0.001, log sigma0 and
+    log(nu - 1)): find_modes groups them, finds each mode clean, weighs them by the log
+    density and both decide "equivalent"."""
+    import arviz as az
+
+    rng = np.random.default_rng(7)
+    centres, scales, weights = np.array([[0.0, 0.0, 0.0], [0.5, 1.5, 3.0]]), (0.3, 0.2), (0.7, 0.3)
+
+    def density(points):
+        return np.logaddexp(*[np.log(w) + stats.norm(c, s).logpdf(points).sum(-1)
+                              for c, s, w in zip(centres, scales, weights)])
+
+    x = np.concatenate([rng.normal(centres[k], scales[k], (2, 1000, 3)) for k in (0, 1)])
+    posterior = dict(delta0=0.001 * x[..., 0], sigma0=np.exp(x[..., 1]), nu=1 + np.exp(x[..., 2]))
+    idata = az.from_dict(posterior=posterior, sample_stats=dict(
+        diverging=np.zeros((4, 1000), bool), tree_depth=np.full((4, 1000), 3),
+        energy=rng.normal(size=(4, 1000))))
+    next_masses = np.tile([0.0, 1.0, 0.0], (4000, 1))
+    modes, separate, groups = find_modes(idata, x, density, next_masses, bc.Rope(-0.01, 0.01),
+                                         rng=np.random.default_rng(0),
+                                         var_names=["delta0", "sigma0", "nu"], max_treedepth=10)
+    assert separate and groups == 2 and [m.chains for m in modes] == [(0, 1), (2, 3)]
+    assert all(m.ok for m in modes)
+    np.testing.assert_allclose([m.weight for m in modes], weights, atol=0.02)
+    assert all(m.population[1] == 1.0 for m in modes)
+    assert settled_decisions(modes, separate, 0.95, groups)
 
 
 MIXTURE = """
