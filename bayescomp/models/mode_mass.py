@@ -139,22 +139,25 @@ def log_masses(groups: list[tuple], unconstrained: np.ndarray,
             return np.full(len(groups), np.nan), np.full(len(groups), np.nan)
         normals = [fit_normal(p) for p in parts]
 
-        def region(points):
-            return np.argmax([normal_logpdf(points, *normal) for normal in normals], axis=0)
+        def normal_densities(points):
+            """Every mode's normal at ``points`` (modes, n): the region of a point is the
+            mode whose normal is highest there."""
+            return np.array([normal_logpdf(points, *normal) for normal in normals])
 
         for k, (group, normal) in enumerate(zip(groups, normals)):
             posterior = unconstrained[list(group)][:, bridged]
             flat = posterior.reshape(-1, dimension)
-            own = region(flat) == k
+            densities = normal_densities(flat)
+            own = np.argmax(densities, axis=0) == k
             if 1 - own.mean() > STRAY_SHARE:
                 continue
-            ratio_posterior = log_density(flat) - normal_logpdf(flat, *normal)
+            ratio_posterior = log_density(flat) - densities[k]
             # the autocorrelation of the draws, through the ratios the bridge averages
             ess = min(float(ess_bulk(ratio_posterior.reshape(posterior.shape[:2]))), own.size)
             proposal = normal[0] + rng.standard_normal(flat.shape) @ normal[1].T
-            ratio_proposal = np.where(region(proposal) == k,
-                                      log_density(proposal) - normal_logpdf(proposal, *normal),
-                                      -np.inf)
+            densities = normal_densities(proposal)
+            ratio_proposal = np.where(np.argmax(densities, axis=0) == k,
+                                      log_density(proposal) - densities[k], -np.inf)
             estimates[split, k], errors[split, k] = bridge(ratio_posterior[own], ratio_proposal,
                                                            ess)
     log_mass = estimates.mean(axis=0)

@@ -27,7 +27,6 @@ them cross. What can be done, and is done here:
 from __future__ import annotations
 
 from dataclasses import dataclass, replace
-
 from typing import Callable
 
 import numpy as np
@@ -48,6 +47,7 @@ LINK_RHAT = 1.05
 #: the largest standard error of a mode's weight for which the modes' weights are reported
 #: (from the errors of the log masses, to first order; see benchmarks/results/mode_mass.md)
 WEIGHT_ERROR_MAX = 0.05
+
 
 def chain_distances(locators: dict[str, np.ndarray]) -> np.ndarray:
     """Largest pair R-hat minus 1 of every two chains over the ``locators`` (chain, draw)."""
