@@ -34,6 +34,8 @@ _LAZY = {
     "compare_all": ".models.compare",
     "adjust_p_values": ".baselines.multiple_testing",
     "AllPairsResult": ".models.all_pairs_result",
+    "compare_many": ".models.joint",
+    "JointResult": ".models.joint_result",
     **{name: ".models.diagnostics" for name in ("Diagnostics", "diagnose")},
     **{name: ".models.hierarchical" for name in ("PRIORS", "HierarchicalPrior", "HierarchicalResult",
                                           "hierarchical")},
@@ -79,7 +81,7 @@ sys.modules[__name__].__class__ = _Package
 __version__ = "0.1.0"
 
 __all__ = [
-    "AllPairsResult", "adjust_p_values", "compare_all",
+    "AllPairsResult", "adjust_p_values", "compare_all", "compare_many", "JointResult",
     "BaselinesResult", "friedman", "plots", "protocols", "Diagnostics", "HierarchicalPrior", "HierarchicalResult", "PRIORS",
     "baselines", "bayesian_sign_test", "bayesian_signed_rank_test", "datasets", "diagnose",
     "hierarchical", "paired_ttest", "sign_test", "simulate", "wilcoxon_test",

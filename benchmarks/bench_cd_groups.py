@@ -6,15 +6,14 @@ Run from the repository root::
     python benchmarks/bench_cd_groups.py --quick         # 5 per scenario, a smoke test
     python benchmarks/bench_cd_groups.py --only close --sims 20
 
-It needs ``bayescomp.models.joint.compare_many`` (the joint hierarchical model of K algorithms,
-not public yet: issue 31).
+It uses ``bc.compare_many``, the joint hierarchical model of K algorithms.
 
 Issue 31 promises that the groups of :func:`bayescomp.plots.plot_bayesian_cd` (the maximal
 cliques of pairs with P(equivalent) >= 0.95, :func:`bayescomp.plots.equivalence_groups`)
 are "recovered in at least 95% of simulations at the default ROPE, and no group joins two
 algorithms whose true gap exceeds twice the ROPE". Each simulation draws a collection of K
 algorithms whose population means are planted in groups (equal means within a group), fits
-it with ``bayescomp.models.joint.compare_many`` at the default ROPE (0.01) and reads the groups from the pair
+it with ``bc.compare_many`` at the default ROPE (0.01) and reads the groups from the pair
 table's population probabilities. With ``--pairwise`` the pair table is ``bc.compare_all``'s
 instead (the published model fitted to each pair on its own), for comparison.
 
@@ -50,7 +49,6 @@ import pandas as pd
 
 import bayescomp as bc
 from bayescomp.decisions import THRESHOLD
-from bayescomp.models.joint import compare_many
 from bayescomp.validation.simulate import compound_symmetric, draw_deltas
 
 RESULTS = Path(__file__).resolve().parent / "results"
@@ -96,7 +94,7 @@ def one_simulation(name: str, means, seed: int, args) -> dict:
         warnings.simplefilter("ignore")
         # the pair table of the joint model, or of the pairwise model's fit of every pair
         result = (bc.compare_all(scores, rope=ROPE, seed=seed) if args.pairwise else
-                  compare_many(scores, rope=ROPE, seed=seed))
+                  bc.compare_many(scores, rope=ROPE, seed=seed))
     seconds = time.perf_counter() - start
     table = result.to_frame()
     names = list(result.algorithms)

@@ -8,7 +8,7 @@ Run from the repository root, with a copy of the public repository BayesianTests
 
 Two collections: the tutorial's 5 classifiers on 54 UCI datasets (10 x 10-fold accuracy;
 j48 and j48gr near-identical) and the built-in example (4 classifiers, 17 datasets). On
-each, in the same run, seed and engine: ``bayescomp.models.joint.compare_many`` (one joint fit) and
+each, in the same run, seed and engine: ``bc.compare_many`` (one joint fit) and
 ``bc.compare_all`` (every pair with ``bc.hierarchical``), their seconds, the joint fit's
 diagnostics, and the pair table side by side (population P(first better) / P(equivalent) /
 P(second better) and decisions). Written to ``benchmarks/results/joint.md``.
@@ -24,7 +24,6 @@ from pathlib import Path
 import pandas as pd
 
 import bayescomp as bc
-from bayescomp.models.joint import compare_many
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_real_pairs import read_tutorial  # noqa: E402
@@ -60,7 +59,7 @@ def run(name: str, scores, backend: str, seed: int) -> list[str]:
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         started = time.perf_counter()
-        joint = compare_many(scores, seed=seed, backend=backend)
+        joint = bc.compare_many(scores, seed=seed, backend=backend)
         joint_seconds = time.perf_counter() - started
         started = time.perf_counter()
         pairwise = bc.compare_all(scores, seed=seed, backend=backend)

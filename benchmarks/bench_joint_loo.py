@@ -21,7 +21,6 @@ from pathlib import Path
 import numpy as np
 
 import bayescomp as bc
-from bayescomp.models.joint import compare_many
 
 
 def collection(n_datasets: int, rng) -> tuple[bc.Scores, np.ndarray]:
@@ -55,7 +54,7 @@ def main(argv=None) -> None:
             rest = scores.subset(datasets=[n for j, n in enumerate(scores.dataset_names) if j != held])
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
-                result = compare_many(rest, seed=args.seed + held, backend=args.backend,
+                result = bc.compare_many(rest, seed=args.seed + held, backend=args.backend,
                                          chains=2, iter_warmup=500, iter_sampling=500, retries=0)
             problems += not result.reliable
             post = result.idata.posterior

@@ -2,7 +2,7 @@
 
 Known answers: maximal cliques of hand-made graphs and, on random graphs, of a brute-force
 search over every subset; planted groups in synthetic draws of a stand-in for
-``bayescomp.models.joint.compare_many``'s result (a dataclass with the attributes of ``JointLike``), whose
+``bc.compare_many``'s result (a dataclass with the attributes of ``JointLike``), whose
 positions and intervals are checked against the draws and arviz's HDI.
 """
 import itertools

@@ -1,4 +1,4 @@
-"""The joint model of K algorithms (bayescomp.models.joint.compare_many, not public yet: issue 31): its coordinates, its likelihood with
+"""The joint model of K algorithms (bc.compare_many): its coordinates, its likelihood with
 the fold noise integrated out, its invariance to the order of the algorithms, its K = 2
 agreement with bc.hierarchical, and the agreement of its pair table and ranks."""
 from __future__ import annotations
@@ -14,7 +14,7 @@ from scipy import integrate, stats
 
 import bayescomp as bc
 from bayescomp.models import joint_program as jp
-from bayescomp.models.joint import compare_many, rank_probabilities
+from bayescomp.models.joint import rank_probabilities
 from bayescomp.rope import Rope
 
 
@@ -132,7 +132,7 @@ def three_algorithms(stan_backend):
     scores = _scores(3, 6, seed=7)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        return compare_many(scores, seed=3, backend=stan_backend, iter_warmup=500,
+        return bc.compare_many(scores, seed=3, backend=stan_backend, iter_warmup=500,
                                iter_sampling=500)
 
 
@@ -178,7 +178,7 @@ def test_pair_table_and_ranks_come_from_the_same_draws(three_algorithms):
 def _k2_agreement(scores, first, second, backend, seed=5):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        joint = compare_many(scores, [first, second], seed=seed, backend=backend)
+        joint = bc.compare_many(scores, [first, second], seed=seed, backend=backend)
         pair = bc.hierarchical(scores, first, second, seed=seed, backend=backend,
                                baselines=False)
     row = joint.to_frame().iloc[0]
