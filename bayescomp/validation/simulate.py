@@ -21,9 +21,12 @@ class SimulatedCollection:
 
 def draw_deltas(n_datasets: int, delta0: float, sigma0: float, distribution: str = "normal",
                 rng=None) -> np.ndarray:
-    """True per-dataset differences around ``delta0``: "normal", "cauchy" (scale sigma0) or
+    """True per-dataset differences around ``delta0``: "normal", "cauchy" (scale sigma0),
     "mixture" (half the datasets at ``delta0 - sigma0``, half at ``delta0 + sigma0``, each
-    with spread ``sigma0 / 4``)."""
+    with spread ``sigma0 / 4``) or "outliers" (the last fifth of the datasets, rounded, at
+    ``delta0 + 5 sigma0``, the rest at ``delta0``, each with spread ``sigma0 / 20``: the
+    hierarchical model's posterior then has a heavy-tailed mode, nu near 1 and delta0 at
+    the many, and a near-normal one, and the chains of both programs cross between them)."""
     rng = np.random.default_rng(rng)
     if distribution == "normal":
         return rng.normal(delta0, sigma0, n_datasets)
@@ -32,7 +35,11 @@ def draw_deltas(n_datasets: int, delta0: float, sigma0: float, distribution: str
     if distribution == "mixture":
         sides = rng.choice([-1.0, 1.0], n_datasets)
         return delta0 + sides * sigma0 + rng.normal(0, sigma0 / 4, n_datasets)
-    raise ValueError(f"distribution must be 'normal', 'cauchy' or 'mixture', got {distribution!r}")
+    if distribution == "outliers":
+        far = np.arange(n_datasets) >= n_datasets - round(n_datasets / 5)
+        return delta0 + 5 * sigma0 * far + rng.normal(0, sigma0 / 20, n_datasets)
+    raise ValueError("distribution must be 'normal', 'cauchy', 'mixture' or 'outliers', "
+                     f"got {distribution!r}")
 
 
 def compound_symmetric(delta, sigma, n_scores, rho, rng=None) -> list[np.ndarray]:
@@ -61,7 +68,7 @@ def collection(n_datasets: int, n_scores=100, *, delta0: float = 0.0, sigma0: fl
         Centre and spread of the true differences (see :func:`draw_deltas`).
     sigma, rho : float or sequence
         Within-dataset standard deviation and correlation of the differences.
-    distribution : "normal", "cauchy" or "mixture"
+    distribution : "normal", "cauchy", "mixture" or "outliers"
     seed : int, optional
 
     Returns
