@@ -4,6 +4,7 @@ Run from the repository root::
 
     python benchmarks/run_sbc.py                 # 400 / 1000 replications, L = 99, ~10 min on 2 cores
     python benchmarks/run_sbc.py --quick         # the CI-sized check (tests/test_sbc.py)
+    python benchmarks/run_sbc.py --only joint    # the checks whose names start with "joint"
 
 Prints, per check, the chi-square test of uniform ranks (20 bins of 5 ranks) and the test of
 the mean rank per parameter, and saves under ``benchmarks/output/``: ``sbc.txt``, the ranks
@@ -14,6 +15,9 @@ the mean rank per parameter, and saves under ``benchmarks/output/``: ``sbc.txt``
   (deliberately wrong: must fail, on nu);
 * ``hierarchical_rho0``: fitted with rho = 0 on data simulated with rho = 0.1 and 100 scores
   (the correlation of cross-validation ignored; must fail, on delta_1);
+* ``joint_k3_n10``, ``joint_k3_n30``, ``joint_k4_n10``, ``joint_k4_n30``: the joint program of K
+  algorithms on N datasets (:mod:`bayescomp.validation.sbc_joint`; 20 splits per dataset);
+* ``joint_wrong_noise``: the joint program told half the fold noise (must fail, on delta_1);
 * ``correlated``: the correlated program through the exact pivot of its matching prior;
 * ``correlated_rho0``: the same fitted with rho = 0 (must fail);
 * the closed-form correlated t-test (no Stan), KS test of the posterior quantile of the truth.
@@ -30,7 +34,7 @@ import pandas as pd
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt  # noqa: E402
 
-from bayescomp.validation import sbc  # noqa: E402
+from bayescomp.validation import sbc, sbc_joint  # noqa: E402
 from bayescomp.presentation.plots import validation as validation_plots  # noqa: E402
 
 OUTPUT = Path(__file__).resolve().parent / "output"
@@ -50,6 +54,7 @@ def main(argv=None):
     parser.add_argument("--seed", type=int, default=2018)
     parser.add_argument("--quick", action="store_true", help="the CI-sized checks")
     parser.add_argument("--output", type=Path, default=OUTPUT)
+    parser.add_argument("--only", help="run the checks whose names start with this")
     args = parser.parse_args(argv)
     if args.quick:
         args.replications, args.correlated_replications = 60, 60
@@ -65,6 +70,11 @@ def main(argv=None):
             wrong_reps, fit_prior=sbc.FixedPrior(beta=(0.5, 1.5)), seed=args.seed + 1, **fit),
         "hierarchical_rho0": lambda: sbc.sbc_hierarchical(
             wrong_reps, n_scores=100, fit_rho=0.0, seed=args.seed + 2, **fit),
+        **{f"joint_k{k}_n{n}": (lambda k=k, n=n: sbc_joint.sbc_joint(
+            args.replications, k=k, n_datasets=n, seed=args.seed + 10 * k + n, **fit))
+           for k in (3, 4) for n in (10, 30)},
+        "joint_wrong_noise": lambda: sbc_joint.sbc_joint(
+            wrong_reps, k=3, n_datasets=10, fit_noise_factor=0.25, seed=args.seed + 6, **fit),
         "correlated": lambda: sbc.sbc_correlated(args.correlated_replications,
                                                  seed=args.seed + 3, **fit),
         "correlated_rho0": lambda: sbc.sbc_correlated(
@@ -77,6 +87,8 @@ def main(argv=None):
         print(text, flush=True)
         lines.append(text)
 
+    if args.only:
+        checks = {name: run for name, run in checks.items() if name.startswith(args.only)}
     for name, run in checks.items():
         start = time.perf_counter()
         result = run()
@@ -94,12 +106,13 @@ def main(argv=None):
         axes[0].figure.savefig(args.output / f"sbc_{name}.png", dpi=110)
         plt.close("all")
 
-    for label, fit_rho in (("closed-form correlated t-test", None), ("... fitted with rho = 0", 0.0)):
+    pivots = (("closed-form correlated t-test", None), ("... fitted with rho = 0", 0.0))
+    for label, fit_rho in () if args.only else pivots:
         test = sbc.correlated_quantiles(20_000, n_scores=100, rho=0.1, fit_rho=fit_rho,
                                         seed=args.seed + 5)
         say(f"{label}: 20000 replications, KS statistic {test['statistic']:.4f}, "
             f"p = {test['p_value']:.3g}")
-    (args.output / f"sbc{'_quick' if args.quick else ''}.txt").write_text("\n".join(lines) + "\n")
+    (args.output / f"sbc{'_quick' if args.quick else ''}{'_' + args.only if args.only else ''}.txt").write_text("\n".join(lines) + "\n")
     print(f"saved under {args.output}")
 
 
