@@ -208,6 +208,15 @@ def test_k2_is_the_papers_model_on_a_near_identical_pair(stan_backend):
 
 
 @pytest.mark.stan
+@pytest.mark.slow
+def test_k2_is_the_papers_model_on_a_ragged_design(stan_backend):
+    """Datasets of 1 x 10, 10 x 10, 5 x 2, 3 x 5 and 1 x 5 splits, each with its own rho."""
+    scores = bc.simulate.benchmark_collection(15, design="ragged", delta0=0.01, seed=4).scores
+    assert len(set(scores.n_scores)) > 2
+    _k2_agreement(scores, "a", "b", stan_backend)
+
+
+@pytest.mark.stan
 def test_program_log_density_is_the_models(pystan_backend):
     """log p(data, theta) of stan/joint.stan at several points, differenced (Stan drops
     constants), against scipy: the Gamma densities of kappa_i and lambda_i on the log scale
