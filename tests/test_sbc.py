@@ -10,7 +10,7 @@ matplotlib.use("Agg")
 import numpy as np
 import pytest
 
-from bayescomp.validation import sbc, sbc_ranks
+from bayescomp.validation import sbc, sbc_joint, sbc_ranks
 from bayescomp.presentation.plots import validation as validation_plots
 
 LEVEL = 0.001
@@ -95,4 +95,30 @@ def test_sbc_hierarchical_detects_a_shifted_prior(stan_backend):
     table = wrong.uniformity()
     assert table.loc["nu", "p_chi2"] < LEVEL
     assert table.loc["nu", "mean_rank"] > table.loc["nu", "mean_high"]
+    assert "DELIBERATELY WRONG" in wrong.summary()
+
+
+@pytest.mark.stan
+def test_sbc_joint_program(stan_backend):
+    """The joint model of K = 3 algorithms (bayescomp.validation.sbc_joint; the full run at
+    K = 3, 4 and N = 10, 30 is benchmarks/run_sbc.py --only joint)."""
+    result = sbc_joint.sbc_joint(60, k=3, n_datasets=8, seed=7, backend=stan_backend, **FAST)
+    table = result.uniformity()
+    assert result.passes(LEVEL), result.summary()
+    assert set(table.index) == {"delta0_first_pair", "delta0_first_last", "sigma0", "nu",
+                                "population_sd_first_pair", "delta_1_first_pair"}
+    assert ((table["mean_low"] < table["mean_rank"]) & (table["mean_rank"] < table["mean_high"])).all()
+
+
+@pytest.mark.stan
+def test_sbc_joint_detects_understated_noise(stan_backend):
+    # the program told 1/25 of the fold noise's scale matrix (standard deviations 5 times too
+    # small) takes the noise for spread between datasets: sigma0's posterior lies above the
+    # truth, and each delta_i's hugs its dataset's mean, the truth outside its draws
+    wrong = sbc_joint.sbc_joint(30, k=3, n_datasets=8, fit_noise_factor=0.04, seed=8,
+                                backend=stan_backend, **FAST)
+    table = wrong.uniformity(bins=5)
+    assert not wrong.passes(LEVEL, bins=5)
+    assert table.loc["sigma0", "p_chi2"] < LEVEL
+    assert table.loc["sigma0", "mean_rank"] < table.loc["sigma0", "mean_low"]
     assert "DELIBERATELY WRONG" in wrong.summary()
