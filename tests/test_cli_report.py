@@ -341,6 +341,11 @@ def test_best_against_each_other_reads_best_minus_other(analysis, scores):
                     (table["second"].isin([best, pair.second]))].iloc[0]
         sign = 1 if row["first"] == best else -1
         assert pair.delta0_mean == sign * row["delta0_mean"]
+        estimate = analysis.joint.next_dataset[(row["first"], row["second"])]
+        assert pair.next_mean == sign * estimate.mean
+        assert (pair.next_hdi_low, pair.next_hdi_high) == (
+            (estimate.hdi_low, estimate.hdi_high) if sign == 1 else
+            (-estimate.hdi_high, -estimate.hdi_low))
         regions = ("p_right", "p_left") if sign == 1 else ("p_left", "p_right")
         assert pair.population_p_right == row[f"population_{regions[0]}"]
         assert pair.next_dataset_p_left == row[f"next_dataset_{regions[1]}"]

@@ -40,7 +40,8 @@ def add_parser(subparsers):
                         help="compare these algorithms only, in this order (default: all)")
     report.add_argument("--no-prior-sensitivity", dest="prior_sensitivity",
                         action="store_false",
-                        help="skip the refit under the other Student-t prior")
+                        help="skip the refit under the other Student-t prior (baycomp; "
+                        "paper when --prior baycomp)")
     add_common_arguments(report)
     add_sampling_arguments(report, ess=False)
     report.set_defaults(handler=run)
@@ -61,12 +62,12 @@ def _algorithms(args):
 
 def run(args, console) -> int:
     """Run ``bayescomp report`` with parsed ``args``; the exit code."""
-    from bayescomp.cli.commands import (_document, _naming_the_input, _read, _rope, _status,
-                                        _to_stdout, joint_options, stan_engine, write_outputs)
+    from bayescomp.cli.commands import (_check_pair, _document, _naming_the_input, _read,
+                                        _rope, _status, _to_stdout, joint_options, stan_engine,
+                                        write_outputs)
     from bayescomp.cli.export import plain
     from bayescomp.cli.io import CliError
     from bayescomp.models.paper_analysis import check_joint_input, paper_analysis
-    from bayescomp.rope import check_rope
 
     if args.out is None:
         raise CliError("report needs --out DIR: the report is the files written there")
@@ -77,7 +78,7 @@ def run(args, console) -> int:
         chosen = check_joint_input(scores, _algorithms(args), options.get("prior", "paper"))
     for i, first in enumerate(chosen.algorithms):
         for second in chosen.algorithms[i + 1:]:
-            check_rope(rope, chosen, first, second)
+            _check_pair(args, chosen, first, second, rope)   # a ROPE in other units warns
     backend = stan_engine(args, console, "joint")
     fits = "two fits" if args.prior_sensitivity else "one fit"
     with console.phase(f"sampling the joint model of {len(chosen.algorithms)} algorithms "

@@ -24,7 +24,7 @@ from scipy import stats
 
 from bayescomp.baselines.friedman import FriedmanResult, friedman_test
 from bayescomp.data.scores import Scores
-from bayescomp.decisions import THRESHOLD, UNRELIABLE, decide
+from bayescomp.decisions import UNRELIABLE, decide
 from bayescomp.models.hierarchical import PRIORS
 from bayescomp.models.hierarchical_runs import region_estimates
 from bayescomp.models.joint import _check_algorithms, compare_many
@@ -78,6 +78,7 @@ def _oriented(table: pd.DataFrame, best: str) -> pd.DataFrame:
         right = left[:-len("left")] + "right"
         rows.loc[flip, [left, right]] = rows.loc[flip, [right, left]].to_numpy()
     for mean, low, high in (("delta0_mean", "delta0_hdi_low", "delta0_hdi_high"),
+                            ("next_mean", "next_hdi_low", "next_hdi_high"),
                             ("delta_mean", "delta_hdi_low", "delta_hdi_high")):
         if mean in rows:
             rows.loc[flip, mean] = -rows.loc[flip, mean]
@@ -87,15 +88,14 @@ def _oriented(table: pd.DataFrame, best: str) -> pd.DataFrame:
     return rows.reset_index(drop=True)
 
 
-def rope_sensitivity(result: JointResult, factors=ROPE_FACTORS,
-                     threshold: float = THRESHOLD) -> pd.DataFrame:
+def rope_sensitivity(result: JointResult, factors=ROPE_FACTORS) -> pd.DataFrame:
     """The pair table's probabilities and decisions at other ROPE widths, from the same draws.
 
     Each ROPE is the result's ROPE times a factor (both ends scaled). Per pair: P(left /
     rope / right) of delta0 (the share of its draws) and of the next dataset (the posterior
     mean of its Student-t masses), computed as :func:`~bayescomp.models.joint.compare_many`
-    computes them, and the decision at ``threshold`` by two Monte Carlo errors; at factor 1
-    every number is the pair table's.
+    computes them, and the decision at the result's threshold by two Monte Carlo errors; at
+    factor 1 every number and decision is the pair table's.
 
     Returns
     -------
@@ -118,8 +118,9 @@ def rope_sensitivity(result: JointResult, factors=ROPE_FACTORS,
             for scope, (probabilities, errors) in zip(SCOPES, estimates):
                 entry.update({f"{scope}_p_{region}": float(value) for region, value in
                               zip(("left", "rope", "right"), probabilities)})
-                entry[f"{scope}_decision"] = (decide(probabilities, threshold, labels, errors)
-                                              if result.reliable else UNRELIABLE)
+                entry[f"{scope}_decision"] = (
+                    decide(probabilities, result.threshold, labels, errors)
+                    if result.reliable else UNRELIABLE)
             rows.append(entry)
     return pd.DataFrame(rows)
 
@@ -151,7 +152,8 @@ class PaperAnalysis:
         The algorithm with the highest P(best).
     best_pairs : pandas.DataFrame
         One row per other algorithm, the joint pair table's row oriented ``best - other``
-        (``first`` is always the best).
+        (``first`` is always the best), with the next dataset's difference (``next_mean``,
+        ``next_hdi_low``, ``next_hdi_high``) beside delta0's.
     best_datasets : pandas.DataFrame
         Per dataset and other algorithm, oriented ``best - other``: the raw ``mean``
         difference, the shrunken ``delta_mean``, ``delta_sd``, ``delta_hdi_low``,
@@ -239,8 +241,7 @@ class PaperAnalysis:
 def paper_analysis(scores: Scores, algorithms=None, rope: RopeLike = 0.01,
                    seed: int | None = None, *, prior: str = "paper",
                    prior_sensitivity: bool = True, rope_factors=ROPE_FACTORS,
-                   alpha: float = 0.05, threshold: float = THRESHOLD,
-                   **options) -> PaperAnalysis:
+                   alpha: float = 0.05, **options) -> PaperAnalysis:
     """The analysis of a paper comparing K algorithms, in one call.
 
     Parameters
@@ -261,8 +262,6 @@ def paper_analysis(scores: Scores, algorithms=None, rope: RopeLike = 0.01,
         The ROPE widths of :func:`rope_sensitivity`, as multiples of ``rope``.
     alpha : float
         Significance level of the Friedman test and its post-hoc tests.
-    threshold : float
-        Probability a region needs for a decision (the joint model decides at 0.95).
     **options
         Passed to :func:`~bayescomp.models.joint.compare_many` (backend, chains,
         iter_warmup, iter_sampling, adapt_delta, max_treedepth, retries, show_progress).
@@ -271,9 +270,6 @@ def paper_analysis(scores: Scores, algorithms=None, rope: RopeLike = 0.01,
     -------
     PaperAnalysis
     """
-    if threshold != THRESHOLD:
-        raise ValueError(f"the joint model's pair table decides at {THRESHOLD}; got "
-                         f"threshold={threshold}")
     scores = check_joint_input(scores, algorithms, prior)
     from bayescomp.sampling import check_seed
 
@@ -289,10 +285,15 @@ def paper_analysis(scores: Scores, algorithms=None, rope: RopeLike = 0.01,
     best_datasets = _oriented(joint.datasets, best).merge(
         _ttest_intervals(scores, best, others), on=["dataset", "second"], how="left")
     settings = dict(seed=int(seed), prior=prior, rope_factors=tuple(float(f) for f in rope_factors),
-                    alpha=float(alpha), threshold=float(threshold),
+                    alpha=float(alpha), threshold=float(joint.threshold),
                     **{k: v for k, v in options.items() if k != "show_progress"})
+    pairs = joint.to_frame()
+    for name, key in (("next_mean", "mean"), ("next_hdi_low", "hdi_low"),
+                      ("next_hdi_high", "hdi_high")):
+        pairs[name] = [getattr(joint.next_dataset[(a, b)], key)
+                       for a, b in zip(pairs["first"], pairs["second"])]
     return PaperAnalysis(
-        joint=joint, best=best, best_pairs=_oriented(joint.table, best),
+        joint=joint, best=best, best_pairs=_oriented(pairs, best),
         best_datasets=best_datasets,
-        rope_sensitivity=rope_sensitivity(joint, rope_factors, threshold), prior_fits=fits,
+        rope_sensitivity=rope_sensitivity(joint, rope_factors), prior_fits=fits,
         friedman=friedman_test(scores, alpha=alpha), settings=settings)

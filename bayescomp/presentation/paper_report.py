@@ -74,7 +74,9 @@ def best_table(analysis) -> pd.DataFrame:
     """The best against each other algorithm, ``best - other``, both questions."""
     t = analysis.best_pairs
     shown = pd.DataFrame({"best": t["first"], "other": t["second"], "delta0": t["delta0_mean"],
-                          "HDI low": t["delta0_hdi_low"], "HDI high": t["delta0_hdi_high"]})
+                          "HDI low": t["delta0_hdi_low"], "HDI high": t["delta0_hdi_high"],
+                          "next dataset": t["next_mean"], "next HDI low": t["next_hdi_low"],
+                          "next HDI high": t["next_hdi_high"]})
     for scope in SCOPES:
         where = f"{SCOPE_NAMES[scope]}: "
         shown[f"{where}P(best better)"] = t[f"{scope}_p_right"]
@@ -126,8 +128,8 @@ def _sections(analysis, table) -> list[tuple[str, list[str]]]:
              ("P(best) and the probability of every rank",
               ["Ranks of the population means; algorithms within the ROPE of the best of "
                "their group share their ranks.", "", table(ranks_table(analysis))]),
-             (f"{best} against each other algorithm",
-              [f"From the same joint fit, differences {best} - other.", "",
+             (f"{best} (the highest P(best)) against each other algorithm",
+              [f"From the same joint fit, differences {best} - other (95% HDIs).", "",
                table(best_table(analysis)), "",
                "Per dataset: the raw mean difference and the shrunken delta_i (95% HDI).", "",
                table(best_datasets_table(analysis))]),
