@@ -123,8 +123,10 @@ def _sections(analysis, table) -> list[tuple[str, list[str]]]:
     """(heading, body lines) of every part of the report; ``table`` renders a DataFrame."""
     joint, best = analysis.joint, analysis.best
     parts = [("Paragraph for the paper", [paragraph(analysis)]),
-             ("The joint model: every pair", [*joint.verdicts(), "",
-                                              table(display_table(joint))]),
+             # one verdict a paragraph: in Markdown, lines without a blank one between run on
+             ("The joint model: every pair",
+              [line for verdict in joint.verdicts() for line in (verdict, "")]
+              + [table(display_table(joint))]),
              ("P(best) and the probability of every rank",
               ["Ranks of the population means; algorithms within the ROPE of the best of "
                "their group share their ranks.", "", table(ranks_table(analysis))]),
