@@ -165,7 +165,7 @@ def to_markdown(analysis) -> str:
     lines = [f"# {title(analysis)}", ""]
     banner = unreliable_lines(analysis)
     if banner:
-        lines += [f"**{line}**" for line in banner] + [""]
+        lines += [text for line in banner for text in (f"**{line}**", "")]
     for heading, body in _sections(analysis, markdown_table):
         lines += [f"## {heading}", "", *body, ""]
     return "\n".join(lines).rstrip("\n")
