@@ -170,10 +170,43 @@ print("\n".join(lines))
 # decision is "undecided", report the three probabilities rather than a p-value, and when the
 # sensitivity analysis shows the decision moving with the ROPE, state the ROPE at which it
 # changes: the reader can then judge whether that margin matters for the application.
+
+# %% [markdown]
+# ## 6. The whole analysis in one call: `bayescomp report`
 #
+# Sections 2 to 5 used three models (Plackett-Luce ranks, a pairwise hierarchical fit per
+# competitor, a sensitivity analysis of one pair) and drafted the paragraph by hand. The
+# command `bayescomp report scores.csv --out report/` does it with **one** joint hierarchical
+# model of all five classifiers (`bc.compare_many`), so that the pairs, P(best) and the ranks
+# come from one posterior and cannot contradict each other:
+#
+# - the pair table, P(best), the rank probabilities and the Bayesian critical-difference
+#   diagram;
+# - the best classifier against each other one, from the same fit;
+# - the same draws read at half and twice the ROPE, and one refit under the other Student-t
+#   prior ("baycomp");
+# - the Friedman test with Holm-corrected Wilcoxon pairs and Demšar's diagram beside them;
+# - `report.md`, `report.tex` (the pair table and the paragraph), `report.json` and the figures.
+#
+# Here we call the function behind the command, `paper_analysis`, and print the paragraph it
+# writes: every number and decision in it is read from the fit (the test suite parses it back).
+# Its P(best) is of the population mean scores, not of the Plackett-Luce worths of section 2:
+# two models, two questions, and they need not agree.
+
+# %%
+from bayescomp.models.paper_analysis import paper_analysis
+
+analysis = paper_analysis(scores, rope=0.01, seed=SEED, **FIT)
+print(analysis.paragraph())
+
+# %%
+bc.plots.plot_bayesian_cd(analysis.joint);
+
+# %% [markdown]
 # Machine-readable summary (checked by the test suite): the ranking, the pairwise
 # probabilities and the "paper" prior's row of the sensitivity analysis at the ROPE of the
-# pairwise fits, which is the same fit as the pairwise one against the runner-up (same seed).
+# pairwise fits, which is the same fit as the pairwise one against the runner-up (same seed),
+# and the report's P(best) and decisions, those of `bc.compare_many` with the same seed.
 
 # %%
 import json
@@ -188,4 +221,8 @@ print("RESULT " + json.dumps({
     "delta0": {other: [float(p) for p in r.population.probabilities]
                for other, r in pairwise.items()},
     "sensitivity_paper": {quantity: [float(row[k]) for k in ("p_left", "p_rope", "p_right")]
-                          for quantity, row in paper.set_index("quantity").iterrows()}}))
+                          for quantity, row in paper.set_index("quantity").iterrows()},
+    "report": {"best": analysis.best, "reliable": analysis.reliable,
+               "p_best": {name: float(p) for name, p in analysis.joint.p_best.items()},
+               "decisions": {f"{row.first} - {row.second}": row.population_decision
+                             for row in analysis.joint.to_frame().itertuples()}}}))

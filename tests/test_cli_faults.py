@@ -98,6 +98,14 @@ def test_a_malformed_line_names_file_line_and_column(shared_dir):
     assert str(bad) in line and "line 3, column 'score'" in line
 
 
+def test_report_faults_of_the_input_name_it_in_one_line(scores_csv, shared_dir):
+    out = shared_dir / "report"
+    line = one_error_line(run(["report", scores_csv, "--out", out, "--algorithms", "a,zz"]))
+    assert line == (f"bayescomp: error: {scores_csv}: algorithms must be distinct names of "
+                    "['a', 'b'], got ['a', 'zz']")
+    assert not out.exists()
+
+
 def drop_permission_override():
     """Take CAP_DAC_OVERRIDE and CAP_DAC_READ_SEARCH out of the bounding set before exec:
     a root child then has every other power but obeys permission bits like any user."""

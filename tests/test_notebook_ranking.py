@@ -50,3 +50,10 @@ def test_notebook_runs_and_matches_the_library(stan_backend, tmp_path, monkeypat
     assert paragraph in text and f"{ranking.p_best[ranking.best]:.2f}" in paragraph
     for other, result in names["pairwise"].items():
         assert f"Against {other}" in paragraph and result.next_dataset.decision() in paragraph
+    # the report's paragraph (section 6) is printed as written, from the joint fit's numbers
+    analysis = names["analysis"]
+    assert analysis.reliable and analysis.paragraph() in text
+    assert list(analysis.algorithms) == list(scores.algorithms)
+    assert f"P(best) = {analysis.joint.p_best.max():.3f}" in analysis.paragraph() or \
+        f"with probability {analysis.joint.p_best.max():.3f}" in analysis.paragraph()
+    assert list(analysis.prior_fits) == ["paper", "baycomp"]

@@ -417,3 +417,11 @@ def test_05_ranking_and_sensitivity(tmp_path, monkeypatch, stan_backend):
                                atol=1e-12)
     np.testing.assert_allclose(got["sensitivity_paper"]["delta0"], delta0, rtol=0, atol=1e-12)
     assert set(got["next"]) == set(scores.algorithms) - {got["best"]}
+
+    # the report's joint fit is bc.compare_many with the same seed and settings
+    joint = bc.compare_many(scores, rope=0.01, seed=seed, **fit)
+    assert got["report"]["best"] == joint.best and got["report"]["reliable"] == joint.reliable
+    np.testing.assert_allclose([got["report"]["p_best"][a] for a in scores.algorithms],
+                               joint.p_best[list(scores.algorithms)], rtol=0, atol=1e-12)
+    assert got["report"]["decisions"] == {f"{row.first} - {row.second}": row.population_decision
+                                          for row in joint.to_frame().itertuples()}

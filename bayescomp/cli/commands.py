@@ -16,6 +16,8 @@ EXIT_STDOUT_CLOSED = 141
 #: options of ``bayescomp.hierarchical`` the command line passes through when given
 FIT_OPTIONS = ("chains", "iter_warmup", "iter_sampling", "adapt_delta", "max_treedepth",
                "prior", "retries", "ess")
+#: those of ``bayescomp.compare_many`` (the joint model has no ESS target)
+JOINT_OPTIONS = tuple(name for name in FIT_OPTIONS if name != "ess")
 
 
 
@@ -41,6 +43,16 @@ def _read(args):
 def _fit_options(args) -> dict:
     """The sampler options given on the command line (unset ones keep the defaults)."""
     return {name: getattr(args, name) for name in FIT_OPTIONS
+            if getattr(args, name, None) is not None}
+
+
+def joint_options(args) -> dict:
+    """The sampler options of the joint model given on the command line; ``--ess`` is
+    refused (the joint model is sampled as set, not extended to an ESS target)."""
+    if getattr(args, "ess", None) is not None:
+        raise CliError("--ess: the joint model takes no ESS target; set --iter-sampling "
+                       "instead")
+    return {name: getattr(args, name) for name in JOINT_OPTIONS
             if getattr(args, name, None) is not None}
 
 
@@ -150,7 +162,8 @@ def _figures(result, scores, first, second, out: Path) -> list[str]:
 
 def write_outputs(args, console: Console, document: dict, report=None) -> None:
     """Write ``--out`` (``report(directory)`` writes the figures there and returns the
-    report's Markdown and the figures' names), ``--json`` and ``--csv``, all or nothing.
+    report's Markdown and the figures' names, and optionally the names of other files it
+    wrote there), ``--json`` and ``--csv``, all or nothing.
 
     With ``--overwrite``, the files of an earlier analysis in ``--out`` are replaced or
     removed, and the line that tells where the report is says which they were.
@@ -160,9 +173,9 @@ def write_outputs(args, console: Console, document: dict, report=None) -> None:
     with Outputs() as outputs:
         if args.out is not None and report is not None:
             with outputs.directory(Path(args.out), replace=args.overwrite) as staging:
-                markdown, figures = report(staging)
-                (staging / "report.md").write_text(report_text(markdown, figures),
-                                                   encoding="utf-8")
+                markdown, figures, *others = report(staging)
+                (staging / "report.md").write_text(
+                    report_text(markdown, figures, *others), encoding="utf-8")
         if args.json is not None:
             outputs.write_text(Path(args.json), to_json(document))
         if args.csv is not None:
@@ -251,6 +264,8 @@ def run_all_pairs(args, console: Console) -> int:
 
     scores = _read(args)
     rope = _rope(args)
+    if args.joint:
+        return _run_joint(scores, rope, args, console)
     pairs = list(combinations(scores.algorithms, 2))
     for first, second in pairs:
         _check_pair(args, scores, first, second, rope)
@@ -283,6 +298,53 @@ def run_all_pairs(args, console: Console) -> int:
     write_outputs(args, console,
                   _document(args, console, status, all_pairs=all_pairs_dict(result)), report)
     return status
+
+
+def _run_joint(scores, rope, args, console: Console) -> int:
+    """``all-pairs --joint``: one joint model of every algorithm, with all-pairs' outputs."""
+    from itertools import combinations
+
+    from bayescomp.cli.export import result_dict
+    from bayescomp.models.joint import compare_many
+    from bayescomp.models.paper_analysis import check_joint_input
+
+    options = joint_options(args)
+    with _naming_the_input(args):   # faults of the input fail before any compile
+        check_joint_input(scores, prior=options.get("prior", "paper"))
+    for first, second in combinations(scores.algorithms, 2):
+        _check_pair(args, scores, first, second, rope)
+    backend = stan_engine(args, console, "joint")
+    with console.phase(f"sampling the joint model of {len(scores.algorithms)} algorithms"):
+        result = compare_many(scores, rope=rope, seed=args.seed, backend=backend,
+                              show_progress=False, **options)
+    if not _to_stdout(args):
+        print(result.summary())
+    status = _status([] if result.reliable else
+                     [f"the joint model of {', '.join(result.algorithms)}"], console)
+
+    def report(directory):
+        written = []
+        joint_figures(result, directory, written)
+        return result.to_markdown(), written
+
+    write_outputs(args, console, _document(args, console, status, joint=result_dict(result)),
+                  report)
+    return status
+
+
+def joint_figures(result, directory: Path, written: list) -> None:
+    """The figures of a joint fit in ``directory``: ``pairs.png`` (every pair's three
+    regions, as all-pairs draws them) and ``bayesian_cd.png`` (the Bayesian
+    critical-difference diagram), marked when the fit is unreliable."""
+    import matplotlib
+    matplotlib.use("Agg")
+    from bayescomp.presentation import plots
+
+    bad = not result.reliable
+    # the pair table has the hierarchical model's two questions (population, next dataset)
+    _save(plots.plot_probability_heatmap(result.to_frame().assign(method="hierarchical")),
+          directory / "pairs.png", written, bad)
+    _save(plots.plot_bayesian_cd(result), directory / "bayesian_cd.png", written, bad)
 
 
 def run_demo(args, console: Console) -> int:

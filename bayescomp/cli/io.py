@@ -95,12 +95,13 @@ def _nearest_existing(path: Path) -> Path:
 _ANALYSIS_FILES = re.compile(r"^<!-- bayescomp analysis: (.*) -->$", re.M)
 
 
-def report_text(markdown: str, figures: list[str]) -> str:
+def report_text(markdown: str, figures: list[str], others=()) -> str:
     """The ``report.md`` of an analysis: ``markdown``, the ``figures`` shown as images, and a
-    last line (an HTML comment, invisible when rendered) listing the analysis's files, so
-    that ``--overwrite`` later replaces exactly those."""
+    last line (an HTML comment, invisible when rendered) listing the analysis's files (the
+    figures and ``others`` written beside them), so that ``--overwrite`` later replaces
+    exactly those."""
     images = "\n".join(f"![{name}]({name})" for name in figures)
-    files = ", ".join(["report.md", *figures])
+    files = ", ".join(["report.md", *figures, *others])
     return f"{markdown}\n\n{images}\n\n<!-- bayescomp analysis: {files} -->\n"
 
 

@@ -92,6 +92,76 @@ def _join_rope(argv: list[str]) -> list[str]:
     return joined
 
 
+def add_common_arguments(sub) -> None:
+    """The options every analysing command takes: the ROPE, the seed, the Stan backend and
+    the outputs (``--out``, ``--overwrite``, ``--json``, ``--csv``, ``--progress``)."""
+    sub.add_argument("--rope", type=_rope_value, default=0.01, metavar="W|LOW,HIGH",
+                     help="region of practical equivalence: a half-width W, [-W, W] "
+                     "(default 0.01), or LOW,HIGH for an asymmetric one, e.g. "
+                     "--rope -0.01,0.02")
+    sub.add_argument("--rope-low", type=float, metavar="LOW",
+                     help="lower end of the ROPE (<= 0), replacing -W")
+    sub.add_argument("--rope-high", type=float, metavar="HIGH",
+                     help="upper end of the ROPE (>= 0), replacing W")
+    sub.add_argument("--seed", type=int, default=1,
+                     help="random seed of every random step: Stan, the Bayesian sign and "
+                     "signed-rank tests; every pair of all-pairs is fitted with it as it "
+                     "is, so compare --seed reproduces a pair (default 1)")
+    sub.add_argument("--backend", choices=["auto", "cmdstanpy", "pystan"], default="auto",
+                     help="Stan backend for the hierarchical model (default auto)")
+    sub.add_argument("--out", metavar="DIR",
+                     help="write report.md and PNG figures into DIR, created if missing "
+                     "(nothing is written without it)")
+    add_overwrite_argument(sub)
+    sub.add_argument("--json", metavar="FILE",
+                     help="write every number of the output as JSON to FILE ('-': stdout)")
+    sub.add_argument("--csv", metavar="FILE",
+                     help="the same as a CSV file of key,value rows ('-': stdout)")
+    sub.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
+                     help="progress bars for compiles, fits and pairs (default: when "
+                     "stderr is a terminal)")
+
+
+def add_sampling_arguments(sub, ess: bool = True) -> None:
+    """The sampler's options of the hierarchical models (unset: the library's defaults);
+    ``ess=False`` leaves out ``--ess``, a target the joint model does not take."""
+    from bayescomp.models.hierarchical import PRIORS
+
+    group = sub.add_argument_group(
+        "sampler of the hierarchical model (unset: the library's defaults)")
+    group.add_argument("--chains", type=_positive_int, metavar="N",
+                       help="Markov chains (default 4)")
+    group.add_argument("--iter-warmup", type=_positive_int, metavar="N",
+                       help="warm-up iterations per chain (default 1000)")
+    group.add_argument("--iter-sampling", type=_positive_int, metavar="N",
+                       help="draws kept per chain (default 1000)")
+    group.add_argument("--adapt-delta", type=_probability, metavar="P",
+                       help="target acceptance rate of NUTS, in (0, 1) (default 0.95)")
+    group.add_argument("--max-treedepth", type=_positive_int, metavar="N",
+                       help="maximum tree depth of NUTS (default 10)")
+    group.add_argument("--prior", choices=sorted(PRIORS),
+                       help="model of delta_i and hyper-priors: paper (Corani et al. 2017, "
+                       "default), baycomp, kruschke, juarez_steel (Student-t with those "
+                       "priors on nu) or gaussian (normal delta_i)")
+    group.add_argument("--retries", type=_non_negative_int, metavar="N",
+                       help="after a fit fails its diagnostics: continue slowly mixing "
+                       "chains, or refit afresh with safer settings (default 2; 0 "
+                       "disables)")
+    if ess:
+        group.add_argument("--ess", type=_positive_int, metavar="N",
+                           help="target bulk and tail ESS of the reported quantities: a fit "
+                           "below it is extended from where its chains are (default 1000)")
+
+
+def add_reading_arguments(sub) -> None:
+    """The CSV of scores, its layout and the correlation between its splits."""
+    add_input_arguments(sub)
+    sub.add_argument("--n-folds", type=int,
+                     help="folds per run; rho = 1/n_folds (default: counted in the file)")
+    sub.add_argument("--rho", type=float, help="correlation between splits (instead of "
+                     "--n-folds)")
+
+
 class OneLineErrorParser(argparse.ArgumentParser):
     """argparse's parser, with a usage error told in one line: the 15 lines of usage above
     it hid the line that says what is wrong; ``--help`` shows them."""
@@ -113,96 +183,41 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"bayescomp {version()}")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
-    def common(sub):
-        sub.add_argument("--rope", type=_rope_value, default=0.01, metavar="W|LOW,HIGH",
-                         help="region of practical equivalence: a half-width W, [-W, W] "
-                         "(default 0.01), or LOW,HIGH for an asymmetric one, e.g. "
-                         "--rope -0.01,0.02")
-        sub.add_argument("--rope-low", type=float, metavar="LOW",
-                         help="lower end of the ROPE (<= 0), replacing -W")
-        sub.add_argument("--rope-high", type=float, metavar="HIGH",
-                         help="upper end of the ROPE (>= 0), replacing W")
-        sub.add_argument("--seed", type=int, default=1,
-                         help="random seed of every random step: Stan, the Bayesian sign and "
-                         "signed-rank tests; every pair of all-pairs is fitted with it as it "
-                         "is, so compare --seed reproduces a pair (default 1)")
-        sub.add_argument("--backend", choices=["auto", "cmdstanpy", "pystan"], default="auto",
-                         help="Stan backend for the hierarchical model (default auto)")
-        sub.add_argument("--out", metavar="DIR",
-                         help="write report.md and PNG figures into DIR, created if missing "
-                         "(nothing is written without it)")
-        add_overwrite_argument(sub)
-        sub.add_argument("--json", metavar="FILE",
-                         help="write every number of the output as JSON to FILE ('-': stdout)")
-        sub.add_argument("--csv", metavar="FILE",
-                         help="the same as a CSV file of key,value rows ('-': stdout)")
-        sub.add_argument("--progress", action=argparse.BooleanOptionalAction, default=None,
-                         help="progress bars for compiles, fits and pairs (default: when "
-                         "stderr is a terminal)")
-
-    def sampling(sub):
-        from bayescomp.models.hierarchical import PRIORS
-
-        group = sub.add_argument_group(
-            "sampler of the hierarchical model (unset: the library's defaults)")
-        group.add_argument("--chains", type=_positive_int, metavar="N",
-                           help="Markov chains (default 4)")
-        group.add_argument("--iter-warmup", type=_positive_int, metavar="N",
-                           help="warm-up iterations per chain (default 1000)")
-        group.add_argument("--iter-sampling", type=_positive_int, metavar="N",
-                           help="draws kept per chain (default 1000)")
-        group.add_argument("--adapt-delta", type=_probability, metavar="P",
-                           help="target acceptance rate of NUTS, in (0, 1) (default 0.95)")
-        group.add_argument("--max-treedepth", type=_positive_int, metavar="N",
-                           help="maximum tree depth of NUTS (default 10)")
-        group.add_argument("--prior", choices=sorted(PRIORS),
-                           help="model of delta_i and hyper-priors: paper (Corani et al. 2017, "
-                           "default), baycomp, kruschke, juarez_steel (Student-t with those "
-                           "priors on nu) or gaussian (normal delta_i)")
-        group.add_argument("--retries", type=_non_negative_int, metavar="N",
-                           help="after a fit fails its diagnostics: continue slowly mixing "
-                           "chains, or refit afresh with safer settings (default 2; 0 "
-                           "disables)")
-        group.add_argument("--ess", type=_positive_int, metavar="N",
-                           help="target bulk and tail ESS of the reported quantities: a fit "
-                           "below it is extended from where its chains are (default 1000)")
-
-    def reading(sub):
-        add_input_arguments(sub)
-        sub.add_argument("--n-folds", type=int,
-                         help="folds per run; rho = 1/n_folds (default: counted in the file)")
-        sub.add_argument("--rho", type=float, help="correlation between splits (instead of "
-                         "--n-folds)")
-
     def single(sub):
         sub.add_argument("--no-stan", action="store_true",
                          help="skip the hierarchical model: correlated t-tests and baselines only")
 
     demo = commands.add_parser("demo", help="run the built-in example end to end (forest vs "
                                "tree on 17 datasets)")
-    common(demo)
+    add_common_arguments(demo)
     single(demo)
-    sampling(demo)
+    add_sampling_arguments(demo)
     demo.set_defaults(handler=run_demo)
 
     compare = commands.add_parser("compare", help="compare two algorithms from a CSV file")
-    reading(compare)
+    add_reading_arguments(compare)
     compare.add_argument("--first", required=True, help="first algorithm")
     compare.add_argument("--second", required=True, help="second algorithm")
     compare.add_argument("--dataset", help="analyse one dataset only (correlated t-test)")
-    common(compare)
+    add_common_arguments(compare)
     single(compare)
-    sampling(compare)
+    add_sampling_arguments(compare)
     compare.set_defaults(handler=run_compare)
 
     pairs = commands.add_parser("all-pairs", help="compare every pair of algorithms in a CSV file")
-    reading(pairs)
+    add_reading_arguments(pairs)
     pairs.add_argument("--n-jobs", type=int, default=None, help="fits run in parallel (joblib)")
-    common(pairs)
-    sampling(pairs)
+    pairs.add_argument("--joint", action="store_true",
+                       help="one joint model of all the algorithms (compare_many) instead of "
+                       "a hierarchical fit per pair: the pairs, P(best) and the ranks from one "
+                       "posterior (every dataset needs more splits than algorithms)")
+    add_common_arguments(pairs)
+    add_sampling_arguments(pairs)
     pairs.set_defaults(handler=run_all_pairs, no_stan=False)
     from bayescomp.cli import rank as cli_rank  # `bayescomp rank`: the Plackett-Luce ranking, in its own module
     cli_rank.add_parser(commands)
+    from bayescomp.cli import report as cli_report  # `bayescomp report`: a paper's analysis, in its own module
+    cli_report.add_parser(commands)
     from bayescomp.cli import cache as cli_cache  # `bayescomp cache`: the compiled programs' cache, in its own module
     cli_cache.add_parser(commands)
     return parser

@@ -1,0 +1,417 @@
+"""``bayescomp report``: a paper's analysis in one command, every sentence the numbers'.
+
+One run of the command (and one of the library function behind it, with the same seed) on a
+small simulated collection is shared by the tests: the paragraph is parsed back and each
+number and decision compared with the result's; the LaTeX rows with ``to_frame()``; the
+ROPE sensitivity with the pair table and with the draws; the faults end in one line.
+"""
+import contextlib
+import io
+import json
+import os
+import re
+
+import numpy as np
+import pandas as pd
+import pytest
+
+import bayescomp as bc
+from bayescomp.cli.main import main
+from bayescomp.models.paper_analysis import paper_analysis
+
+SEED = 5
+SHORT = dict(iter_warmup=300, iter_sampling=300)
+SHORT_ARGS = ["--iter-warmup", "300", "--iter-sampling", "300"]
+NAMES = ("knn", "svm", "tree")
+
+
+def simulated(n_datasets=9, n_splits=15, seed=31):
+    """knn best by 0.03; svm and tree 0.008 apart (near the ROPE's edge: undecided or
+    equivalent), on datasets of 3 runs x 5 folds."""
+    rng = np.random.default_rng(seed)
+    base = [rng.uniform(0.7, 0.9) + rng.normal(0, 0.02, n_splits) for _ in range(n_datasets)]
+    return bc.from_arrays({"knn": [b + 0.03 + rng.normal(0, 0.01, n_splits) for b in base],
+                           "svm": [b + rng.normal(0, 0.01, n_splits) for b in base],
+                           "tree": [b + 0.008 + rng.normal(0, 0.01, n_splits) for b in base]},
+                          n_folds=5, datasets=[f"d{i}" for i in range(n_datasets)])
+
+
+def write_csv(scores, path, n_folds=5):
+    frame = scores.to_frame()
+    frame["run"], frame["fold"] = frame.split // n_folds, frame.split % n_folds
+    frame.drop(columns=["rho", "split"]).to_csv(path, index=False)
+    return path
+
+
+def run_cli(args):
+    """The exit code, stdout and stderr of the command line run in this process."""
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        code = main([str(a) for a in args])
+    return code, out.getvalue(), err.getvalue()
+
+
+@pytest.fixture(scope="module")
+def scores():
+    return simulated()
+
+
+@pytest.fixture(scope="module")
+def analysis(scores, stan_backend):
+    """The library function behind the command, on the same scores and seed."""
+    return paper_analysis(scores, rope=0.01, seed=SEED, backend=stan_backend, **SHORT)
+
+
+@pytest.fixture(scope="module")
+def cli_run(scores, stan_backend, tmp_path_factory):
+    """``bayescomp report`` run once, from an empty working directory."""
+    work = tmp_path_factory.mktemp("report")
+    path = write_csv(scores, work / "scores.csv")
+    cwd = work / "cwd"
+    cwd.mkdir()
+    out = work / "out"
+    here = os.getcwd()
+    os.chdir(cwd)
+    try:
+        code, stdout, stderr = run_cli(["report", path, "--out", out, "--seed", SEED,
+                                        "--backend", stan_backend, *SHORT_ARGS])
+    finally:
+        os.chdir(here)
+    return dict(code=code, stdout=stdout, stderr=stderr, out=out, cwd=cwd,
+                document=json.loads((out / "report.json").read_text()))
+
+
+# --- the command: its files, its exit code, the library's numbers ----------------------------
+
+@pytest.mark.stan
+def test_report_writes_its_files_in_dir_and_nothing_else(cli_run, analysis):
+    out = cli_run["out"]
+    assert cli_run["code"] == (0 if analysis.reliable else 1), cli_run["stderr"]
+    others = [name for name in NAMES if name != analysis.best]
+    expected = {"report.md", "report.tex", "report.json", "pairs.png", "bayesian_cd.png",
+                "critical_difference.png", *(f"best_vs_{name}.png" for name in others)}
+    assert {p.name for p in out.iterdir()} == expected   # no staging file left behind
+    assert list(cli_run["cwd"].iterdir()) == []
+    listed = re.search(r"<!-- bayescomp analysis: (.*) -->", (out / "report.md").read_text())
+    assert set(listed.group(1).split(", ")) == expected   # --overwrite replaces exactly these
+    for name in expected - {"report.md", "report.tex", "report.json"}:
+        assert (out / name).read_bytes().startswith(b"\x89PNG")
+
+
+@pytest.mark.stan
+def test_the_command_is_the_library_called_directly(cli_run, analysis):
+    document, direct = cli_run["document"], analysis.to_dict()
+    for key in ("algorithms", "n_datasets", "rope", "seed", "prior", "best", "reliable",
+                "best_against_others", "rope_sensitivity", "prior_sensitivity", "friedman",
+                "paragraph"):
+        assert document[key] == json.loads(json.dumps(direct[key])), key
+    assert document["joint"]["pairs"] == json.loads(json.dumps(direct["joint"]["pairs"]))
+    assert analysis.paragraph() in cli_run["stdout"]
+
+
+@pytest.mark.stan
+def test_the_joint_fit_is_compare_many_and_the_refit_its_other_prior(analysis, scores,
+                                                                     stan_backend):
+    for prior, fit in analysis.prior_fits.items():
+        direct = bc.compare_many(scores, rope=0.01, seed=SEED, prior=prior,
+                                 backend=stan_backend, **SHORT)
+        pd.testing.assert_frame_equal(fit.to_frame(), direct.to_frame())
+    assert list(analysis.prior_fits) == ["paper", "baycomp"]
+
+
+# --- the paragraph, parsed back -------------------------------------------------------------
+
+def rounded(value, digits=3):
+    return f"{value:.{digits}f}"
+
+
+def phrases_of(sentence, opening):
+    assert sentence.startswith(opening + ", ") and sentence.endswith(".")
+    return sentence[len(opening) + 2:-1].split("; ")
+
+
+def check_pair_phrases(phrases, table, scope):
+    """Each phrase names one pair, its decision and the probabilities the table holds."""
+    seen = set()
+    for phrase in phrases:
+        better = re.fullmatch(r"(\S+) is better than (\S+) \(P = ([\d.]+)\)", phrase)
+        same = re.fullmatch(r"(\S+) and (\S+) are practically equivalent \(P = ([\d.]+)\)",
+                            phrase)
+        undecided = re.fullmatch(r"(\S+) against (\S+) is undecided \(P\((\S+) better\) = "
+                                 r"([\d.]+), P\(equivalent\) = ([\d.]+), P\((\S+) better\) = "
+                                 r"([\d.]+)\)", phrase)
+        match = better or same or undecided
+        assert match, phrase
+        a, b = match.group(1), match.group(2)
+        row = table[((table["first"] == a) & (table["second"] == b)) |
+                    ((table["first"] == b) & (table["second"] == a))].iloc[0]
+        seen.add((row["first"], row["second"]))
+        p = {f"{row['second']} better": row[f"{scope}_p_left"],
+             "equivalent": row[f"{scope}_p_rope"], f"{row['first']} better": row[f"{scope}_p_right"]}
+        decision = row[f"{scope}_decision"]
+        if better:
+            assert decision == f"{a} better"
+            assert match.group(3) == rounded(p[f"{a} better"])
+        elif same:
+            assert decision == "equivalent" and match.group(3) == rounded(p["equivalent"])
+        else:
+            assert decision == "undecided" and (a, b) == (row["first"], row["second"])
+            assert [match.group(i) for i in (4, 5, 7)] == [
+                rounded(p[f"{a} better"]), rounded(p["equivalent"]), rounded(p[f"{b} better"])]
+    assert seen == set(zip(table["first"], table["second"]))
+
+
+def check_changes(sentence, opening, base, other, where_other):
+    """A sensitivity sentence: no change when every decision is the same, else one clause
+    per changed decision, with both decisions."""
+    changed = {(a["first"], a["second"], scope): (a[f"{scope}_decision"], b[f"{scope}_decision"])
+               for (_, a), (_, b) in zip(base.iterrows(), other.iterrows())
+               for scope in ("population", "next_dataset")
+               if a[f"{scope}_decision"] != b[f"{scope}_decision"]}
+    assert sentence.startswith(opening)
+    if not changed:
+        assert sentence.endswith("every decision stays the same.")
+        return
+    found = re.findall(r"(\S+) against (\S+) on the (population|new dataset) \((.+?) becomes "
+                       r"(.+?) " + re.escape(where_other) + r"\)", sentence)
+    assert {(a, b, "population" if w == "population" else "next_dataset"): (d1, d2)
+            for a, b, w, d1, d2 in found} == changed
+
+
+@pytest.mark.stan
+def test_every_number_and_decision_of_the_paragraph_is_the_results(analysis):
+    joint, table = analysis.joint, analysis.joint.to_frame()
+    assert joint.reliable, "the collection is meant to give a reliable fit"
+    sentences = analysis.to_dict()["paragraph"]["sentences"]
+    assert " ".join(sentences) == analysis.paragraph()
+    opening, best, population, next_dataset, rope, prior, friedman = sentences
+
+    match = re.fullmatch(r"We compared (\d+) algorithms \((.+)\) on (\d+) datasets .*prior "
+                         r"(\w+), seed (\d+)\), with a region of practical equivalence \(ROPE\) "
+                         r"of \[(\S+), (\S+)\] in the units of the scores\.", opening)
+    assert (int(match.group(1)), int(match.group(3))) == (3, 9)
+    assert re.split(r", | and ", match.group(2)) == list(NAMES)
+    assert (match.group(4), int(match.group(5))) == ("paper", SEED)
+    assert (float(match.group(6)), float(match.group(7))) == (-0.01, 0.01)
+
+    ranked = joint.p_best.sort_values(ascending=False)
+    if ranked.iloc[0] >= 0.95:
+        match = re.match(r"(\S+) is the best algorithm with probability ([\d.]+) ", best)
+    else:
+        match = re.search(r": (\S+) is the most probably best, P\(best\) = ([\d.]+),", best)
+    assert match.group(1) == joint.best == analysis.best == ranked.index[0]
+    assert match.group(2) == rounded(ranked.iloc[0])
+
+    check_pair_phrases(phrases_of(population, "On the population of datasets (the mean "
+                                              "difference delta0)"), table, "population")
+    check_pair_phrases(phrases_of(next_dataset, "On a new dataset"), table, "next_dataset")
+
+    sens = analysis.rope_sensitivity
+    widths = re.findall(r"\[(\S+), (\S+)\] \((\S+) times\)", rope)
+    assert [(float(lo), float(hi), float(f)) for lo, hi, f in widths] == [
+        (-0.01 * f, 0.01 * f, f) for f in (0.5, 2.0)]
+    # one clause per decision that differs from the pair table's, with both decisions
+    changed = {(a, b, w, d1, d2, f) for a, b, w, d1, d2, f in re.findall(
+        r"(\S+) against (\S+) on the (population|new dataset) \((.+?) becomes (.+?) at (\S+) "
+        r"times the ROPE\)", rope)}
+    base = table.set_index(["first", "second"])
+    expected = {(r["first"], r["second"], "population" if scope == "population" else
+                 "new dataset", base.loc[(r["first"], r["second"]), f"{scope}_decision"],
+                 r[f"{scope}_decision"], f"{r['factor']:g}")
+                for _, r in sens[sens.factor != 1].iterrows()
+                for scope in ("population", "next_dataset")
+                if r[f"{scope}_decision"] != base.loc[(r["first"], r["second"]),
+                                                      f"{scope}_decision"]}
+    assert changed == expected
+    assert rope.endswith("every decision stays the same.") == (not expected)
+
+    check_changes(prior, "Refitted under the baycomp prior (same seed), ", table,
+                  analysis.prior_fits["baycomp"].to_frame(), "under the baycomp prior")
+
+    f = analysis.friedman
+    match = re.search(r"the Friedman test (rejects|does not reject) equal average ranks at "
+                      r"alpha = ([\d.]+) \(chi2 = ([\d.e+]+), p = ([\d.e-]+); average ranks "
+                      r"(.+?)\)", friedman)
+    assert (match.group(1) == "rejects") == (f.p_value < f.alpha) and float(match.group(2)) == f.alpha
+    assert float(match.group(3)) == pytest.approx(f.statistic, rel=5e-4)
+    assert float(match.group(4)) == pytest.approx(f.p_value, rel=5e-4)
+    ranks = dict(item.rsplit(" ", 1) for item in match.group(5).split(", "))
+    assert {a: float(r) for a, r in ranks.items()} == pytest.approx(
+        dict(zip(f.algorithms, f.average_ranks)), rel=5e-4)
+    significant = re.findall(r"(\S+) against (\S+) \(p [=<] [\d.]+\)", friedman)
+    assert significant == [(r.first, r.second) for r in f.pairwise.itertuples()
+                           if r.holm_significant]
+
+
+def test_pair_phrases_say_each_decision_with_its_probabilities():
+    from bayescomp.presentation.paper_paragraph import pair_phrase
+
+    rows = pd.DataFrame({"first": ["a", "a", "a", "b"], "second": ["b", "c", "d", "c"],
+                         "population_p_left": [0.01, 0.97, 0.0, 0.30],
+                         "population_p_rope": [0.02, 0.03, 0.96, 0.45],
+                         "population_p_right": [0.97, 0.0, 0.04, 0.25],
+                         "population_decision": ["a better", "c better", "equivalent",
+                                                 "undecided"]})
+    phrases = [pair_phrase(row, "population") for _, row in rows.iterrows()]
+    assert phrases == ["a is better than b (P = 0.970)", "c is better than a (P = 0.970)",
+                       "a and d are practically equivalent (P = 0.960)",
+                       "b against c is undecided (P(b better) = 0.250, P(equivalent) = "
+                       "0.450, P(c better) = 0.300)"]
+    check_pair_phrases(phrases, rows, "population")   # the parser reads back every kind
+
+
+@pytest.mark.stan
+def test_every_number_in_the_paragraph_is_in_report_json(cli_run):
+    document = cli_run["document"]
+    text = document["paragraph"]["text"]
+    pool = np.array(leaves({k: v for k, v in document.items() if k != "paragraph"}))
+    for token in re.findall(r"(?<![<\w.])-?\d+(?:\.\d+)?(?:e[+-]?\d+)?", text):
+        decimals = len(token.split("e")[0].split(".")[1]) if "." in token else 0
+        exponent = int(token.split("e")[1]) if "e" in token else 0
+        tolerance = 0.5 * 10.0 ** (exponent - decimals) * 1.001 + 1e-12
+        # a number written with 4 significant digits (chi2, p-values) is within its last digit
+        tolerance = max(tolerance, 5e-4 * abs(float(token)))
+        assert np.any(np.abs(pool - float(token)) <= tolerance), token
+
+
+def leaves(document):
+    if isinstance(document, dict):
+        return [v for value in document.values() for v in leaves(value)]
+    if isinstance(document, list):
+        return [v for value in document for v in leaves(value)]
+    if isinstance(document, (int, float)) and not isinstance(document, bool):
+        return [float(document)]
+    return []
+
+
+# --- the LaTeX table, the ROPE and the best against the others -------------------------------
+
+@pytest.mark.stan
+def test_latex_rows_are_the_pair_table(cli_run, analysis):
+    tex = (cli_run["out"] / "report.tex").read_text()
+    body = tex.split("\\midrule\n")[1].split("\n\\bottomrule")[0]
+    rows = [line.removesuffix(" \\\\").split(" & ") for line in body.splitlines()]
+    frame = analysis.joint.to_frame()
+    assert len(rows) == len(frame)
+    columns = ["first", "second", "delta0_mean", "delta0_hdi_low", "delta0_hdi_high",
+               *(f"{scope}_{c}" for scope in ("population", "next_dataset")
+                 for c in ("p_right", "p_rope", "p_left", "decision"))]
+    for cells, (_, row) in zip(rows, frame.iterrows()):
+        assert len(cells) == len(columns)
+        for cell, column in zip(cells, columns):
+            value = row[column]
+            if isinstance(value, str):
+                assert cell == value.replace("_", "\\_"), column
+            elif "_p_" in column:   # probabilities: 4 decimals
+                assert cell == f"{value:.4f}", column
+            else:                    # numbers: 4 significant digits
+                assert float(cell) == pytest.approx(value, rel=5e-4), column
+
+
+@pytest.mark.stan
+def test_rope_sensitivity_is_the_pair_table_at_1x_and_the_draws_elsewhere(analysis):
+    table, sens = analysis.joint.to_frame(), analysis.rope_sensitivity
+    assert sorted(set(sens.factor)) == [0.5, 1.0, 2.0]
+    at_one = sens[sens.factor == 1].reset_index(drop=True)
+    compared = [c for c in table.columns if c in ("first", "second") or "_p_" in c
+                or c.endswith("decision")]
+    assert len(compared) == 10
+    for column in compared:   # the same numbers, not close ones: the same draws, the same code
+        assert at_one[column].tolist() == table[column].tolist(), column
+    delta0 = analysis.joint.idata.posterior["delta0"].values
+    for p, row in enumerate(table.itertuples()):
+        rope_p = []
+        for factor in (0.5, 1.0, 2.0):
+            r = sens[(sens.factor == factor) & (sens["first"] == row.first) &
+                     (sens["second"] == row.second)].iloc[0]
+            assert (r.rope_low, r.rope_high) == (-0.01 * factor, 0.01 * factor)
+            # P(equivalent) of delta0: the share of its draws inside the scaled ROPE
+            inside = np.mean(np.abs(delta0[..., p]) <= 0.01 * factor)
+            assert r.population_p_rope == pytest.approx(inside, abs=1e-12)
+            rope_p.append(r.next_dataset_p_rope)
+        assert rope_p == sorted(rope_p)   # a wider ROPE holds more of every distribution
+
+
+@pytest.mark.stan
+def test_best_against_each_other_reads_best_minus_other(analysis, scores):
+    best, table = analysis.best, analysis.joint.to_frame()
+    assert list(analysis.best_pairs["first"]) == [best, best]
+    for pair in analysis.best_pairs.itertuples():
+        row = table[(table["first"].isin([best, pair.second])) &
+                    (table["second"].isin([best, pair.second]))].iloc[0]
+        sign = 1 if row["first"] == best else -1
+        assert pair.delta0_mean == sign * row["delta0_mean"]
+        estimate = analysis.joint.next_dataset[(row["first"], row["second"])]
+        assert pair.next_mean == sign * estimate.mean
+        assert (pair.next_hdi_low, pair.next_hdi_high) == (
+            (estimate.hdi_low, estimate.hdi_high) if sign == 1 else
+            (-estimate.hdi_high, -estimate.hdi_low))
+        regions = ("p_right", "p_left") if sign == 1 else ("p_left", "p_right")
+        assert pair.population_p_right == row[f"population_{regions[0]}"]
+        assert pair.next_dataset_p_left == row[f"next_dataset_{regions[1]}"]
+        assert pair.population_decision == row["population_decision"]
+        rows = analysis.best_datasets[analysis.best_datasets["second"] == pair.second]
+        for dataset in rows.itertuples():
+            values = scores.dataset(dataset.dataset).values
+            raw = values[scores.algorithm_index(best)] - values[scores.algorithm_index(pair.second)]
+            assert dataset.mean == pytest.approx(raw.mean(), abs=1e-12)
+            assert dataset.delta_hdi_low <= dataset.delta_mean <= dataset.delta_hdi_high
+            assert dataset.ttest_hdi_low < raw.mean() < dataset.ttest_hdi_high
+
+
+# --- unreliable fits and faults --------------------------------------------------------------
+
+@pytest.mark.stan
+def test_an_unreliable_fit_gives_no_verdict_and_exits_1(scores, tmp_path, stan_backend):
+    path = write_csv(scores, tmp_path / "scores.csv")
+    out = tmp_path / "out"
+    code, stdout, stderr = run_cli(["report", path, "--out", out, "--backend", stan_backend,
+                                    "--chains", "2", "--iter-warmup", "20", "--iter-sampling",
+                                    "20", "--retries", "0", "--no-prior-sensitivity"])
+    document = json.loads((out / "report.json").read_text())
+    assert code == 1 and document["reliable"] is False
+    assert "bayescomp: UNRELIABLE: the joint model (paper prior) failed" in stderr
+    report = (out / "report.md").read_text()
+    assert report.startswith("# Comparison of 3 algorithms on 9 datasets (UNRELIABLE)")
+    assert "What to do: run longer" in report and "Not checked (--no-prior-sensitivity)" in report
+    text = document["paragraph"]["text"]
+    assert "names no best algorithm and decides no pair" in text
+    assert " is better than " not in text and "is the best algorithm" not in text
+    assert document["prior_sensitivity"] is None
+    decisions = {p[scope]["decision"] for p in document["joint"]["pairs"]
+                 for scope in ("population", "next_dataset")}
+    assert decisions == {"unreliable (sampling problems)"}
+
+
+def one_line_error(args, tmp_path):
+    """The one error line of a command that exits 2 having written nothing (a warning on
+    the input, one line of its own, may come before it)."""
+    code, stdout, stderr = run_cli(args)
+    lines = stderr.strip().splitlines()
+    assert code == 2 and lines[-1].startswith("bayescomp: error: "), stderr
+    assert all(line.startswith("warning: ") for line in lines[:-1]), stderr
+    assert stdout == "" and not (tmp_path / "out").exists()
+    return lines[-1]
+
+
+def test_faults_are_one_line_before_any_fit(tmp_path):
+    scores = simulated(n_datasets=3, n_splits=10)
+    path = write_csv(scores, tmp_path / "scores.csv")
+    out = ["--out", tmp_path / "out"]
+    line = one_line_error(["report", path, *out, "--algorithms", "knn,zzz"], tmp_path)
+    assert line.startswith(f"bayescomp: error: {path}: ") and "'zzz'" in line
+    one = write_csv(scores.subset(datasets=["d0"]), tmp_path / "one.csv")
+    line = one_line_error(["report", one, *out], tmp_path)
+    assert line.endswith("the joint model needs at least 2 datasets, got 1")
+    # 3 algorithms need more than 3 splits on every dataset: d1 has 3
+    with pytest.warns(bc.exceptions.InputWarning, match="'d1' \\(3 scores\\)"):
+        short = bc.from_arrays({a: [d.values[i][: 3 if d.name == "d1" else 10]
+                                    for d in scores.datasets] for i, a in enumerate(NAMES)},
+                               n_folds=5, datasets=list(scores.dataset_names))
+    path = write_csv(short, tmp_path / "short.csv")
+    line = one_line_error(["report", path, *out], tmp_path)
+    assert "more splits than algorithms" in line and "['d1']" in line and "d0" not in line
+    line = one_line_error(["report", path, *out, "--prior", "gaussian"], tmp_path)
+    assert "Student-t prior" in line
+    assert one_line_error(["report", path], tmp_path).endswith("report needs --out DIR: the "
+                                                               "report is the files written there")
