@@ -36,6 +36,7 @@ _LAZY = {
     "AllPairsResult": ".models.all_pairs_result",
     "compare_many": ".models.joint",
     "JointResult": ".models.joint_result",
+    **{name: ".models.paper_analysis" for name in ("PaperAnalysis", "paper_analysis")},
     **{name: ".models.diagnostics" for name in ("Diagnostics", "diagnose")},
     **{name: ".models.hierarchical" for name in ("PRIORS", "HierarchicalPrior", "HierarchicalResult",
                                           "hierarchical")},
@@ -81,7 +82,7 @@ sys.modules[__name__].__class__ = _Package
 __version__ = "0.1.0"
 
 __all__ = [
-    "AllPairsResult", "adjust_p_values", "compare_all", "compare_many", "JointResult",
+    "AllPairsResult", "adjust_p_values", "compare_all", "compare_many", "JointResult", "PaperAnalysis", "paper_analysis",
     "BaselinesResult", "friedman", "plots", "protocols", "Diagnostics", "HierarchicalPrior", "HierarchicalResult", "PRIORS",
     "baselines", "bayesian_sign_test", "bayesian_signed_rank_test", "datasets", "diagnose",
     "hierarchical", "paired_ttest", "sign_test", "simulate", "wilcoxon_test",

@@ -99,7 +99,9 @@ def _idata(fit, data: dict, scale: float, datasets, pairs: list[str],
                             sample_stats=fit.sample_stats)
 
 
-def _check_algorithms(scores: Scores, algorithms) -> Scores:
+def select_algorithms(scores: Scores, algorithms) -> Scores:
+    """The scores of ``algorithms`` (default all), in that order; a ValueError names what is
+    unknown or repeated, or says that fewer than 2 are left."""
     if algorithms is None:
         chosen = tuple(scores.algorithms)
     else:
@@ -146,7 +148,7 @@ def compare_many(scores: Scores, algorithms=None, rope: RopeLike = 0.01, seed: i
     JointResult
     """
     rope = Rope.coerce(rope)
-    scores = _check_algorithms(scores, algorithms)
+    scores = select_algorithms(scores, algorithms)
     if isinstance(prior, str):
         if prior not in PRIORS:
             raise ValueError(f"unknown prior {prior!r}; choose from {sorted(PRIORS)}")

@@ -69,7 +69,7 @@ def prepare(scores: Scores, prior) -> tuple[dict, float]:
     short = [name for name, size in zip(scores.dataset_names, n) if size <= k]
     if short:
         raise ValueError(f"the joint model needs more splits than algorithms (n_i > K = {k}) "
-                         f"on every dataset; {short} have fewer")
+                         f"on every dataset; {short} have {k} or fewer")
     rho = scores.rho.astype(float)
     steps = np.array([resolution(ds.values) for ds in scores.datasets])
     if np.isnan(steps).all():

@@ -27,7 +27,7 @@ from bayescomp.data.scores import Scores
 from bayescomp.decisions import UNRELIABLE, decide
 from bayescomp.models.hierarchical import PRIORS
 from bayescomp.models.hierarchical_runs import region_estimates
-from bayescomp.models.joint import _check_algorithms, compare_many
+from bayescomp.models.joint import select_algorithms, compare_many
 from bayescomp.models.joint_program import prepare
 from bayescomp.models.joint_result import JointResult
 from bayescomp.rope import Rope, region_labels
@@ -58,7 +58,7 @@ def check_joint_input(scores: Scores, algorithms=None, prior: str = "paper") -> 
     if prior not in STUDENT_PRIORS:
         raise ValueError(f"the joint model takes a Student-t prior, one of "
                          f"{list(STUDENT_PRIORS)}; got {prior!r}")
-    chosen = _check_algorithms(scores, algorithms)
+    chosen = select_algorithms(scores, algorithms)
     if len(chosen) < 2:
         raise ValueError(f"the joint model needs at least 2 datasets, got {len(chosen)}")
     prepare(chosen, PRIORS[prior])
