@@ -38,6 +38,7 @@ from bayescomp.models.estimate import Estimate
 from bayescomp.models.hierarchical import PRIORS, HierarchicalPrior
 from bayescomp.models.hierarchical_result import region_summary
 from bayescomp.models.hierarchical_runs import region_estimates, safer_run, struggles
+from bayescomp.models.joint_modes import find_joint_modes
 from bayescomp.models.joint_program import (PROGRAM, algorithm_effects, draw_delta,
                                             initial_values, pair_vectors, prepare, stan_data)
 from bayescomp.models.joint_result import JointResult
@@ -180,31 +181,47 @@ def compare_many(scores: Scores, algorithms=None, rope: RopeLike = 0.01, seed: i
         idata = _idata(fit, data, scale, scores.dataset_names, pair_names,
                        seeds.generator("post_draws"))
         diagnostics = diagnose(idata, var_names=CHECKED, max_treedepth=max_treedepth)
+        post = idata.posterior
+        # a pair's difference on a new dataset: Student-t (nu, its delta0, its population_sd)
+        next_masses = rope.probabilities(stats.t(post["nu"].values[..., None],
+                                                 loc=post["delta0"].values,
+                                                 scale=post["population_sd"].values))
+        modes = None
+        if not diagnostics.ok and not struggles(diagnostics):
+            # chains in separate modes, or crossing slowly: retries rarely make them agree,
+            # but their decisions may (bayescomp.models.joint_modes)
+            modes = find_joint_modes(idata, next_masses, rope, var_names=CHECKED,
+                                     max_treedepth=max_treedepth)
+        settled = modes is not None and modes.settled(THRESHOLD)
         attempts.append(dict(attempt=len(attempts) + 1, stan_seed=stan_seed,
                              adapt_delta=run["adapt_delta"], iter_warmup=run["iter_warmup"],
-                             iter_sampling=run["iter_sampling"], ok=diagnostics.ok,
+                             iter_sampling=run["iter_sampling"], ok=diagnostics.ok or settled,
+                             verdict=(("separate modes" if modes.separate else "chains agree")
+                                      if settled else diagnostics.verdict),
                              problems=list(diagnostics.problems),
                              seconds=time.perf_counter() - started))
         following = safer_run(run, len(attempts), diagnostics) \
-            if not diagnostics.ok and len(attempts) <= retries else None
+            if not diagnostics.ok and not settled and len(attempts) <= retries else None
         if following is None:
             break
         if following["continued"]:   # afresh, from the same start, with the longer run
             following = dict(following, continued=False, iter_warmup=run["iter_warmup"])
         run = following
-    warn_if_problems(diagnostics, f"joint model of {k} algorithms")
-    reliable = diagnostics.ok
-    post = idata.posterior
+    if not settled:
+        modes = None
+        warn_if_problems(diagnostics, f"joint model of {k} algorithms")
+    reliable = diagnostics.ok or settled
     delta0 = post["delta0"].values                      # chain, draw, pair
     rows, population, next_dataset = [], {}, {}
     post_rng = seeds.generator("post_draws")
     nu = post["nu"].values
     spread = post["population_sd"].values
-    # a pair's difference on a new dataset: Student-t (nu, its delta0, its population_sd)
-    masses_all = rope.probabilities(stats.t(nu[..., None], loc=delta0, scale=spread))
     for p, ((a, b), label) in enumerate(zip(index_pairs, pair_names)):
         first, second = names[a], names[b]
-        masses = masses_all[..., p, :]
+        masses = next_masses[..., p, :]
+        per_mode = {scope: dict(mode_probabilities=modes.probabilities[(scope, p)],
+                                mode_mcse=modes.mcse[(scope, p)]) if modes else {}
+                    for scope in ("population", "next_dataset")}
         (pop_p, pop_e), (next_p, next_e) = region_estimates(delta0[..., p],
                                                             masses.reshape(-1, 3), rope)
         low, high = az.hdi(delta0[..., p].reshape(-1), hdi_prob=0.95)
@@ -213,10 +230,11 @@ def compare_many(scores: Scores, algorithms=None, rope: RopeLike = 0.01, seed: i
         labels = region_labels(first, second)
         population[(first, second)] = Estimate(
             "population", "delta0", float(delta0[..., p].mean()), float(delta0[..., p].std(ddof=1)),
-            float(low), float(high), pop_p, labels, pop_e, reliable)
+            float(low), float(high), pop_p, labels, pop_e, reliable, **per_mode["population"])
         next_dataset[(first, second)] = Estimate(
             "next_dataset", "delta_next", float(next_draws.mean()), float(next_draws.std(ddof=1)),
-            float(nlow), float(nhigh), next_p, labels, next_e, reliable)
+            float(nlow), float(nhigh), next_p, labels, next_e, reliable,
+            **per_mode["next_dataset"])
         row = dict(first=first, second=second, delta0_mean=float(delta0[..., p].mean()),
                    delta0_hdi_low=float(low), delta0_hdi_high=float(high))
         for scope, estimate in (("population", population[(first, second)]),
@@ -250,4 +268,5 @@ def compare_many(scores: Scores, algorithms=None, rope: RopeLike = 0.01, seed: i
         algorithms=names, rope=rope, idata=idata, table=table, population=population,
         next_dataset=next_dataset, population_draws=effects,
         p_best=ranks[1].rename("p_best"), rank_probabilities=ranks,
-        datasets=pd.DataFrame(per_dataset), diagnostics=diagnostics, settings=settings)
+        datasets=pd.DataFrame(per_dataset), diagnostics=diagnostics, settings=settings,
+        modes=modes.parts if modes else (), modes_separate=bool(modes and modes.separate))

@@ -47,6 +47,12 @@ class JointResult(SamplerChecked, Reportable):
         ``delta_hdi_high``) and its ``p_left``, ``p_rope``, ``p_right``.
     diagnostics : Diagnostics
     settings : dict
+    modes : tuple of tuple of int
+        Where the chains did not mix but the decisions settled: the chains of each separate
+        mode (``modes_separate``) or one chain per part (chains crossing slowly between
+        modes); empty otherwise. Each pair's estimates then hold every part's probabilities,
+        and a pair decides only what every part decides (:mod:`bayescomp.models.joint_modes`).
+    modes_separate : bool
     """
 
     algorithms: tuple
@@ -62,6 +68,14 @@ class JointResult(SamplerChecked, Reportable):
     diagnostics: Diagnostics = field(repr=False)
     settings: dict = field(repr=False)
     threshold: float = THRESHOLD
+    modes: tuple = ()
+    modes_separate: bool = False
+
+    @property
+    def reliable(self) -> bool:
+        """Whether the fit passed its sampler diagnostics or, where its chains did not mix,
+        its decisions settled (:mod:`bayescomp.models.joint_modes`)."""
+        return self.diagnostics.ok or bool(self.modes)
 
     @property
     def best(self) -> str:

@@ -57,6 +57,11 @@ def best_sentence(analysis) -> str:
     ranked = analysis.joint.p_best.sort_values(ascending=False)
     threshold = analysis.joint.threshold
     best, p = ranked.index[0], ranked.iloc[0]
+    if analysis.joint.modes:
+        # P(best) of a mixture of modes whose weights are not known is not known either
+        return (f"No algorithm is named the best: the posterior has several modes whose "
+                f"weights are not estimated ({best} has the largest P(best) over the chains "
+                f"as sampled, {_p(p)}).")
     if p >= threshold:
         return (f"{best} is the best algorithm with probability {_p(p)} (its population "
                 f"mean ranks first; algorithms within the ROPE share a rank).")

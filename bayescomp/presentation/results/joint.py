@@ -19,6 +19,11 @@ def best_sentence(result, threshold: float) -> str:
         return (f"Best algorithm: no verdict, the fit is {result.UNRELIABLE} ({p.index[0]} "
                 f"looked most probably best, P = {p.iloc[0]:.3f}).")
     ties = f"ties within the ROPE {result.rope} share their ranks"
+    if result.modes:
+        # P(best) of a mixture of modes whose weights are not known is not known either
+        return (f"Best algorithm: no verdict, the chains sit in several modes whose weights "
+                f"are not estimated ({p.index[0]} has the largest P(rank 1) over the chains "
+                f"as sampled, {p.iloc[0]:.3f}; {ties}).")
     if p.iloc[0] >= threshold:
         return (f"{p.index[0]} has the best population mean of the {len(p)} algorithms, "
                 f"P(rank 1) = {p.iloc[0]:.3f} >= {format_number(threshold)} ({ties}).")
@@ -36,6 +41,7 @@ def verdicts(result, threshold: float) -> list[str]:
             lines.append(verdict(estimate.probabilities, first, second, threshold=threshold,
                                  scope=f"{first} vs {second}, {SCOPE_NAMES[scope]}",
                                  rope=result.rope, reliable=result.reliable,
+                                 decision=estimate.decision(threshold) if result.modes else None,
                                  mcse=estimate.mcse))
     return lines
 
@@ -71,6 +77,22 @@ def _description(result) -> str:
             f"posterior median of nu {s['nu_median']:.3g}; {s['seconds']:.1f} s)")
 
 
+def modes_lines(result) -> list[str]:
+    """What the summary says of chains that did not mix but settled (none when they mixed)."""
+    if not result.modes:
+        return []
+    if result.modes_separate:
+        chains = "; ".join(", ".join(str(c + 1) for c in part) for part in result.modes)
+        head = (f"Modes: the chains settled in {len(result.modes)} separate modes of the "
+                f"posterior (chains {chains}), each passing its diagnostics.")
+    else:
+        head = ("Modes: the chains move slowly between modes of the posterior; each chain "
+                "was read on its own.")
+    return [head + " A pair's decision stands only where every mode makes it: any mixture "
+            "of the modes then makes it too. The modes' weights are not estimated, so the "
+            "probabilities shown, P(best) and the ranks mix the chains as sampled."]
+
+
 def summary(result) -> str:
     """The fit in text: verdicts, the pair table, the ranks and the sampler's diagnostics."""
     lines = [] if result.reliable else [
@@ -80,7 +102,7 @@ def summary(result) -> str:
               text_table(display_table(result), index=False),
               "Ranks of the population means (mean effect: relative to the mean of all "
               "algorithms; ties within the ROPE share their ranks):",
-              text_table(_ranks(result)), result.diagnostics.summary()]
+              text_table(_ranks(result)), *modes_lines(result), result.diagnostics.summary()]
     return "\n".join(lines)
 
 
@@ -100,13 +122,18 @@ def to_dict(result) -> dict:
             entry[scope] = verdict_dict(
                 estimate.probabilities, first, second, threshold=result.threshold,
                 scope=f"{first} vs {second}, {SCOPE_NAMES[scope]}", rope=result.rope,
-                reliable=bool(row["reliable"]), mcse=estimate.mcse)
+                reliable=bool(row["reliable"]), mcse=estimate.mcse,
+                decision=estimate.decision(result.threshold) if result.modes else None)
         pairs.append(entry)
     d = result.diagnostics
     return {"method": "joint", "algorithms": list(result.algorithms),
             "n_datasets": int(result.settings["datasets"]), "rope": rope_dict(result.rope),
             "threshold": result.threshold, "seed": json_number(result.settings["seed"]),
             "reliable": result.reliable, "best": best_sentence(result, result.threshold),
+            "modes": ({"kind": ("separate modes" if result.modes_separate
+                                else "chains crossing between modes"),
+                       "chains": [[c + 1 for c in part] for part in result.modes]}
+                      if result.modes else None),
             "pairs": pairs,
             "p_best": {name: json_number(v) for name, v in result.p_best.items()},
             "rank_probabilities": {name: [json_number(v) for v in row]

@@ -1,0 +1,102 @@
+"""Chains of the joint model that do not mix: what can still be decided, pair by pair.
+
+At K = 2, and whenever every contrast of the K algorithms is near-identical, the joint
+model's posterior has the two modes of the pairwise model (:mod:`bayescomp.models.modes`):
+a heavy-tailed population (nu near 1) and a near-normal one. The rule is the pairwise
+model's, applied to every pair and both questions:
+
+- The chains are clustered by how far they agree on the variables that locate a mode (nu,
+  sigma0 and every pair's delta0; :func:`bayescomp.models.modes.cluster_chains`). When
+  there are several clusters and each passes the diagnostics on its own chains, they are
+  separate modes; a pair's decision is then the one every mode makes, else "undecided (the
+  modes disagree)" (:func:`bayescomp.decisions.decide_modes`): a mixture's probability of a
+  region lies between its modes', whatever the weights.
+- Otherwise each chain is a part of its own, and the fit decides only when, for every
+  pair and question, each chain makes the same decision by a margin of two Monte Carlo
+  errors, with 100 effective draws of every pair's delta0 per chain
+  (:func:`bayescomp.models.modes.settled_decisions`' rule).
+
+The modes' weights are not estimated here (the pairwise model's bridge sampling needs the
+program's log density in numpy, which the joint program does not have yet), so the summary
+numbers, P(best) and the ranks mix the chains as sampled.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from bayescomp.decisions import decide, too_close
+from bayescomp.models.convergence import ess_bulk, ess_tail
+from bayescomp.models.diagnostics import ESS_PER_CHAIN_MIN, diagnose
+from bayescomp.models.modes import cluster_chains, probability_mcse
+from bayescomp.rope import Rope
+
+SCOPES = ("population", "next_dataset")
+
+
+@dataclass(frozen=True)
+class JointModes:
+    """Where the joint model's chains settled, and what every part of them reads.
+
+    Attributes
+    ----------
+    parts : tuple of tuple of int
+        The chains (0-based) of each mode when ``separate``, else one chain per part.
+    separate : bool
+        The chains form separate modes that each pass their diagnostics.
+    probabilities, mcse : dict
+        ``(scope, pair index) -> tuple`` of each part's P(left), P(rope), P(right) and their
+        Monte Carlo standard errors (scope "population" or "next_dataset").
+    """
+
+    parts: tuple
+    separate: bool
+    probabilities: dict
+    mcse: dict
+
+    def settled(self, threshold: float) -> bool:
+        """Whether the decisions can stand: always for separate modes (where they disagree
+        the decision says so), else only when every chain decides every pair alike."""
+        if self.separate:
+            return True
+        for key, parts in self.probabilities.items():
+            errors = self.mcse[key]
+            if len({decide(p, threshold, mcse=e) for p, e in zip(parts, errors)}) != 1 or \
+                    any(too_close(p, threshold, e) for p, e in zip(parts, errors)):
+                return False
+        return True
+
+
+def find_joint_modes(idata, next_masses: np.ndarray, rope: Rope, *, var_names,
+                     max_treedepth: int) -> JointModes | None:
+    """The parts of a fit whose chains do not mix (module notes), or None when the chains
+    hold too few effective draws of some pair's delta0 to read them chain by chain.
+
+    ``next_masses`` is (chain, draw, pair, 3): every draw's next-dataset probabilities.
+    """
+    post = idata.posterior
+    delta0 = post["delta0"].values                              # chain, draw, pair
+    n_chains, n_pairs = delta0.shape[0], delta0.shape[-1]
+    locators = {"sigma0": post["sigma0"].values, "nu": post["nu"].values,
+                **{f"delta0 {p}": delta0[..., p] for p in range(n_pairs)}}
+    groups = cluster_chains(locators)
+    separate = len(groups) > 1 and all(
+        diagnose(idata.isel(chain=list(group)), var_names=var_names,
+                 max_treedepth=max_treedepth).ok for group in groups)
+    parts = tuple(groups) if separate else tuple((chain,) for chain in range(n_chains))
+    if not separate:
+        # a chain too short to have found its way must not decide by agreeing
+        per_chain = min(min(ess_bulk(delta0[[c], :, p]), ess_tail(delta0[[c], :, p]))
+                        for c in range(n_chains) for p in range(n_pairs))
+        if not per_chain >= ESS_PER_CHAIN_MIN:
+            return None
+    regions = rope.indicators(delta0)                           # chain, draw, pair, 3
+    probabilities, mcse = {}, {}
+    for p in range(n_pairs):
+        for scope, per_draw in (("population", regions[:, :, p]),
+                                ("next_dataset", next_masses[:, :, p])):
+            probabilities[(scope, p)] = tuple(per_draw[list(part)].reshape(-1, 3).mean(axis=0)
+                                              for part in parts)
+            mcse[(scope, p)] = tuple(probability_mcse(per_draw[list(part)]) for part in parts)
+    return JointModes(parts=parts, separate=separate, probabilities=probabilities, mcse=mcse)
