@@ -17,7 +17,8 @@ the mean rank per parameter, and saves under ``benchmarks/output/``: ``sbc.txt``
   (the correlation of cross-validation ignored; must fail, on delta_1);
 * ``joint_k3_n10``, ``joint_k3_n30``, ``joint_k4_n10``, ``joint_k4_n30``: the joint program of K
   algorithms on N datasets (:mod:`bayescomp.validation.sbc_joint`; 20 splits per dataset);
-* ``joint_wrong_noise``: the joint program told fold noise 5 times too small (must fail, on delta_1);
+* ``joint_wrong_noise``: the joint program told a quarter of the fold noise's scale matrix
+  (must fail, on sigma0);
 * ``correlated``: the correlated program through the exact pivot of its matching prior;
 * ``correlated_rho0``: the same fitted with rho = 0 (must fail);
 * the closed-form correlated t-test (no Stan), KS test of the posterior quantile of the truth.
@@ -74,7 +75,7 @@ def main(argv=None):
             args.replications, k=k, n_datasets=n, seed=args.seed + 10 * k + n, **fit))
            for k in (3, 4) for n in (10, 30)},
         "joint_wrong_noise": lambda: sbc_joint.sbc_joint(
-            wrong_reps, k=3, n_datasets=10, fit_noise_factor=0.04, seed=args.seed + 6, **fit),
+            wrong_reps, k=3, n_datasets=10, fit_noise_factor=0.25, seed=args.seed + 6, **fit),
         "correlated": lambda: sbc.sbc_correlated(args.correlated_replications,
                                                  seed=args.seed + 3, **fit),
         "correlated_rho0": lambda: sbc.sbc_correlated(
