@@ -185,6 +185,23 @@ def test_near_identical_pair_is_equivalent_on_every_seed(stan_backend, seed):
         assert data["modes"] is None
 
 
+def _heavy_weight_of_long_chains(scores, backend):
+    """4 x 3000 draws of the fast program on a - b: which draws are in the heavy-tailed mode
+    (nu < 3; chain, draw), and that mode's weight by bridge sampling of each side's draws,
+    with its standard error (to first order, from the errors of the log masses)."""
+    data, _ = prepare(scores, "a", "b", bc.PRIORS["paper"])
+    fit = bc.sampling.sample("hierarchical", data, backend=backend, chains=4,
+                             iter_warmup=1000, iter_sampling=3000, seed=11, adapt_delta=0.95,
+                             inits=initial_values(data, 4, np.random.default_rng(11)))
+    heavy = 1 + np.exp(fit.posterior["log_nu_minus_one"].values[..., 0]) < 3
+    x = unconstrained(fit, data)
+    n = min(heavy.sum(), (~heavy).sum())
+    logs, errors = log_masses([(0,), (1,)], np.stack([x[heavy][:n], x[~heavy][:n]]),
+                              partial(log_density, data), np.random.default_rng(0))
+    weight = 1 / (1 + np.exp(logs[1] - logs[0]))
+    return heavy, weight, weight * (1 - weight) * np.hypot(*errors)
+
+
 @pytest.mark.stan
 @pytest.mark.slow
 def test_mode_weights_against_long_runs_that_cross(stan_backend):
@@ -194,21 +211,10 @@ def test_mode_weights_against_long_runs_that_cross(stan_backend):
     three standard errors of the two together (benchmarks/results/mode_mass.md: 0.73-0.77
     against shares of 0.69-0.82)."""
     made = near_identical_collection(54, seed=2)
-    data, _ = prepare(made.scores, "a", "b", bc.PRIORS["paper"])
-    fit = bc.sampling.sample("hierarchical", data, backend=stan_backend, chains=4,
-                             iter_warmup=1000, iter_sampling=3000, seed=11, adapt_delta=0.95,
-                             inits=initial_values(data, 4, np.random.default_rng(11)))
-    nu = 1 + np.exp(fit.posterior["log_nu_minus_one"].values[..., 0])
-    heavy = nu < 3
+    heavy, weight, weight_error = _heavy_weight_of_long_chains(made.scores, stan_backend)
     # the chains cross: both modes hold a real share of every chain's draws
     assert np.all(heavy.mean(axis=1) > 0.3) and np.all(heavy.mean(axis=1) < 0.99)
     share, share_error = heavy.mean(), heavy.mean(axis=1).std(ddof=1) / 2
-    x = unconstrained(fit, data)
-    n = min(heavy.sum(), (~heavy).sum())
-    logs, errors = log_masses([(0,), (1,)], np.stack([x[heavy][:n], x[~heavy][:n]]),
-                              partial(log_density, data), np.random.default_rng(0))
-    weight = 1 / (1 + np.exp(logs[1] - logs[0]))
-    weight_error = weight * (1 - weight) * np.hypot(*errors)
     assert abs(weight - share) < 3 * np.hypot(share_error, weight_error)
 
 
@@ -234,16 +240,6 @@ def test_mode_weights_against_the_reference_programs_long_runs(stan_backend):
     assert np.all((np.diff(heavy_reference.astype(int), axis=1) != 0).sum(axis=1) > 100)
     share = heavy_reference.mean()
     share_error = heavy_reference.mean(axis=1).std(ddof=1) / 2
-    data, _ = prepare(scores, "a", "b", bc.PRIORS["paper"])
-    fit = bc.sampling.sample("hierarchical", data, backend=stan_backend, chains=4,
-                             iter_warmup=1000, iter_sampling=3000, seed=11, adapt_delta=0.95,
-                             inits=initial_values(data, 4, np.random.default_rng(11)))
-    heavy = 1 + np.exp(fit.posterior["log_nu_minus_one"].values[..., 0]) < 3
-    x = unconstrained(fit, data)
-    n = min(heavy.sum(), (~heavy).sum())
-    logs, errors = log_masses([(0,), (1,)], np.stack([x[heavy][:n], x[~heavy][:n]]),
-                              partial(log_density, data), np.random.default_rng(0))
-    weight = 1 / (1 + np.exp(logs[1] - logs[0]))
-    weight_error = weight * (1 - weight) * np.hypot(*errors)
+    _, weight, weight_error = _heavy_weight_of_long_chains(scores, stan_backend)
     assert 0.6 < share < 0.95     # both modes hold real mass
     assert abs(weight - share) < 3 * np.hypot(share_error, weight_error)

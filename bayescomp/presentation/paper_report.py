@@ -10,12 +10,11 @@ from __future__ import annotations
 
 import pandas as pd
 
-from bayescomp.decisions import SCOPE_NAMES
 from bayescomp.formatting import format_number, json_number
 from bayescomp.presentation.paper_paragraph import paragraph, sentences
 from bayescomp.presentation.reports import latex_escape, latex_table, markdown_table, text_table
 from bayescomp.presentation.results.classical import friedman_summary
-from bayescomp.presentation.results.joint import display_table
+from bayescomp.presentation.results.joint import display_table, with_scope_columns
 from bayescomp.presentation.verdicts import rope_dict
 
 SCOPES = ("population", "next_dataset")
@@ -77,13 +76,7 @@ def best_table(analysis) -> pd.DataFrame:
                           "HDI low": t["delta0_hdi_low"], "HDI high": t["delta0_hdi_high"],
                           "next dataset": t["next_mean"], "next HDI low": t["next_hdi_low"],
                           "next HDI high": t["next_hdi_high"]})
-    for scope in SCOPES:
-        where = f"{SCOPE_NAMES[scope]}: "
-        shown[f"{where}P(best better)"] = t[f"{scope}_p_right"]
-        shown[f"{where}P(equivalent)"] = t[f"{scope}_p_rope"]
-        shown[f"{where}P(other better)"] = t[f"{scope}_p_left"]
-        shown[f"{where}decision"] = t[f"{scope}_decision"]
-    return shown
+    return with_scope_columns(shown, t, "best", "other")
 
 
 def best_datasets_table(analysis) -> pd.DataFrame:
@@ -102,13 +95,7 @@ def sensitivity_table(table: pd.DataFrame, key: str) -> pd.DataFrame:
     if key == "factor":
         shown.insert(1, "ROPE", [f"[{format_number(a)}, {format_number(b)}]"
                                  for a, b in zip(table["rope_low"], table["rope_high"])])
-    for scope in SCOPES:
-        where = f"{SCOPE_NAMES[scope]}: "
-        shown[f"{where}P(first better)"] = table[f"{scope}_p_right"]
-        shown[f"{where}P(equivalent)"] = table[f"{scope}_p_rope"]
-        shown[f"{where}P(second better)"] = table[f"{scope}_p_left"]
-        shown[f"{where}decision"] = table[f"{scope}_decision"]
-    return shown
+    return with_scope_columns(shown, table)
 
 
 def holm_table(analysis) -> pd.DataFrame:

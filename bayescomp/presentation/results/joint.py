@@ -46,6 +46,20 @@ def verdicts(result, threshold: float) -> list[str]:
     return lines
 
 
+def with_scope_columns(shown: pd.DataFrame, table: pd.DataFrame, first: str = "first",
+                       second: str = "second") -> pd.DataFrame:
+    """``shown`` with, for both questions, P(``first`` better), P(equivalent), P(``second``
+    better) and the decision read from a pair table's ``<scope>_p_right``, ``_p_rope``,
+    ``_p_left`` and ``_decision`` columns, named by the question."""
+    for scope in SCOPES:
+        where = f"{SCOPE_NAMES[scope]}: "
+        shown[f"{where}P({first} better)"] = table[f"{scope}_p_right"]
+        shown[f"{where}P(equivalent)"] = table[f"{scope}_p_rope"]
+        shown[f"{where}P({second} better)"] = table[f"{scope}_p_left"]
+        shown[f"{where}decision"] = table[f"{scope}_decision"]
+    return shown
+
+
 def display_table(result) -> pd.DataFrame:
     """The pair table with column names that say whose probability each is."""
     t = result.table
@@ -53,13 +67,7 @@ def display_table(result) -> pd.DataFrame:
                           "delta0": t["delta0_mean"],
                           "95% HDI": [f"[{a:.4f}, {b:.4f}]" for a, b in
                                       zip(t["delta0_hdi_low"], t["delta0_hdi_high"])]})
-    for scope in SCOPES:
-        where = f"{SCOPE_NAMES[scope]}: "
-        shown[f"{where}P(first better)"] = t[f"{scope}_p_right"]
-        shown[f"{where}P(equivalent)"] = t[f"{scope}_p_rope"]
-        shown[f"{where}P(second better)"] = t[f"{scope}_p_left"]
-        shown[f"{where}decision"] = t[f"{scope}_decision"]
-    return shown
+    return with_scope_columns(shown, t)
 
 
 def _ranks(result) -> pd.DataFrame:
