@@ -192,7 +192,10 @@ def compare_many(scores: Scores, algorithms=None, rope: RopeLike = 0.01, seed: i
             # but their decisions may (bayescomp.models.joint_modes)
             modes = find_joint_modes(idata, next_masses, rope, var_names=CHECKED,
                                      max_treedepth=max_treedepth)
-        settled = modes is not None and modes.settled(THRESHOLD)
+        # chains in one group only mix slowly, and more draws help: they are read one by one
+        # only when the retries are spent
+        last = len(attempts) + 1 > retries
+        settled = modes is not None and (modes.groups > 1 or last) and modes.settled(THRESHOLD)
         attempts.append(dict(attempt=len(attempts) + 1, stan_seed=stan_seed,
                              adapt_delta=run["adapt_delta"], iter_warmup=run["iter_warmup"],
                              iter_sampling=run["iter_sampling"], ok=diagnostics.ok or settled,

@@ -16,6 +16,10 @@ model's, applied to every pair and both questions:
   errors, with 100 effective draws of every pair's delta0 per chain
   (:func:`bayescomp.models.modes.settled_decisions`' rule).
 
+:func:`bayescomp.compare_many` stops retrying when the chains form several groups (modes,
+which more draws rarely join); chains in one group only mix slowly, so they are retried
+with more draws first and read one by one only when the retries are spent.
+
 The modes' weights are not estimated here (the pairwise model's bridge sampling needs the
 program's log density in numpy, which the joint program does not have yet), so the summary
 numbers, P(best) and the ranks mix the chains as sampled.
@@ -45,6 +49,9 @@ class JointModes:
         The chains (0-based) of each mode when ``separate``, else one chain per part.
     separate : bool
         The chains form separate modes that each pass their diagnostics.
+    groups : int
+        How many groups the chains form: more than one is evidence of modes, where more
+        draws rarely help; one is a fit that only mixes slowly, where they do.
     probabilities, mcse : dict
         ``(scope, pair index) -> tuple`` of each part's P(left), P(rope), P(right) and their
         Monte Carlo standard errors (scope "population" or "next_dataset").
@@ -52,6 +59,7 @@ class JointModes:
 
     parts: tuple
     separate: bool
+    groups: int
     probabilities: dict
     mcse: dict
 
@@ -99,4 +107,5 @@ def find_joint_modes(idata, next_masses: np.ndarray, rope: Rope, *, var_names,
             probabilities[(scope, p)] = tuple(per_draw[list(part)].reshape(-1, 3).mean(axis=0)
                                               for part in parts)
             mcse[(scope, p)] = tuple(probability_mcse(per_draw[list(part)]) for part in parts)
-    return JointModes(parts=parts, separate=separate, probabilities=probabilities, mcse=mcse)
+    return JointModes(parts=parts, separate=separate, groups=len(groups),
+                      probabilities=probabilities, mcse=mcse)

@@ -60,8 +60,8 @@ def best_sentence(analysis) -> str:
     if analysis.joint.modes:
         # P(best) of a mixture of modes whose weights are not known is not known either
         return (f"No algorithm is named the best: the posterior has several modes whose "
-                f"weights are not estimated ({best} has the largest P(best) over the chains "
-                f"as sampled, {_p(p)}).")
+                f"weights are not estimated (over the chains as sampled, {best} has the "
+                f"largest P(best) = {_p(p)}).")
     if p >= threshold:
         return (f"{best} is the best algorithm with probability {_p(p)} (its population "
                 f"mean ranks first; algorithms within the ROPE share a rank).")
