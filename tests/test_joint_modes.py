@@ -6,6 +6,7 @@ import pytest
 
 import bayescomp as bc
 from bayescomp.models.joint_modes import find_joint_modes
+from bayescomp.models.paper_analysis import rope_sensitivity
 
 ROPE = bc.Rope(-0.01, 0.01)
 OPTIONS = dict(var_names=["delta0", "sigma0", "nu"], max_treedepth=10)
@@ -82,3 +83,10 @@ def test_joint_model_decides_a_near_identical_pair_on_every_seed(stan_backend):
         assert result.reliable
         assert result.population[("a", "b")].decision(0.95) == "equivalent"
         assert result.to_frame()["population_decision"].tolist() == ["equivalent"]
+        # the report's ROPE sensitivity reads the parts as the pair table does: at 1x the
+        # same decisions
+        sensitivity = rope_sensitivity(result)
+        at_one = sensitivity[sensitivity["factor"] == 1.0]
+        for scope in ("population", "next_dataset"):
+            assert at_one[f"{scope}_decision"].tolist() == \
+                result.to_frame()[f"{scope}_decision"].tolist()

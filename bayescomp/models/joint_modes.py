@@ -99,13 +99,22 @@ def find_joint_modes(idata, next_masses: np.ndarray, rope: Rope, *, var_names,
                         for c in range(n_chains) for p in range(n_pairs))
         if not per_chain >= ESS_PER_CHAIN_MIN:
             return None
+    probabilities, mcse = part_probabilities(delta0, next_masses, rope, parts)
+    return JointModes(parts=parts, separate=separate, groups=len(groups),
+                      probabilities=probabilities, mcse=mcse)
+
+
+def part_probabilities(delta0: np.ndarray, next_masses: np.ndarray, rope: Rope,
+                       parts) -> tuple[dict, dict]:
+    """Each part's P(left), P(rope), P(right) of every pair's delta0 (chain, draw, pair) and
+    next dataset (``next_masses``: chain, draw, pair, 3), and their Monte Carlo errors:
+    ``(scope, pair index) -> tuple`` over the parts (tuples of chains)."""
     regions = rope.indicators(delta0)                           # chain, draw, pair, 3
     probabilities, mcse = {}, {}
-    for p in range(n_pairs):
+    for p in range(delta0.shape[-1]):
         for scope, per_draw in (("population", regions[:, :, p]),
                                 ("next_dataset", next_masses[:, :, p])):
             probabilities[(scope, p)] = tuple(per_draw[list(part)].reshape(-1, 3).mean(axis=0)
                                               for part in parts)
             mcse[(scope, p)] = tuple(probability_mcse(per_draw[list(part)]) for part in parts)
-    return JointModes(parts=parts, separate=separate, groups=len(groups),
-                      probabilities=probabilities, mcse=mcse)
+    return probabilities, mcse

@@ -24,10 +24,11 @@ from scipy import stats
 
 from bayescomp.baselines.friedman import FriedmanResult, friedman_test
 from bayescomp.data.scores import Scores
-from bayescomp.decisions import UNRELIABLE, decide
+from bayescomp.decisions import UNRELIABLE, decide, decide_modes
 from bayescomp.models.hierarchical import PRIORS
 from bayescomp.models.hierarchical_runs import region_estimates
-from bayescomp.models.joint import select_algorithms, compare_many
+from bayescomp.models.joint import compare_many, select_algorithms
+from bayescomp.models.joint_modes import part_probabilities
 from bayescomp.models.joint_program import prepare
 from bayescomp.models.joint_result import JointResult
 from bayescomp.rope import Rope, region_labels
@@ -110,6 +111,9 @@ def rope_sensitivity(result: JointResult, factors=ROPE_FACTORS) -> pd.DataFrame:
     for factor in factors:
         rope = Rope(result.rope.low * factor + 0.0, result.rope.high * factor)   # + 0.0: not -0
         masses = rope.probabilities(stats.t(nu[..., None], loc=delta0, scale=spread))
+        # where the chains did not mix, a pair decides what every part decides, as in the
+        # pair table (bayescomp.models.joint_modes)
+        parts = part_probabilities(delta0, masses, rope, result.modes) if result.modes else None
         for p, row in enumerate(result.table.itertuples()):
             estimates = region_estimates(delta0[..., p], masses[..., p, :].reshape(-1, 3), rope)
             labels = region_labels(row.first, row.second)
@@ -119,8 +123,10 @@ def rope_sensitivity(result: JointResult, factors=ROPE_FACTORS) -> pd.DataFrame:
                 entry.update({f"{scope}_p_{region}": float(value) for region, value in
                               zip(("left", "rope", "right"), probabilities)})
                 entry[f"{scope}_decision"] = (
-                    decide(probabilities, result.threshold, labels, errors)
-                    if result.reliable else UNRELIABLE)
+                    UNRELIABLE if not result.reliable else
+                    decide_modes(parts[0][(scope, p)], parts[1][(scope, p)], result.threshold,
+                                 labels) if parts else
+                    decide(probabilities, result.threshold, labels, errors))
             rows.append(entry)
     return pd.DataFrame(rows)
 
