@@ -86,9 +86,10 @@ def extension(run: dict, draws: int, achieved: float, ess: int, cap: int, *,
     reported as it is. (On a near-identical pair, a chain's excursion towards the
     heavy-tailed mode took the smallest ESS from 626 to 437, nu's tail, over 657 draws per
     chain; 2343 more left it at 417, and the fit took 3.9 times an easy pair's time.) A fit
-    with enough ESS whose probabilities are ``close`` to the threshold (:func:`too_close_to_call`) doubles its draws, up to
-    ``close_cap``: the Monte Carlo error falls as one over the square root of the draws,
-    and each doubling narrows the band in which a decision could differ between seeds.
+    with enough ESS whose probabilities are ``close`` to the threshold
+    (:func:`too_close_to_call`) doubles its draws, up to ``close_cap``: the Monte Carlo
+    error falls as one over the square root of the draws, and each doubling narrows the
+    band in which a decision could differ between seeds.
     """
     stalled = previous is not None and achieved <= previous
     if achieved >= ess or draws >= cap or stalled:

@@ -67,6 +67,15 @@ def rank_probabilities(effects: np.ndarray, rope: Rope, algorithms) -> pd.DataFr
                         columns=pd.Index(range(1, k + 1), name="rank"))
 
 
+def next_dataset_masses(posterior, rope: Rope) -> np.ndarray:
+    """Per draw and pair (chain, draw, pair, 3), the mass of a new dataset's difference left
+    of, inside and right of ``rope``: Student-t with nu, the pair's delta0 and its
+    population scale ``population_sd``."""
+    return rope.probabilities(stats.t(posterior["nu"].values[..., None],
+                                      loc=posterior["delta0"].values,
+                                      scale=posterior["population_sd"].values))
+
+
 def _idata(fit, data: dict, scale: float, datasets, pairs: list[str],
            rng: np.random.Generator) -> az.InferenceData:
     """The posterior in score units and in pair coordinates: delta0 and every delta_i of
@@ -182,10 +191,7 @@ def compare_many(scores: Scores, algorithms=None, rope: RopeLike = 0.01, seed: i
                        seeds.generator("post_draws"))
         diagnostics = diagnose(idata, var_names=CHECKED, max_treedepth=max_treedepth)
         post = idata.posterior
-        # a pair's difference on a new dataset: Student-t (nu, its delta0, its population_sd)
-        next_masses = rope.probabilities(stats.t(post["nu"].values[..., None],
-                                                 loc=post["delta0"].values,
-                                                 scale=post["population_sd"].values))
+        next_masses = next_dataset_masses(post, rope)
         modes = None
         if not diagnostics.ok and not struggles(diagnostics):
             # chains in separate modes, or crossing slowly: retries rarely make them agree,

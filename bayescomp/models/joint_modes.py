@@ -13,8 +13,9 @@ model's, applied to every pair and both questions:
   region lies between its modes', whatever the weights.
 - Otherwise each chain is a part of its own, and the fit decides only when, for every
   pair and question, each chain makes the same decision by a margin of two Monte Carlo
-  errors, with 100 effective draws of every pair's delta0 per chain
-  (:func:`bayescomp.models.modes.settled_decisions`' rule).
+  errors (:func:`bayescomp.models.modes.decide_alike`), with 100 effective draws of every
+  pair's delta0 in every chain (what :func:`bayescomp.models.modes.settled_decisions` asks
+  of chains in one group).
 
 :func:`bayescomp.compare_many` stops retrying when the chains form several groups (modes,
 which more draws rarely join); chains in one group only mix slowly, so they are retried
@@ -30,13 +31,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from bayescomp.decisions import decide, too_close
 from bayescomp.models.convergence import ess_bulk, ess_tail
 from bayescomp.models.diagnostics import ESS_PER_CHAIN_MIN, diagnose
-from bayescomp.models.modes import cluster_chains, probability_mcse
+from bayescomp.models.modes import cluster_chains, decide_alike, probability_mcse
 from bayescomp.rope import Rope
-
-SCOPES = ("population", "next_dataset")
 
 
 @dataclass(frozen=True)
@@ -66,14 +64,8 @@ class JointModes:
     def settled(self, threshold: float) -> bool:
         """Whether the decisions can stand: always for separate modes (where they disagree
         the decision says so), else only when every chain decides every pair alike."""
-        if self.separate:
-            return True
-        for key, parts in self.probabilities.items():
-            errors = self.mcse[key]
-            if len({decide(p, threshold, mcse=e) for p, e in zip(parts, errors)}) != 1 or \
-                    any(too_close(p, threshold, e) for p, e in zip(parts, errors)):
-                return False
-        return True
+        return self.separate or all(decide_alike(parts, self.mcse[key], threshold)
+                                    for key, parts in self.probabilities.items())
 
 
 def find_joint_modes(idata, next_masses: np.ndarray, rope: Rope, *, var_names,

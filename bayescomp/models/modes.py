@@ -141,6 +141,15 @@ class Mode:
     delta0_ess: float
 
 
+def decide_alike(probabilities, mcse, threshold: float) -> bool:
+    """Whether every part (a mode or a chain) with these P(left / rope / right) and Monte
+    Carlo errors makes the same decision, none of them within two errors of the threshold:
+    then so does every mixture of the parts."""
+    pairs = list(zip(probabilities, mcse))
+    return (len({decide(p, threshold, mcse=e) for p, e in pairs}) == 1
+            and not any(too_close(p, threshold, e) for p, e in pairs))
+
+
 def agreed_decision(decisions: list[str]) -> str | None:
     """The decision every mode makes, or None when they differ."""
     return decisions[0] if len(set(decisions)) == 1 else None
@@ -236,12 +245,9 @@ def settled_decisions(modes: tuple, separate: bool, threshold: float, groups: in
     ess = [m.delta0_ess / len(m.chains) for m in modes]
     if np.mean(ess) < ESS_PER_CHAIN_MIN or (groups < 2 and min(ess) < ESS_PER_CHAIN_MIN):
         return False
-    for scope in ("population", "next_dataset"):
-        pairs = [(getattr(m, scope), getattr(m, f"{scope}_mcse")) for m in modes]
-        if len({decide(p, threshold, mcse=e) for p, e in pairs}) != 1 or \
-                any(too_close(p, threshold, e) for p, e in pairs):
-            return False
-    return True
+    return all(decide_alike([getattr(m, scope) for m in modes],
+                            [getattr(m, f"{scope}_mcse") for m in modes], threshold)
+               for scope in ("population", "next_dataset"))
 
 
 def mixture_indices(modes: tuple, n_chains: int, n_draws: int) -> np.ndarray:

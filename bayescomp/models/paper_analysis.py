@@ -20,14 +20,14 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 import pandas as pd
-from scipy import stats
 
 from bayescomp.baselines.friedman import FriedmanResult, friedman_test
 from bayescomp.data.scores import Scores
+from bayescomp.decisions import SCOPES as DECISION_SCOPES
 from bayescomp.decisions import UNRELIABLE, decide, decide_modes
 from bayescomp.models.hierarchical import PRIORS
 from bayescomp.models.hierarchical_runs import region_estimates
-from bayescomp.models.joint import compare_many, select_algorithms
+from bayescomp.models.joint import compare_many, next_dataset_masses, select_algorithms
 from bayescomp.models.joint_modes import part_probabilities
 from bayescomp.models.joint_program import prepare
 from bayescomp.models.joint_result import JointResult
@@ -39,7 +39,7 @@ if TYPE_CHECKING:
 #: the ROPE widths of the sensitivity table, as multiples of the analysis's ROPE
 ROPE_FACTORS = (0.5, 1.0, 2.0)
 #: the questions of every pair, as the pair table's column prefixes
-SCOPES = ("population", "next_dataset")
+SCOPES = DECISION_SCOPES["hierarchical"]
 #: the priors the joint model can take (a Student-t population)
 STUDENT_PRIORS = tuple(name for name, prior in PRIORS.items() if prior.population == "student")
 
@@ -106,11 +106,11 @@ def rope_sensitivity(result: JointResult, factors=ROPE_FACTORS) -> pd.DataFrame:
         ``_decision`` of the population and the next dataset.
     """
     post = result.idata.posterior
-    delta0, spread, nu = (post[name].values for name in ("delta0", "population_sd", "nu"))
+    delta0 = post["delta0"].values
     rows = []
     for factor in factors:
         rope = Rope(result.rope.low * factor + 0.0, result.rope.high * factor)   # + 0.0: not -0
-        masses = rope.probabilities(stats.t(nu[..., None], loc=delta0, scale=spread))
+        masses = next_dataset_masses(post, rope)
         # where the chains did not mix, a pair decides what every part decides, as in the
         # pair table (bayescomp.models.joint_modes)
         parts = part_probabilities(delta0, masses, rope, result.modes) if result.modes else None

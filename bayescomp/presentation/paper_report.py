@@ -14,10 +14,9 @@ from bayescomp.formatting import format_number, json_number
 from bayescomp.presentation.paper_paragraph import paragraph, sentences
 from bayescomp.presentation.reports import latex_escape, latex_table, markdown_table, text_table
 from bayescomp.presentation.results.classical import friedman_summary
-from bayescomp.presentation.results.joint import display_table, with_scope_columns
+from bayescomp.presentation.results.joint import display_table, ranks_frame, with_scope_columns
 from bayescomp.presentation.verdicts import rope_dict
 
-SCOPES = ("population", "next_dataset")
 #: the pair table's columns in the LaTeX table: (to_frame's column, header)
 LATEX_COLUMNS = (("first", "first"), ("second", "second"), ("delta0_mean", "delta0"),
                  ("delta0_hdi_low", "HDI low"), ("delta0_hdi_high", "HDI high"),
@@ -63,10 +62,7 @@ def latex_frame(analysis) -> pd.DataFrame:
 def ranks_table(analysis) -> pd.DataFrame:
     """P(best) and the probability of every rank, best first."""
     joint = analysis.joint
-    frame = joint.rank_probabilities.copy()
-    frame.columns = [f"P(rank {r})" for r in frame.columns]
-    frame.insert(0, "mean effect", joint.population_draws.mean(axis=0))
-    return frame.loc[joint.p_best.sort_values(ascending=False).index].reset_index()
+    return ranks_frame(joint).loc[joint.p_best.sort_values(ascending=False).index].reset_index()
 
 
 def best_table(analysis) -> pd.DataFrame:

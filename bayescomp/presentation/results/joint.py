@@ -70,7 +70,8 @@ def display_table(result) -> pd.DataFrame:
     return with_scope_columns(shown, t)
 
 
-def _ranks(result) -> pd.DataFrame:
+def ranks_frame(result) -> pd.DataFrame:
+    """Each algorithm's mean effect (relative to the mean of all) and P(rank r)."""
     frame = result.rank_probabilities.copy()
     frame.columns = [f"P(rank {r})" for r in frame.columns]
     frame.insert(0, "mean effect", result.population_draws.mean(axis=0))
@@ -110,7 +111,7 @@ def summary(result) -> str:
               text_table(display_table(result), index=False),
               "Ranks of the population means (mean effect: relative to the mean of all "
               "algorithms; ties within the ROPE share their ranks):",
-              text_table(_ranks(result)), *modes_lines(result), result.diagnostics.summary()]
+              text_table(ranks_frame(result)), *modes_lines(result), result.diagnostics.summary()]
     return "\n".join(lines)
 
 
