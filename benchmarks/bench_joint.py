@@ -11,11 +11,14 @@ j48 and j48gr near-identical) and the built-in example (4 classifiers, 17 datase
 each, in the same run, seed and engine: ``bc.compare_many`` (one joint fit) and
 ``bc.compare_all`` (every pair with ``bc.hierarchical``), their seconds, the joint fit's
 diagnostics, and the pair table side by side (population P(first better) / P(equivalent) /
-P(second better) and decisions). Written to ``benchmarks/results/joint.md``.
+P(second better) and decisions), with their wall-clock and CPU times. Printed; ``--out
+benchmarks/results/joint.md`` appends it there.
 """
 from __future__ import annotations
 
 import argparse
+import os
+import resource
 import sys
 import time
 import warnings
@@ -55,25 +58,35 @@ def side_by_side(joint, pairwise) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+def cpu_seconds() -> float:
+    """CPU time of this process and its finished children (CmdStan's chains): on a shared
+    machine a fairer cost than the wall clock."""
+    own, children = (resource.getrusage(who) for who in (resource.RUSAGE_SELF,
+                                                         resource.RUSAGE_CHILDREN))
+    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
+
+
 def run(name: str, scores, backend: str, seed: int) -> list[str]:
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        started = time.perf_counter()
+        started, cpu = time.perf_counter(), cpu_seconds()
         joint = bc.compare_many(scores, seed=seed, backend=backend)
-        joint_seconds = time.perf_counter() - started
-        started = time.perf_counter()
+        joint_seconds, joint_cpu = time.perf_counter() - started, cpu_seconds() - cpu
+        started, cpu = time.perf_counter(), cpu_seconds()
         pairwise = bc.compare_all(scores, seed=seed, backend=backend)
-        pairwise_seconds = time.perf_counter() - started
+        pairwise_seconds, pairwise_cpu = time.perf_counter() - started, cpu_seconds() - cpu
     d = joint.diagnostics
     table = side_by_side(joint, pairwise)
     lines = [
         f"## {name}: {len(scores.algorithms)} algorithms, {len(scores)} datasets "
         f"(backend {backend}, seed {seed})", "",
-        f"- joint fit: {joint_seconds:.0f} s (attempts: {len(joint.attempts)}; "
+        f"- joint fit: {joint_seconds:.0f} s, CPU {joint_cpu:.0f} s (attempts: {len(joint.attempts)}; "
         + ", ".join(f"{a['iter_warmup']}+{a['iter_sampling']} draws, adapt_delta "
                     f"{a['adapt_delta']}, {a['seconds']:.0f} s, "
                     f"{'ok' if a['ok'] else 'failed'}" for a in joint.attempts) + ")",
-        f"- {len(table)} pairwise fits (bc.compare_all): {pairwise_seconds:.0f} s "
+        f"- {len(table)} pairwise fits (bc.compare_all): {pairwise_seconds:.0f} s, CPU "
+        f"{pairwise_cpu:.0f} s; joint / pairwise {joint_seconds / pairwise_seconds:.2f} (wall), "
+        f"{joint_cpu / pairwise_cpu:.2f} (CPU) "
         f"(attempts per pair: {pairwise.table['attempts'].tolist()})",
         f"- joint diagnostics: max R-hat {d.max_rhat:.4f}, min bulk ESS {d.min_ess_bulk:.0f}, "
         f"min tail ESS {d.min_ess_tail:.0f}, divergences {d.divergences}, tree depth "
@@ -94,17 +107,19 @@ def main(argv=None) -> None:
     parser.add_argument("--backend", default="pystan")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--only", choices=["tutorial", "builtin"], default=None)
+    parser.add_argument("--out", type=Path, default=None,
+                        help="append the run to this file (default: print only)")
     args = parser.parse_args(argv)
-    lines = ["# Joint model against the pairwise fits", "",
-             "Written by `benchmarks/bench_joint.py` on a 2-core machine shared with other "
-             "jobs (times are indicative).", ""]
+    lines = [f"Run of `benchmarks/bench_joint.py` ({time.strftime('%Y-%m-%d')}, "
+             f"{os.cpu_count()} cores, load {os.getloadavg()[0]:.1f} at the start)", ""]
     if args.only in (None, "builtin"):
         lines += run("built-in example", bc.datasets.load_classifiers(), args.backend, args.seed)
     if args.only in (None, "tutorial"):
         lines += run("tutorial (Benavoli et al. 2017)", read_tutorial(args.tutorial),
                      args.backend, args.seed)
-    out = Path(__file__).resolve().parent / "results" / "joint.md"
-    out.write_text("\n".join(lines) + "\n")
+    if args.out is not None:
+        with args.out.open("a") as handle:
+            handle.write("\n" + "\n".join(lines) + "\n")
 
 
 if __name__ == "__main__":

@@ -11,7 +11,10 @@
 // (e_a - e_b)' G z / 2; at K = 2, z = y_1 - y_2 is the paper's difference. Permuting the
 // algorithms or choosing another basis changes z by an orthogonal d x d matrix R, and every
 // prior below is invariant under z -> R z, so no result depends on the order of
-// the algorithms or on a reference algorithm.
+// the algorithms or on a reference algorithm. The caller samples it in the principal
+// directions of the population covariance as the data suggest it
+// (bayescomp.models.joint_program.sampling_rotation): the same posterior, in coordinates
+// where a near-identical pair's narrow direction is a coordinate of the Bartlett factor.
 //
 // Model (dataset i = 1..N, its n_i splits z_ij, on the unit scale of
 // bayescomp.models.joint_program.prepare):

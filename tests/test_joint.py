@@ -7,6 +7,7 @@ import json
 import warnings
 from itertools import permutations
 
+import arviz as az
 import numpy as np
 import pandas as pd
 import pytest
@@ -275,3 +276,65 @@ def test_program_log_density_is_the_models(pystan_backend):
         # the prior of nu is interpolated (cubic Hermite, error ~1e-6), the moments of
         # log(kappa) (a = 6) and log(lambda) are exact forms or Stirling's series (1e-10)
         assert stan_lp[k] - stan_lp[0] == pytest.approx(expected[k] - expected[0], abs=1e-5)
+
+
+def test_sampling_rotation_is_the_populations_principal_directions():
+    """The program samples V'z with V orthogonal and the eigenvectors of the means'
+    covariance, narrowest population share first; at K = 2, V = 1 and nothing moves; the
+    likelihood of rotated effects in rotated data is the likelihood."""
+    scores = _scores(4, 8, seed=3)
+    data, _ = jp.prepare(scores, bc.PRIORS["paper"])
+    V = jp.sampling_rotation(data)
+    assert np.allclose(V.T @ V, np.eye(3))
+    means = np.asarray(data["mean_contrast"])
+    noise = np.asarray(data["noise_scale"]).mean(axis=0)
+    spread = V.T @ np.cov(means.T) @ V
+    assert np.allclose(spread - np.diag(np.diag(spread)), 0, atol=1e-12)
+    # the population's share along each direction: the means' spread less the noise, floored
+    share = np.maximum(np.diag(spread) - np.diag(V.T @ noise @ V), 0.05 * np.trace(noise) / 3)
+    assert np.all(np.diff(share) >= 0)
+    rotated = jp.rotate(data, V)
+    assert np.allclose(rotated["mean_contrast"], means @ V)
+    assert np.allclose(rotated["noise_scale"], V.T @ np.asarray(data["noise_scale"]) @ V)
+    assert np.allclose(rotated["scatter"], V.T @ np.asarray(data["scatter"]) @ V)
+    delta = np.random.default_rng(1).normal(size=(8, 3))
+    assert np.allclose(
+        jp.log_likelihood(rotated["mean_contrast"], rotated["noise_scale"],
+                          data["noise_dof"], delta @ V),
+        jp.log_likelihood(means, data["noise_scale"], data["noise_dof"], delta))
+    pair, _ = jp.prepare(scores.subset(algorithms=["a0", "a1"]), bc.PRIORS["paper"])
+    assert np.array_equal(jp.sampling_rotation(pair), [[1.0]])
+
+
+@pytest.mark.stan
+@pytest.mark.slow
+def test_sampling_in_principal_directions_leaves_the_posterior_unchanged(stan_backend,
+                                                                        monkeypatch):
+    """Two routes to one posterior: the program sampled in the data's contrasts (V = I)
+    and in the population's principal directions agree on every pair's probabilities, nu
+    and sigma0 within Monte Carlo error, on a collection with a near-identical pair."""
+    rng = np.random.default_rng(4)
+    base = [rng.normal(0.8, 0.05) + rng.normal(0, 0.02, 20) for _ in range(12)]
+    first = [b + rng.normal(0.01, 0.01) + rng.normal(0, 0.02, 20) for b in base]
+    second = [b + rng.normal(0, 0.01) + rng.normal(0, 0.02, 20) for b in base]
+    # a third algorithm within a thousandth of the second on every split
+    third = [s + rng.normal(0, 0.001, 20) for s in second]
+    scores = bc.from_arrays({"a0": first, "a1": second, "a2": third}, rho=0.1)
+    results = {}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        results["principal"] = bc.compare_many(scores, seed=2, backend=stan_backend)
+        monkeypatch.setattr("bayescomp.models.joint.sampling_rotation",
+                            lambda data: np.eye(data["d"]))
+        results["identity"] = bc.compare_many(scores, seed=2, backend=stan_backend)
+    principal, identity = results["principal"], results["identity"]
+    assert principal.reliable and identity.reliable
+    for key, estimate in principal.population.items():
+        other = identity.population[key]
+        tolerance = 4 * np.hypot(estimate.mcse, other.mcse) + 1e-3
+        assert np.all(np.abs(estimate.probabilities - other.probabilities) <= tolerance), key
+    for name in ("nu", "sigma0"):
+        draws = [r.idata.posterior[name].values for r in (principal, identity)]
+        log_means = [np.log(d).mean() for d in draws]
+        errors = [np.log(d).std() / np.sqrt(float(az.ess(np.log(d)))) for d in draws]
+        assert abs(log_means[0] - log_means[1]) <= 4 * np.hypot(*errors), name

@@ -40,7 +40,8 @@ from bayescomp.models.hierarchical_result import region_summary
 from bayescomp.models.hierarchical_runs import region_estimates, safer_run, struggles
 from bayescomp.models.joint_modes import find_joint_modes
 from bayescomp.models.joint_program import (PROGRAM, algorithm_effects, draw_delta,
-                                            initial_values, pair_vectors, prepare, stan_data)
+                                            initial_values, pair_vectors, population_covariance,
+                                            prepare, rotate, sampling_rotation, stan_data)
 from bayescomp.models.joint_result import JointResult
 from bayescomp.models.ranking import tie_groups
 from bayescomp.rope import Rope, region_labels
@@ -76,20 +77,23 @@ def next_dataset_masses(posterior, rope: Rope) -> np.ndarray:
                                       scale=posterior["population_sd"].values))
 
 
-def _idata(fit, data: dict, scale: float, datasets, pairs: list[str],
+def _idata(fit, data: dict, scale: float, datasets, pairs: list[str], rotation: np.ndarray,
            rng: np.random.Generator) -> az.InferenceData:
     """The posterior in score units and in pair coordinates: delta0 and every delta_i of
     every pair (delta_i drawn from its conditional), the population's Student-t scale of
     every pair (``population_sd``, sqrt(g' B B' g)), sigma0, the components' nu (sorted per
     draw: the components have no order), and the contrast coordinates (``delta0_contrast``,
-    ``B``)."""
+    ``B``), turned back from the sampled coordinates ``V'z`` (``rotation`` V,
+    :func:`~bayescomp.models.joint_program.sampling_rotation`) to those of ``data``."""
     post = fit.posterior
     k = data["d"] + 1
     _, vectors = pair_vectors(k)
     coords = dict(chain=post.chain, draw=post.draw)
     shape = post["sigma0"].shape
-    contrast0 = post["delta0"].values.reshape(shape + (k - 1,))
-    B = post["B"].values.reshape(shape + (k - 1, k - 1))
+    contrast0 = post["delta0"].values.reshape(shape + (k - 1,)) @ rotation.T
+    # the Cholesky factor of V B B' V', the population covariance in data's coordinates
+    B = np.linalg.cholesky(population_covariance(
+        rotation @ post["B"].values.reshape(shape + (k - 1, k - 1))))
     delta = draw_delta(contrast0, B, post["log_kappa"].values, post["log_lambda"].values,
                        data, rng)
     spread = np.linalg.norm(np.einsum("csij,pi->cspj", B, vectors), axis=-1) * scale
@@ -176,18 +180,21 @@ def compare_many(scores: Scores, algorithms=None, rope: RopeLike = 0.01, seed: i
     data, scale = prepare(scores, prior)
     run = dict(adapt_delta=adapt_delta, iter_warmup=iter_warmup, iter_sampling=iter_sampling,
                continued=False)
-    attempts, inits = [], initial_values(data, chains, seeds.generator("initial_values"))
+    # sampled along the population's principal directions, turned back in _idata
+    rotation = sampling_rotation(data)
+    sampled = rotate(data, rotation)
+    attempts, inits = [], initial_values(sampled, chains, seeds.generator("initial_values"))
     index_pairs, vectors = pair_vectors(k)
     pair_names = [f"{names[a]} - {names[b]}" for a, b in index_pairs]
     while True:
         started = time.perf_counter()
         stan_seed = seeds.stan_seed(len(attempts) + 1)
-        fit = sampling.sample(PROGRAM, stan_data(data), backend=backend, chains=chains,
+        fit = sampling.sample(PROGRAM, stan_data(sampled), backend=backend, chains=chains,
                               inits=inits, iter_warmup=run["iter_warmup"],
                               iter_sampling=run["iter_sampling"], seed=stan_seed,
                               adapt_delta=run["adapt_delta"], max_treedepth=max_treedepth,
                               show_progress=show_progress)
-        idata = _idata(fit, data, scale, scores.dataset_names, pair_names,
+        idata = _idata(fit, data, scale, scores.dataset_names, pair_names, rotation,
                        seeds.generator("post_draws"))
         diagnostics = diagnose(idata, var_names=CHECKED, max_treedepth=max_treedepth)
         post = idata.posterior

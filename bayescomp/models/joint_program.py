@@ -127,11 +127,11 @@ def log_likelihood(mean_contrast, noise_scale, dof, delta) -> np.ndarray:
             - log_det - (dof + d) / 2 * np.log1p(distance2 / dof))
 
 
-def initial_values(data: dict, chains: int, rng: np.random.Generator) -> list[dict]:
-    """Initial values per chain in the posterior's bulk: sigma0 and B from the means'
-    covariance less the noise (so that a near-identical pair starts with its narrow
-    population direction), log(nu - 1) in (0.5, 3.5), the z-scores in (-1, 1), the chains
-    apart for R-hat."""
+def _population_guess(data: dict) -> tuple[np.ndarray, np.ndarray]:
+    """The population covariance as the data suggest it, in its eigenvectors: the means'
+    covariance less the mean noise along each eigenvector, floored at 5% of the mean noise
+    variance; (values in ascending order, vectors as columns, each with its largest entry
+    positive so that the choice does not rest on the linear algebra library's signs)."""
     d, q = data["d"], data["n_datasets"]
     means = np.asarray(data["mean_contrast"], dtype=float)
     noise = np.asarray(data["noise_scale"], dtype=float).mean(axis=0)
@@ -139,7 +139,49 @@ def initial_values(data: dict, chains: int, rng: np.random.Generator) -> list[di
     values, vectors = np.linalg.eigh(covariance)
     floor = 0.05 * max(float(np.trace(noise)) / d, 1e-12)
     noise_share = np.einsum("ki,kl,li->i", vectors, noise, vectors)
-    target = (vectors * np.maximum(values - noise_share, floor)) @ vectors.T
+    values = np.maximum(values - noise_share, floor)
+    order = np.argsort(values, kind="stable")
+    vectors = vectors[:, order]
+    largest = vectors[np.argmax(np.abs(vectors), axis=0), np.arange(d)]
+    return values[order], vectors * np.sign(largest)
+
+
+def sampling_rotation(data: dict) -> np.ndarray:
+    """The orthogonal d x d matrix V whose columns are the principal directions of the
+    population covariance as the data suggest it, the narrowest first: the program samples
+    the contrasts ``V'z`` (:func:`rotate`), and :func:`bayescomp.compare_many` turns the
+    draws back.
+
+    Why: the model is invariant under z -> R z (the program's header), so the posterior is
+    the same in any orthonormal coordinates, but its geometry is not. A near-identical pair
+    gives the population covariance a nearly null direction; the Bartlett factor of the
+    covariance then lies near a subspace oblique to its coordinates, which a diagonal
+    metric crosses with small steps (the tutorial's 5 x 54: step size 0.03, tree depth 7).
+    Along the principal directions that subspace is a set of coordinates near 0 (step size
+    0.08-0.11, tree depth 5-6; benchmarks/results/joint.md). At K = 2, V = 1.
+    """
+    return _population_guess(data)[1]
+
+
+def rotate(data: dict, rotation: np.ndarray) -> dict:
+    """``data`` (:func:`prepare`) in the contrasts ``V'z``, V = ``rotation``: every mean
+    contrast, noise scale and (where present) scatter matrix rotated; the rest unchanged."""
+    v = np.asarray(rotation, dtype=float)
+    rotated = dict(data, mean_contrast=np.asarray(data["mean_contrast"], dtype=float) @ v)
+    for key in ("noise_scale", "scatter"):
+        if key in data:
+            rotated[key] = np.einsum("ki,nkl,lj->nij", v, np.asarray(data[key], dtype=float), v)
+    return rotated
+
+
+def initial_values(data: dict, chains: int, rng: np.random.Generator) -> list[dict]:
+    """Initial values per chain in the posterior's bulk: sigma0 and B from the means'
+    covariance less the noise (so that a near-identical pair starts with its narrow
+    population direction), log(nu - 1) in (0.5, 3.5), the z-scores in (-1, 1), the chains
+    apart for R-hat."""
+    d, q = data["d"], data["n_datasets"]
+    values, vectors = _population_guess(data)
+    target = (vectors * values) @ vectors.T
     sigma0 = float(np.sqrt(np.trace(target) / d))
     shape = np.linalg.cholesky(target / sigma0 ** 2)
     inits = []
