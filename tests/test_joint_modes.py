@@ -207,3 +207,25 @@ def test_weighed_modes_name_a_best_algorithm_and_unweighed_ones_do_not():
                                    "mode_weights": (np.nan, np.nan), "weights_note": note})
     assert best_sentence(unweighed, 0.95).startswith("Best algorithm: no verdict")
     assert f"weights are not estimated ({note})" in modes_lines(unweighed)[0]
+
+
+def test_pair_probabilities_mix_the_modes_by_their_weights():
+    """Pair 0's delta0 right of the ROPE in mode 1 (chains 0-1) and inside it in mode 2
+    (chains 2-3), each mode's next-dataset masses constant: mixed by weights 0.7 and 0.3 the
+    probabilities are 0.7 / 0.3 exactly (systematic resampling), as sampled 0.5 / 0.5; the
+    Monte Carlo errors are the chains' as sampled either way."""
+    from bayescomp.models.joint import pair_estimates
+    from bayescomp.models.modes import mixture_indices
+
+    delta0 = np.concatenate([np.full((2, 100, 1), 0.05), np.zeros((2, 100, 1))])
+    masses = np.concatenate([np.broadcast_to([0.0, 0.2, 0.8], (2, 100, 1, 3)),
+                             np.broadcast_to([0.1, 0.9, 0.0], (2, 100, 1, 3))])
+    order = mixture_indices(((0, 1), (2, 3)), (0.7, 0.3), 4, 100)
+    (population, population_mcse), (next_dataset, _) = pair_estimates(delta0, masses, order,
+                                                                        ROPE)[0]
+    np.testing.assert_allclose(population, [0.0, 0.3, 0.7])
+    np.testing.assert_allclose(next_dataset, 0.7 * np.array([0.0, 0.2, 0.8])
+                               + 0.3 * np.array([0.1, 0.9, 0.0]))
+    (as_sampled, mcse), _ = pair_estimates(delta0, masses, np.arange(400), ROPE)[0]
+    np.testing.assert_allclose(as_sampled, [0.0, 0.5, 0.5])
+    np.testing.assert_array_equal(mcse, population_mcse)
