@@ -87,3 +87,45 @@ def three_algorithms():
                                   "b": [d.values[1] for d in pair.datasets],
                                   "c": [d.values[1] + rng.normal(0, 0.02, d.n_scores)
                                         for d in pair.datasets]}, rho=0.1)
+
+
+@pytest.fixture(scope="session")
+def joint_model_log_density():
+    """The joint model's log density (stan/joint.stan's model, written with scipy's
+    distributions rather than the program's algebra) at one point given by its constrained
+    parameters, up to a constant: the Gamma densities of kappa_i and lambda_i on the log
+    scale (as z-scores of their priors' moments), the Bartlett factor's chi and normal
+    densities, the prior of log(nu - 1) (bayescomp.models.nu_prior), and the means' normal
+    densities with delta0 integrated out (a Gaussian integral: the densities at the weighted
+    centre times (2 pi)^(d/2) |precision|^(-1/2)). ``data`` is joint_program.prepare's."""
+    from scipy import special, stats
+
+    from bayescomp.models import nu_prior
+
+    def log_z_density(z, a):
+        # log(x) = digamma(a) - log(a) + sqrt(trigamma(a)) z, x ~ Gamma(a, rate a)
+        scale = np.sqrt(special.polygamma(1, a))
+        log_x = special.digamma(a) - np.log(a) + scale * z
+        return (np.sum(stats.gamma.logpdf(np.exp(log_x), a, scale=1 / a) + log_x + np.log(scale)),
+                log_x)
+
+    def log_density(data, sigma0, diagonal, lower, u, kappa_z, lambda_z):
+        d = data["d"]
+        m, psi, dof = data["mean_contrast"], data["noise_scale"], data["noise_dof"]
+        shape = np.diag(np.asarray(diagonal, dtype=float))
+        shape[np.tril_indices(d, -1)] = lower
+        B = sigma0 * np.sqrt(d / np.sum(shape ** 2)) * shape
+        nu = 1 + np.exp(u)
+        total = (np.sum(stats.chi.logpdf(diagonal, d + 2 - np.arange(1, d + 1)))
+                 + np.sum(stats.norm.logpdf(lower)) + nu_prior.log_density(np.array([u]))[0][0])
+        kappa_part, log_kappa = log_z_density(np.asarray(kappa_z), dof / 2)
+        lambda_part, log_lambda = log_z_density(np.asarray(lambda_z), nu / 2)
+        total += kappa_part + lambda_part
+        T = psi / np.exp(log_kappa)[:, None, None] + (B @ B.T) / np.exp(log_lambda)[:, None, None]
+        precision = np.linalg.inv(T)
+        total_precision = precision.sum(axis=0)
+        centre = np.linalg.solve(total_precision, np.einsum("nij,nj->i", precision, m))
+        total += sum(stats.multivariate_normal(centre, T[i]).logpdf(m[i]) for i in range(len(m)))
+        return total + d / 2 * np.log(2 * np.pi) - 0.5 * np.linalg.slogdet(total_precision)[1]
+
+    return log_density

@@ -218,18 +218,12 @@ def test_k2_is_the_papers_model_on_a_ragged_design(stan_backend):
 
 
 @pytest.mark.stan
-def test_program_log_density_is_the_models(pystan_backend):
+def test_program_log_density_is_the_models(pystan_backend, joint_model_log_density):
     """log p(data, theta) of stan/joint.stan at several points, differenced (Stan drops
-    constants), against scipy: the Gamma densities of kappa_i and lambda_i on the log scale
-    (as z-scores of their priors' moments), the Bartlett factor's chi and normal densities,
-    the prior of log(nu - 1) (bayescomp.models.nu_prior), and the means' normal densities
-    with delta0 integrated out (a Gaussian integral: the densities at the weighted centre
-    times (2 pi)^(d/2) |precision|^(-1/2))."""
+    constants), against the model written with scipy (conftest.joint_model_log_density)."""
     import stan
-    from scipy import special
 
     from bayescomp import sampling
-    from bayescomp.models import nu_prior
 
     scores = _scores(3, 5, seed=9, n_scores=15)
     data, _ = jp.prepare(scores, bc.PRIORS["paper"])
@@ -237,31 +231,7 @@ def test_program_log_density_is_the_models(pystan_backend):
     _, code = sampling.program_code("joint")
     sampling.engine("pystan").compile("joint", code, route="public")
     model = stan.build(code, data=sampling._to_stan_data(program_data), random_seed=1)
-    d, q = 2, 5
-    m, psi, dof = data["mean_contrast"], data["noise_scale"], data["noise_dof"]
-
-    def log_z_density(z, a):
-        # log(x) = digamma(a) - log(a) + sqrt(trigamma(a)) z, x ~ Gamma(a, rate a)
-        scale = np.sqrt(special.polygamma(1, a))
-        log_x = special.digamma(a) - np.log(a) + scale * z
-        return np.sum(stats.gamma.logpdf(np.exp(log_x), a, scale=1 / a) + log_x + np.log(scale)), log_x
-
-    def scipy_log_density(sigma0, diagonal, lower, u, kappa_z, lambda_z):
-        shape = np.diag(diagonal)
-        shape[1, 0] = lower[0]
-        B = sigma0 * np.sqrt(d / np.sum(shape ** 2)) * shape
-        nu = 1 + np.exp(u)
-        total = (np.sum(stats.chi.logpdf(diagonal, [3, 2])) + np.sum(stats.norm.logpdf(lower))
-                 + nu_prior.log_density(np.array([u]))[0][0])
-        kappa_part, log_kappa = log_z_density(np.asarray(kappa_z), dof / 2)
-        lambda_part, log_lambda = log_z_density(np.asarray(lambda_z), nu / 2)
-        total += kappa_part + lambda_part
-        T = psi / np.exp(log_kappa)[:, None, None] + (B @ B.T) / np.exp(log_lambda)[:, None, None]
-        precision = np.linalg.inv(T)
-        total_precision = precision.sum(axis=0)
-        centre = np.linalg.solve(total_precision, np.einsum("nij,nj->i", precision, m))
-        total += sum(stats.multivariate_normal(centre, T[i]).logpdf(m[i]) for i in range(q))
-        return total + d / 2 * np.log(2 * np.pi) - 0.5 * np.linalg.slogdet(total_precision)[1]
+    q = 5
 
     rng = np.random.default_rng(2)
     points = [(0.5, [1.2, 0.8], [0.3], 1.5, rng.normal(size=q), rng.normal(size=q)),
@@ -271,7 +241,7 @@ def test_program_log_density_is_the_models(pystan_backend):
     stan_lp = [model.log_prob(model.unconstrain_pars(dict(
         sigma0=p[0], shape_diagonal=p[1], shape_lower=p[2], log_nu_minus_one=p[3],
         kappa_z=list(p[4]), lambda_z=list(p[5]))), adjust_transform=False) for p in points]
-    expected = [scipy_log_density(*p) for p in points]
+    expected = [joint_model_log_density(data, *p) for p in points]
     for k in range(1, len(points)):
         # the prior of nu is interpolated (cubic Hermite, error ~1e-6), the moments of
         # log(kappa) (a = 6) and log(lambda) are exact forms or Stirling's series (1e-10)

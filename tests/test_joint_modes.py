@@ -3,6 +3,7 @@ known modes are grouped into them, and a pair decides only what every mode decid
 import arviz as az
 import numpy as np
 import pytest
+from scipy import stats
 
 import bayescomp as bc
 from bayescomp.models.joint_modes import find_joint_modes
@@ -12,12 +13,20 @@ ROPE = bc.Rope(-0.01, 0.01)
 OPTIONS = dict(var_names=["delta0", "sigma0", "nu"], max_treedepth=10)
 
 
-def _idata(centres, n_draws=1000, seed=0):
+SCALES = [0.3, 0.2, 0.001, 0.001]
+
+
+def _draws(centres, n_draws=1000, seed=0):
     """Four chains of exact normal draws, chains 0-1 in the first mode and 2-3 in the second:
-    each mode's (nu, log sigma0, delta0 of pair 0, delta0 of pair 1) centre given."""
+    each mode's (log(nu - 1), log sigma0, delta0 of pair 0, delta0 of pair 1) centre given."""
     rng = np.random.default_rng(seed)
-    x = np.concatenate([rng.normal(centre, [0.3, 0.2, 0.001, 0.001], (2, n_draws, 4))
-                        for centre in centres])
+    return np.concatenate([rng.normal(centre, SCALES, (2, n_draws, 4)) for centre in centres])
+
+
+def _idata(centres, n_draws=1000, seed=0):
+    """The draws of :func:`_draws` as a fit's InferenceData."""
+    x = _draws(centres, n_draws, seed)
+    rng = np.random.default_rng(seed)
     posterior = dict(nu=1 + np.exp(x[..., 0]), sigma0=np.exp(x[..., 1]), delta0=x[..., 2:])
     return az.from_dict(posterior=posterior, dims={"delta0": ["pair"]}, sample_stats=dict(
         diverging=np.zeros((4, n_draws), bool), tree_depth=np.full((4, n_draws), 3),
@@ -52,6 +61,34 @@ def test_separate_modes_that_disagree_settle_without_deciding_that_pair():
     assert decided == bc.decisions.MODES_DISAGREE
     assert bc.decisions.decide_modes(modes.probabilities[("population", 1)],
                                      modes.mcse[("population", 1)], 0.95) == "right"
+
+
+def test_separate_modes_are_weighed_by_their_known_masses():
+    """Two separate modes of known masses 0.7 and 0.3 (each mode's draws exact draws of its
+    normal component, two chains each): their weights come back within 0.02, with standard
+    errors that say so, through the pairwise model's bridge sampling."""
+    centres = np.array([[0.0, 0.0, 0.0, 0.05], [3.0, 1.5, 0.03, 0.05]])
+
+    def density(points):
+        return np.logaddexp(*[np.log(w) + stats.norm(c, SCALES).logpdf(points).sum(-1)
+                              for c, w in zip(centres, (0.7, 0.3))])
+
+    idata = _idata(centres)
+    modes = find_joint_modes(idata, _next(idata, [0.0, 0.01, 0.99]), ROPE, **OPTIONS,
+                             unconstrained=_draws(centres), log_density=density,
+                             rng=np.random.default_rng(0))
+    assert modes.separate and modes.weighed and modes.weights_note is None
+    np.testing.assert_allclose(modes.weights, [0.7, 0.3], atol=0.02)
+    assert np.all(modes.weight_errors < 0.02)
+    # without a log density, or with draws too few for the dimension: not weighed, and why
+    unweighed = find_joint_modes(idata, _next(idata, [0.0, 0.01, 0.99]), ROPE, **OPTIONS)
+    assert not unweighed.weighed and "no log density" in unweighed.weights_note
+    wide = np.concatenate([_draws(centres), np.zeros((4, 1000, 600))], axis=-1)
+    refused = find_joint_modes(idata, _next(idata, [0.0, 0.01, 0.99]), ROPE, **OPTIONS,
+                               unconstrained=wide, log_density=lambda p: density(p[:, :4]),
+                               rng=np.random.default_rng(0))
+    assert not refused.weighed and np.isnan(refused.weights).all()
+    assert "too few draws" in refused.weights_note
 
 
 def test_one_group_of_chains_is_read_chain_by_chain():
@@ -90,3 +127,105 @@ def test_joint_model_decides_a_near_identical_pair_on_every_seed(stan_backend):
         for scope in ("population", "next_dataset"):
             assert at_one[f"{scope}_decision"].tolist() == \
                 result.to_frame()[f"{scope}_decision"].tolist()
+
+
+def _heavy_weight(nu, points, density):
+    """The heavy-tailed mode's (nu < 3) share of the pooled (chain, draw) draws, its weight
+    by bridge sampling of each side's draws (as many on each side) and the weight's
+    standard error (to first order, from the errors of the two log masses)."""
+    from bayescomp.models.mode_mass import log_masses
+
+    heavy = nu < 3
+    n = min(heavy.sum(), (~heavy).sum())
+    logs, errors = log_masses([(0,), (1,)], np.stack([points[heavy][:n], points[~heavy][:n]]),
+                              density, np.random.default_rng(0))
+    weight = 1 / (1 + np.exp(logs[1] - logs[0]))
+    return heavy, weight, weight * (1 - weight) * np.hypot(*errors)
+
+
+@pytest.mark.stan
+@pytest.mark.slow
+def test_joint_weights_at_k2_are_the_pairwise_models(stan_backend):
+    """At K = 2 the joint model is the pairwise model (stan/joint.stan's header lists its
+    small departures), so on the simulated near-identical collection the heavy-tailed mode
+    (nu < 3) weighs the same in both, by bridge sampling of each program's draws split at
+    nu = 3 through its own log density in numpy (joint_density, hierarchical_density):
+    within three standard errors of the two weights together, and the joint weight within
+    three of its chains' pooled share, where they cross between the modes (measured with
+    4 x 1000 draws, seed 11: joint 0.48 +- 0.12, pairwise 0.71 +- 0.08, joint chains' share
+    0.80; about 50 s)."""
+    from functools import partial
+
+    from bayescomp.models import hierarchical_density, hierarchical_program, joint_density
+    from bayescomp.models import joint_program
+
+    scores = bc.simulate.near_identical_collection(54, seed=2).scores
+    options = dict(backend=stan_backend, chains=4, iter_warmup=1000, iter_sampling=1000,
+                   seed=11, adapt_delta=0.95)
+    data, _ = joint_program.prepare(scores, bc.PRIORS["paper"])
+    fit = bc.sampling.sample("joint", joint_program.stan_data(data), **options,
+                             inits=joint_program.initial_values(data, 4, np.random.default_rng(11)))
+    heavy, joint, joint_error = _heavy_weight(fit.posterior["nu"].values,
+                                              joint_density.unconstrained(fit, data),
+                                              partial(joint_density.log_density, data))
+    pair_data, _ = hierarchical_program.prepare(scores, "a", "b", bc.PRIORS["paper"])
+    pair_fit = bc.sampling.sample(
+        "hierarchical", pair_data, **options,
+        inits=hierarchical_program.initial_values(pair_data, 4, np.random.default_rng(11)))
+    _, pair, pair_error = _heavy_weight(
+        1 + np.exp(pair_fit.posterior["log_nu_minus_one"].values[..., 0]),
+        hierarchical_program.unconstrained(pair_fit, pair_data),
+        partial(hierarchical_density.log_density, pair_data))
+    # both modes hold a real share of the joint chains' draws
+    assert np.all(heavy.mean(axis=1) > 0.1) and np.all(heavy.mean(axis=1) < 0.99)
+    assert 0 < joint_error < 0.2 and 0 < pair_error < 0.2
+    assert abs(joint - pair) < 3 * np.hypot(joint_error, pair_error)
+    share, share_error = heavy.mean(), heavy.mean(axis=1).std(ddof=1) / 2
+    assert abs(joint - share) < 3 * np.hypot(joint_error, share_error)
+
+
+def test_weighed_modes_name_a_best_algorithm_and_unweighed_ones_do_not():
+    """The summary's lines on a joint fit in two separate modes: with weights, the best
+    algorithm is named from the mixture's P(rank 1) and the weights are shown with their
+    errors; without, no algorithm is named and the reason is given."""
+    from types import SimpleNamespace
+
+    import pandas as pd
+
+    from bayescomp.presentation.results.joint import best_sentence, modes_lines
+
+    weighed = SimpleNamespace(
+        p_best=pd.Series({"a": 0.97, "b": 0.03}), reliable=True, rope=ROPE, modes=((0, 1), (2, 3)),
+        modes_separate=True, modes_weighed=True, mode_weights=(0.7, 0.3),
+        mode_weight_errors=(0.01, 0.01), weights_note=None, UNRELIABLE="unreliable")
+    assert best_sentence(weighed, 0.95).startswith("a has the best population mean")
+    assert "mixed by their estimated weights" in best_sentence(weighed, 0.95)
+    assert "Weights (posterior mass by bridge sampling, with standard errors): 0.700 +- 0.010; " \
+           "0.300 +- 0.010" in modes_lines(weighed)[0]
+    note = "bridge sampling could not estimate a mode's mass"
+    unweighed = SimpleNamespace(**{**vars(weighed), "modes_weighed": False,
+                                   "mode_weights": (np.nan, np.nan), "weights_note": note})
+    assert best_sentence(unweighed, 0.95).startswith("Best algorithm: no verdict")
+    assert f"weights are not estimated ({note})" in modes_lines(unweighed)[0]
+
+
+def test_pair_probabilities_mix_the_modes_by_their_weights():
+    """Pair 0's delta0 right of the ROPE in mode 1 (chains 0-1) and inside it in mode 2
+    (chains 2-3), each mode's next-dataset masses constant: mixed by weights 0.7 and 0.3 the
+    probabilities are 0.7 / 0.3 exactly (systematic resampling), as sampled 0.5 / 0.5; the
+    Monte Carlo errors are the chains' as sampled either way."""
+    from bayescomp.models.joint import pair_estimates
+    from bayescomp.models.modes import mixture_indices
+
+    delta0 = np.concatenate([np.full((2, 100, 1), 0.05), np.zeros((2, 100, 1))])
+    masses = np.concatenate([np.broadcast_to([0.0, 0.2, 0.8], (2, 100, 1, 3)),
+                             np.broadcast_to([0.1, 0.9, 0.0], (2, 100, 1, 3))])
+    order = mixture_indices(((0, 1), (2, 3)), (0.7, 0.3), 4, 100)
+    (population, population_mcse), (next_dataset, _) = pair_estimates(delta0, masses, order,
+                                                                        ROPE)[0]
+    np.testing.assert_allclose(population, [0.0, 0.3, 0.7])
+    np.testing.assert_allclose(next_dataset, 0.7 * np.array([0.0, 0.2, 0.8])
+                               + 0.3 * np.array([0.1, 0.9, 0.0]))
+    (as_sampled, mcse), _ = pair_estimates(delta0, masses, np.arange(400), ROPE)[0]
+    np.testing.assert_allclose(as_sampled, [0.0, 0.5, 0.5])
+    np.testing.assert_array_equal(mcse, population_mcse)

@@ -91,13 +91,16 @@ def test_mixture_indices_take_each_mode_by_its_weight():
     modes = (mode([0, 1, 0], [0, 1, 0], chains=(0, 1)), mode([1, 0, 0], [1, 0, 0], chains=(2,)))
     modes = (Mode(**{**modes[0].__dict__, "weight": 0.75}),
              Mode(**{**modes[1].__dict__, "weight": 0.25}))
-    order = mixture_indices(modes, n_chains=3, n_draws=100)
+    order = mixture_indices([m.chains for m in modes], [m.weight for m in modes],
+                            n_chains=3, n_draws=100)
     assert order.size == 300
     assert np.sum(order >= 200) == 75          # chain 2 holds the draws 200-299
     assert np.unique(order[order < 200]).size == 200   # every draw of the first mode, some twice
     unweighed = (Mode(**{**modes[0].__dict__, "weight": np.nan}),
                  Mode(**{**modes[1].__dict__, "weight": np.nan}))
-    np.testing.assert_array_equal(np.sort(mixture_indices(unweighed, 3, 100)), np.arange(300))
+    np.testing.assert_array_equal(
+        np.sort(mixture_indices([m.chains for m in unweighed], [m.weight for m in unweighed],
+                                3, 100)), np.arange(300))
 
 
 def test_separate_modes_are_found_weighed_and_decided():

@@ -318,7 +318,8 @@ def hierarchical(scores: Scores, first: str, second: str, *, rope: RopeLike = 0.
     # the last fit's Monte Carlo errors (modes carry their own)
     (_, population_mcse), (_, next_mcse) = estimates
     # every draw once as sampled, or the modes mixed by their weights
-    order = (mixture_indices(modes, n_chains, n_draws) if modes
+    order = (mixture_indices([m.chains for m in modes], [m.weight for m in modes],
+                             n_chains, n_draws) if modes
              else np.arange(n_chains * n_draws))
     delta0, delta_next = (post[name].values.reshape(-1)[order] for name in ("delta0", "delta_next"))
     delta = post["delta"].values.reshape(n_chains * n_draws, -1)[order]

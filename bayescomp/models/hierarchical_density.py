@@ -26,7 +26,24 @@ def log_gamma_moments(a: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray
     constant = np.where(series, 0.5 * np.log(a) - 0.5 * np.log(2 * np.pi)
                         - inv * (1 / 12 - inv2 * (1 / 360 - inv2 / 1260)),
                         a * np.log(a) - a - special.gammaln(a))
-    return mean, np.sqrt(special.polygamma(1, a)), constant
+    return mean, np.sqrt(stan_trigamma(a)), constant
+
+
+def stan_trigamma(a: np.ndarray) -> np.ndarray:
+    """Stan's ``trigamma`` for a > 0 (Stan Math's algorithm: 1/a^2 below 1e-4, else the
+    recurrence up to 5 and the asymptotic series to the Bernoulli number B8), not scipy's:
+    at 5 the series is off by about 1e-9, and so are the program's z-score scales; the same
+    function makes the log density Stan's to rounding rather than to 1e-8."""
+    a = np.asarray(a, dtype=float)
+    z, value = a.copy(), np.zeros_like(a)
+    below = z < 5.0
+    while np.any(below):
+        value = value + np.where(below, 1 / np.where(below, z, 1.0) ** 2, 0.0)
+        z = np.where(below, z + 1.0, z)
+        below = z < 5.0
+    y = 1 / z ** 2
+    value = value + 0.5 * y + (1 + y * (1 / 6 + y * (-1 / 30 + y * (1 / 42 - y / 30)))) / z
+    return np.where(a <= 1e-4, 1 / a ** 2, value)
 
 
 def tabulated(u: np.ndarray, start: float, step: float, value, slope) -> np.ndarray:
@@ -44,7 +61,7 @@ def tabulated(u: np.ndarray, start: float, step: float, value, slope) -> np.ndar
                     np.where(u >= end, value[-1] + slope[-1] * (u - end), inside))
 
 
-def _bounded(u: np.ndarray, lower, upper) -> tuple[np.ndarray, np.ndarray]:
+def bounded(u: np.ndarray, lower, upper) -> tuple[np.ndarray, np.ndarray]:
     """Stan's lower-upper bound transform of ``u`` and the log of its Jacobian."""
     width = np.asarray(upper, dtype=float) - np.asarray(lower, dtype=float)
     return (lower + width * special.expit(u),
@@ -68,8 +85,8 @@ def log_density(data: dict, points: np.ndarray) -> np.ndarray:
     offset2 = deviation ** 2
     se2 = np.maximum(ss / (exponent * (1 - rho)), lower ** 2) * mean_share
 
-    sigma0, target = _bounded(points[..., 0], 0.0, data["sigma0_upper"])
-    sigma, jacobian = _bounded(points[..., 1:1 + q], lower, data["sigma_upper"])
+    sigma0, target = bounded(points[..., 0], 0.0, data["sigma0_upper"])
+    sigma, jacobian = bounded(points[..., 1:1 + q], lower, data["sigma_upper"])
     target = target + jacobian.sum(axis=-1)
     sigma0_sq = sigma0[..., None] ** 2
     if data["population"]:

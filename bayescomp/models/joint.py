@@ -22,6 +22,7 @@ to 1, and at K = 2, ``p_best`` of the first is P(first better) + P(equivalent) /
 from __future__ import annotations
 
 import time
+from functools import partial
 from typing import TYPE_CHECKING
 
 import arviz as az
@@ -38,11 +39,13 @@ from bayescomp.models.estimate import Estimate
 from bayescomp.models.hierarchical import PRIORS, HierarchicalPrior
 from bayescomp.models.hierarchical_result import region_summary
 from bayescomp.models.hierarchical_runs import region_estimates, safer_run, struggles
+from bayescomp.models.joint_density import log_density, unconstrained
 from bayescomp.models.joint_modes import find_joint_modes
 from bayescomp.models.joint_program import (PROGRAM, algorithm_effects, draw_delta,
                                             initial_values, pair_vectors, population_covariance,
                                             prepare, rotate, sampling_rotation, stan_data)
 from bayescomp.models.joint_result import JointResult
+from bayescomp.models.modes import mixture_indices
 from bayescomp.models.ranking import tie_groups
 from bayescomp.rope import Rope, region_labels
 
@@ -75,6 +78,26 @@ def next_dataset_masses(posterior, rope: Rope) -> np.ndarray:
     return rope.probabilities(stats.t(posterior["nu"].values[..., None],
                                       loc=posterior["delta0"].values,
                                       scale=posterior["population_sd"].values))
+
+
+def pair_estimates(delta0: np.ndarray, next_masses: np.ndarray, order: np.ndarray,
+                   rope: Rope) -> list[tuple]:
+    """Per pair, ``((P(left / rope / right) of delta0, their Monte Carlo errors), (the same
+    of the next dataset))``: the probabilities from the chain-major draws in ``order`` (every
+    draw as sampled, or separate modes mixed by their weights), the errors from the chains
+    as sampled (:func:`~bayescomp.models.hierarchical_runs.region_estimates`), as
+    :func:`bayescomp.hierarchical` reports them. ``delta0`` is (chain, draw, pair),
+    ``next_masses`` (chain, draw, pair, 3)."""
+    n_pairs = delta0.shape[-1]
+    mixed_delta0 = delta0.reshape(-1, n_pairs)[order]
+    mixed_masses = next_masses.reshape(-1, n_pairs, 3)[order]
+    estimates = []
+    for p in range(n_pairs):
+        (_, population_mcse), (_, next_mcse) = region_estimates(
+            delta0[..., p], next_masses[..., p, :].reshape(-1, 3), rope)
+        estimates.append(((rope.shares(mixed_delta0[:, p]), population_mcse),
+                          (mixed_masses[:, p].mean(axis=0), next_mcse)))
+    return estimates
 
 
 def _idata(fit, data: dict, scale: float, datasets, pairs: list[str], rotation: np.ndarray,
@@ -204,7 +227,10 @@ def compare_many(scores: Scores, algorithms=None, rope: RopeLike = 0.01, seed: i
             # chains in separate modes, or crossing slowly: retries rarely make them agree,
             # but their decisions may (bayescomp.models.joint_modes)
             modes = find_joint_modes(idata, next_masses, rope, var_names=CHECKED,
-                                     max_treedepth=max_treedepth)
+                                     max_treedepth=max_treedepth,
+                                     unconstrained=unconstrained(fit, sampled),
+                                     log_density=partial(log_density, sampled),
+                                     rng=seeds.generator("mode_mass"))
         # chains in one group only mix slowly, and more draws help: they are read one by one
         # only when the retries are spent
         last = len(attempts) + 1 > retries
@@ -227,31 +253,39 @@ def compare_many(scores: Scores, algorithms=None, rope: RopeLike = 0.01, seed: i
         modes = None
         warn_if_problems(diagnostics, f"joint model of {k} algorithms")
     reliable = diagnostics.ok or settled
-    delta0 = post["delta0"].values                      # chain, draw, pair
+    n_chains, n_draws = post.sizes["chain"], post.sizes["draw"]
+    # every draw once as sampled, or separate modes mixed by their estimated weights
+    order = (mixture_indices(modes.parts, modes.weights, n_chains, n_draws)
+             if modes and modes.weighed else np.arange(n_chains * n_draws))
+
+    def mixed(values: np.ndarray) -> np.ndarray:
+        """(chain, draw, ...) -> the draws of ``order`` (draw, ...)."""
+        return values.reshape((n_chains * n_draws,) + values.shape[2:])[order]
+
+    delta0 = mixed(post["delta0"].values)               # draw, pair
+    estimates = pair_estimates(post["delta0"].values, next_masses, order, rope)
     rows, population, next_dataset = [], {}, {}
     post_rng = seeds.generator("post_draws")
-    nu = post["nu"].values
-    spread = post["population_sd"].values
+    nu = mixed(post["nu"].values)
+    spread = mixed(post["population_sd"].values)
     for p, ((a, b), label) in enumerate(zip(index_pairs, pair_names)):
         first, second = names[a], names[b]
-        masses = next_masses[..., p, :]
         per_mode = {scope: dict(mode_probabilities=modes.probabilities[(scope, p)],
                                 mode_mcse=modes.mcse[(scope, p)]) if modes else {}
                     for scope in ("population", "next_dataset")}
-        (pop_p, pop_e), (next_p, next_e) = region_estimates(delta0[..., p],
-                                                            masses.reshape(-1, 3), rope)
-        low, high = az.hdi(delta0[..., p].reshape(-1), hdi_prob=0.95)
-        next_draws = delta0[..., p] + spread[..., p] * post_rng.standard_t(nu)
-        nlow, nhigh = az.hdi(next_draws.reshape(-1), hdi_prob=0.95)
+        (pop_p, pop_e), (next_p, next_e) = estimates[p]
+        low, high = az.hdi(delta0[:, p], hdi_prob=0.95)
+        next_draws = delta0[:, p] + spread[:, p] * post_rng.standard_t(nu)
+        nlow, nhigh = az.hdi(next_draws, hdi_prob=0.95)
         labels = region_labels(first, second)
         population[(first, second)] = Estimate(
-            "population", "delta0", float(delta0[..., p].mean()), float(delta0[..., p].std(ddof=1)),
+            "population", "delta0", float(delta0[:, p].mean()), float(delta0[:, p].std(ddof=1)),
             float(low), float(high), pop_p, labels, pop_e, reliable, **per_mode["population"])
         next_dataset[(first, second)] = Estimate(
             "next_dataset", "delta_next", float(next_draws.mean()), float(next_draws.std(ddof=1)),
             float(nlow), float(nhigh), next_p, labels, next_e, reliable,
             **per_mode["next_dataset"])
-        row = dict(first=first, second=second, delta0_mean=float(delta0[..., p].mean()),
+        row = dict(first=first, second=second, delta0_mean=float(delta0[:, p].mean()),
                    delta0_hdi_low=float(low), delta0_hdi_high=float(high))
         for scope, estimate in (("population", population[(first, second)]),
                                 ("next_dataset", next_dataset[(first, second)])):
@@ -261,10 +295,10 @@ def compare_many(scores: Scores, algorithms=None, rope: RopeLike = 0.01, seed: i
         row["reliable"] = reliable
         rows.append(row)
     table = pd.DataFrame(rows)
-    contrast = post["delta0_contrast"].values.reshape(-1, k - 1)
+    contrast = mixed(post["delta0_contrast"].values)
     effects = algorithm_effects(contrast, k)
     ranks = rank_probabilities(effects, rope, names)
-    delta = post["delta"].values
+    delta = mixed(post["delta"].values)                  # draw, dataset, pair
     per_dataset = []
     for i, ds in enumerate(scores.datasets):
         for p, (a, b) in enumerate(index_pairs):
@@ -272,7 +306,7 @@ def compare_many(scores: Scores, algorithms=None, rope: RopeLike = 0.01, seed: i
                                     mean=float((ds.values[a] - ds.values[b]).mean()),
                                     **{f"delta_{key}" if key in ("mean", "sd", "hdi_low", "hdi_high")
                                        else key: value for key, value in
-                                       region_summary(delta[:, :, i, p], rope).items()}))
+                                       region_summary(delta[:, i, p], rope).items()}))
     settings = dict(seed=seeds.seed, stan_seeds=tuple(a["stan_seed"] for a in attempts),
                     prior=prior_name, backend=fit.attrs.get("backend", backend), chains=chains,
                     iter_warmup=run["iter_warmup"], iter_sampling=run["iter_sampling"],
@@ -285,4 +319,8 @@ def compare_many(scores: Scores, algorithms=None, rope: RopeLike = 0.01, seed: i
         next_dataset=next_dataset, population_draws=effects,
         p_best=ranks[1].rename("p_best"), rank_probabilities=ranks,
         datasets=pd.DataFrame(per_dataset), diagnostics=diagnostics, settings=settings,
-        modes=modes.parts if modes else (), modes_separate=bool(modes and modes.separate))
+        draw_order=order, modes=modes.parts if modes else (),
+        modes_separate=bool(modes and modes.separate),
+        mode_weights=tuple(modes.weights) if modes else (),
+        mode_weight_errors=tuple(modes.weight_errors) if modes else (),
+        weights_note=modes.weights_note if modes else None)

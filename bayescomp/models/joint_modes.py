@@ -1,4 +1,5 @@
-"""Chains of the joint model that do not mix: what can still be decided, pair by pair.
+"""Chains of the joint model that do not mix: their modes' weights, and what can still be
+decided, pair by pair.
 
 At K = 2, and whenever every contrast of the K algorithms is near-identical, the joint
 model's posterior has the two modes of the pairwise model (:mod:`bayescomp.models.modes`):
@@ -11,29 +12,36 @@ model's, applied to every pair and both questions:
   separate modes; a pair's decision is then the one every mode makes, else "undecided (the
   modes disagree)" (:func:`bayescomp.decisions.decide_modes`): a mixture's probability of a
   region lies between its modes', whatever the weights.
+- Separate modes are weighed as the pairwise model weighs its own: each mode's posterior
+  mass by bridge sampling (:func:`bayescomp.models.modes.weigh_modes`) on the program's
+  log density in numpy (:mod:`bayescomp.models.joint_density`). With the weights,
+  :func:`bayescomp.compare_many` mixes the modes' draws by them
+  (:func:`bayescomp.models.modes.mixture_indices`), so the summary numbers, P(best), the
+  ranks and the pair table's probabilities are the posterior's; where bridge sampling
+  fails its own checks (a mode's draws straying into another's region, halves that
+  disagree, a weight's error above 0.05), the chains count alike, as sampled, and
+  :attr:`JointModes.weights_note` says why.
 - Otherwise each chain is a part of its own, and the fit decides only when, for every
   pair and question, each chain makes the same decision by a margin of two Monte Carlo
   errors (:func:`bayescomp.models.modes.decide_alike`), with 100 effective draws of every
   pair's delta0 in every chain (what :func:`bayescomp.models.modes.settled_decisions` asks
-  of chains in one group).
+  of chains in one group). Such parts are not weighed: chains that cross between modes
+  slowly hold an unknown mixture of them each.
 
 :func:`bayescomp.compare_many` stops retrying when the chains form several groups (modes,
 which more draws rarely join); chains in one group only mix slowly, so they are retried
 with more draws first and read one by one only when the retries are spent.
-
-The modes' weights are not estimated here (the pairwise model's bridge sampling needs the
-program's log density in numpy, which the joint program does not have yet), so the summary
-numbers, P(best) and the ranks mix the chains as sampled.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import Callable
 
 import numpy as np
 
 from bayescomp.models.convergence import ess_bulk, ess_tail
 from bayescomp.models.diagnostics import ESS_PER_CHAIN_MIN, diagnose
-from bayescomp.models.modes import cluster_chains, decide_alike, probability_mcse
+from bayescomp.models.modes import cluster_chains, decide_alike, probability_mcse, weigh_modes
 from bayescomp.rope import Rope
 
 
@@ -53,6 +61,13 @@ class JointModes:
     probabilities, mcse : dict
         ``(scope, pair index) -> tuple`` of each part's P(left), P(rope), P(right) and their
         Monte Carlo standard errors (scope "population" or "next_dataset").
+    weights, weight_errors : ndarray
+        Each part's estimated posterior mass (summing to 1) and its standard error, for
+        separate modes (:func:`bayescomp.models.modes.weigh_modes`); NaN where not
+        estimated (the errors may still say how far off they were).
+    weights_note : str or None
+        Why separate modes have no weights (None where they have, or where the parts are
+        chains, which are not weighed).
     """
 
     parts: tuple
@@ -60,6 +75,14 @@ class JointModes:
     groups: int
     probabilities: dict
     mcse: dict
+    weights: np.ndarray = field(default_factory=lambda: np.array([]))
+    weight_errors: np.ndarray = field(default_factory=lambda: np.array([]))
+    weights_note: str | None = None
+
+    @property
+    def weighed(self) -> bool:
+        """Whether the parts are separate modes with estimated weights."""
+        return self.separate and self.weights.size > 0 and bool(np.all(np.isfinite(self.weights)))
 
     def settled(self, threshold: float) -> bool:
         """Whether the decisions can stand: always for separate modes (where they disagree
@@ -69,11 +92,29 @@ class JointModes:
 
 
 def find_joint_modes(idata, next_masses: np.ndarray, rope: Rope, *, var_names,
-                     max_treedepth: int) -> JointModes | None:
+                     max_treedepth: int, unconstrained: np.ndarray | None = None,
+                     log_density: Callable[[np.ndarray], np.ndarray] | None = None,
+                     rng: np.random.Generator | None = None) -> JointModes | None:
     """The parts of a fit whose chains do not mix (module notes), or None when the chains
     hold too few effective draws of some pair's delta0 to read them chain by chain.
 
-    ``next_masses`` is (chain, draw, pair, 3): every draw's next-dataset probabilities.
+    Parameters
+    ----------
+    idata : arviz.InferenceData
+        The fit in score units (``bayescomp.models.joint._idata``).
+    next_masses : ndarray (chain, draw, pair, 3)
+        Every draw's next-dataset probabilities.
+    rope : Rope
+    var_names, max_treedepth
+        What each mode's diagnostics check, as for the whole fit.
+    unconstrained : ndarray (chain, draw, dimension), optional
+        The sampled parameters on Stan's unconstrained scale
+        (:func:`bayescomp.models.joint_density.unconstrained`).
+    log_density : callable, optional
+        The posterior's unnormalised log density at points (n, dimension) of that scale.
+    rng : numpy.random.Generator, optional
+        Draws bridge sampling's proposals. Without these three, separate modes are not
+        weighed.
     """
     post = idata.posterior
     delta0 = post["delta0"].values                              # chain, draw, pair
@@ -85,7 +126,15 @@ def find_joint_modes(idata, next_masses: np.ndarray, rope: Rope, *, var_names,
         diagnose(idata.isel(chain=list(group)), var_names=var_names,
                  max_treedepth=max_treedepth).ok for group in groups)
     parts = tuple(groups) if separate else tuple((chain,) for chain in range(n_chains))
-    if not separate:
+    missing = np.full(len(parts), np.nan)
+    weights, weight_errors, note = missing, missing, None
+    if separate:
+        if log_density is None or unconstrained is None or rng is None:
+            note = "not weighed (no log density given)"
+        else:
+            weights, weight_errors, note = weigh_modes(list(groups), unconstrained,
+                                                       log_density, rng)
+    else:
         # a chain too short to have found its way must not decide by agreeing
         per_chain = min(min(ess_bulk(delta0[[c], :, p]), ess_tail(delta0[[c], :, p]))
                         for c in range(n_chains) for p in range(n_pairs))
@@ -93,7 +142,8 @@ def find_joint_modes(idata, next_masses: np.ndarray, rope: Rope, *, var_names,
             return None
     probabilities, mcse = part_probabilities(delta0, next_masses, rope, parts)
     return JointModes(parts=parts, separate=separate, groups=len(groups),
-                      probabilities=probabilities, mcse=mcse)
+                      probabilities=probabilities, mcse=mcse, weights=weights,
+                      weight_errors=weight_errors, weights_note=note)
 
 
 def part_probabilities(delta0: np.ndarray, next_masses: np.ndarray, rope: Rope,

@@ -53,6 +53,15 @@ class JointResult(SamplerChecked, Reportable):
         modes); empty otherwise. Each pair's estimates then hold every part's probabilities,
         and a pair decides only what every part decides (:mod:`bayescomp.models.joint_modes`).
     modes_separate : bool
+    draw_order : ndarray
+        Indices of the chain-major flattened draws of ``idata`` that every summary number,
+        the pair table, ``population_draws``, ``p_best`` and the ranks are of: every draw
+        once as sampled, or separate modes mixed by their weights.
+    mode_weights, mode_weight_errors : tuple of float
+        Each separate mode's estimated posterior mass and its standard error (bridge
+        sampling, :func:`bayescomp.models.modes.weigh_modes`); NaN where not estimated.
+    weights_note : str or None
+        Why separate modes have no weights (the chains then count alike, as sampled).
     """
 
     algorithms: tuple
@@ -70,6 +79,17 @@ class JointResult(SamplerChecked, Reportable):
     threshold: float = THRESHOLD
     modes: tuple = ()
     modes_separate: bool = False
+    draw_order: np.ndarray | None = field(default=None, repr=False)
+    mode_weights: tuple = ()
+    mode_weight_errors: tuple = ()
+    weights_note: str | None = None
+
+    @property
+    def modes_weighed(self) -> bool:
+        """Whether the chains sit in separate modes whose weights were estimated, so that
+        the summary numbers, P(best) and the ranks mix the modes by them."""
+        return (self.modes_separate and len(self.mode_weights) > 0
+                and bool(np.all(np.isfinite(self.mode_weights))))
 
     @property
     def reliable(self) -> bool:

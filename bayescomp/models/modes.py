@@ -80,26 +80,42 @@ def cluster_chains(locators: dict[str, np.ndarray], link: float = LINK_RHAT) -> 
     return sorted(groups, key=lambda g: (-len(g), g))
 
 
-def mode_weights(groups: list[tuple], unconstrained: np.ndarray,
-                 log_density: Callable[[np.ndarray], np.ndarray],
-                 rng: np.random.Generator) -> np.ndarray:
-    """Estimated posterior mass of each mode (summing to 1), all NaN where any mode's log
-    mass cannot be estimated or any weight has a standard error above
-    :data:`WEIGHT_ERROR_MAX`.
+def weigh_modes(groups: list[tuple], unconstrained: np.ndarray,
+                log_density: Callable[[np.ndarray], np.ndarray],
+                rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray, str | None]:
+    """Estimated posterior mass of each mode (summing to 1), the standard errors of these
+    weights, and why they are not reported (None when they are).
 
     ``unconstrained`` is (chain, draw, dimension), ``log_density`` the posterior's
     unnormalised log density at points (n, dimension) of that scale, ``rng`` draws the
-    proposals (:func:`bayescomp.models.mode_mass.log_masses`).
+    proposals (:func:`bayescomp.models.mode_mass.log_masses`). The weights are all NaN
+    where any mode's log mass cannot be estimated (its errors NaN too) or any weight has a
+    standard error above :data:`WEIGHT_ERROR_MAX` (the errors then say how far).
     """
     logs, errors = log_masses(groups, unconstrained, log_density, rng)
+    missing = np.full(len(groups), np.nan)
     if not np.all(np.isfinite(logs)):
-        return np.full(len(groups), np.nan)
+        return missing, missing, (
+            "bridge sampling could not estimate a mode's mass (too few draws for the "
+            "dimension, or more than 5% of a mode's draws in another mode's region)")
     weights = np.exp(logs - logsumexp(logs))
     # d w_k / d log Z_j = w_k (1[k = j] - w_j), the log masses' errors independent
     jacobian = weights[:, None] * (np.eye(weights.size) - weights[None, :])
-    if np.sqrt((jacobian ** 2) @ errors ** 2).max() > WEIGHT_ERROR_MAX:
-        return np.full(len(groups), np.nan)
-    return weights
+    weight_errors = np.sqrt((jacobian ** 2) @ errors ** 2)
+    if weight_errors.max() > WEIGHT_ERROR_MAX:
+        return missing, weight_errors, (
+            f"bridge sampling's weights have a standard error of {weight_errors.max():.2g}, "
+            f"above {WEIGHT_ERROR_MAX} (the halves of the draws disagree, or the normal "
+            "proposal misses a mode's tails)")
+    return weights, weight_errors, None
+
+
+def mode_weights(groups: list[tuple], unconstrained: np.ndarray,
+                 log_density: Callable[[np.ndarray], np.ndarray],
+                 rng: np.random.Generator) -> np.ndarray:
+    """The weights of :func:`weigh_modes` alone: estimated posterior mass of each mode
+    (summing to 1), all NaN where they cannot be had to :data:`WEIGHT_ERROR_MAX`."""
+    return weigh_modes(groups, unconstrained, log_density, rng)[0]
 
 
 @dataclass(frozen=True)
@@ -250,22 +266,23 @@ def settled_decisions(modes: tuple, separate: bool, threshold: float, groups: in
                for scope in ("population", "next_dataset"))
 
 
-def mixture_indices(modes: tuple, n_chains: int, n_draws: int) -> np.ndarray:
-    """Indices of chain-major flattened draws that mix the modes by their weights.
+def mixture_indices(parts, weights, n_chains: int, n_draws: int) -> np.ndarray:
+    """Indices of chain-major flattened draws that mix the ``parts`` (tuples of chains) by
+    their ``weights``.
 
-    Each mode contributes ``weight x`` all draws, taken evenly (systematic resampling, no
-    randomness) from its own draws; where the weights are not estimated every chain counts
-    alike, as sampled.
+    Each part contributes ``weight x`` all draws, taken evenly (systematic resampling, no
+    randomness) from its own draws; where the weights are not estimated (any NaN) every
+    chain counts alike, as sampled.
     """
-    weights = np.array([m.weight for m in modes])
+    weights = np.asarray(weights, dtype=float)
     if not np.all(np.isfinite(weights)):
-        weights = np.array([len(m.chains) for m in modes], dtype=float)
+        weights = np.array([len(chains) for chains in parts], dtype=float)
     weights = weights / weights.sum()
     total = n_chains * n_draws
     counts = np.floor(weights * total).astype(int)
     counts[np.argmax(weights)] += total - counts.sum()
     chunks = []
-    for mode, count in zip(modes, counts):
-        own = (np.asarray(mode.chains)[:, None] * n_draws + np.arange(n_draws)).ravel()
+    for chains, count in zip(parts, counts):
+        own = (np.asarray(chains)[:, None] * n_draws + np.arange(n_draws)).ravel()
         chunks.append(own[(np.arange(count) * own.size) // max(count, 1)])
     return np.concatenate(chunks)

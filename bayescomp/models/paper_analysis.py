@@ -19,6 +19,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+import numpy as np
 import pandas as pd
 
 from bayescomp.baselines.friedman import FriedmanResult, friedman_test
@@ -26,8 +27,8 @@ from bayescomp.data.scores import Scores
 from bayescomp.decisions import SCOPES as DECISION_SCOPES
 from bayescomp.decisions import UNRELIABLE, decide, decide_modes
 from bayescomp.models.hierarchical import PRIORS
-from bayescomp.models.hierarchical_runs import region_estimates
-from bayescomp.models.joint import compare_many, next_dataset_masses, select_algorithms
+from bayescomp.models.joint import (compare_many, next_dataset_masses, pair_estimates,
+                                    select_algorithms)
 from bayescomp.models.joint_modes import part_probabilities
 from bayescomp.models.joint_program import prepare
 from bayescomp.models.joint_result import JointResult
@@ -114,8 +115,11 @@ def rope_sensitivity(result: JointResult, factors=ROPE_FACTORS) -> pd.DataFrame:
         # where the chains did not mix, a pair decides what every part decides, as in the
         # pair table (bayescomp.models.joint_modes)
         parts = part_probabilities(delta0, masses, rope, result.modes) if result.modes else None
-        for p, row in enumerate(result.table.itertuples()):
-            estimates = region_estimates(delta0[..., p], masses[..., p, :].reshape(-1, 3), rope)
+        # the draws as the pair table reads them (separate modes mixed by their weights)
+        order = (result.draw_order if result.draw_order is not None
+                 else np.arange(delta0.shape[0] * delta0.shape[1]))
+        for p, (row, estimates) in enumerate(zip(result.table.itertuples(),
+                                                 pair_estimates(delta0, masses, order, rope))):
             labels = region_labels(row.first, row.second)
             entry = dict(factor=float(factor), rope_low=rope.low, rope_high=rope.high,
                          first=row.first, second=row.second)

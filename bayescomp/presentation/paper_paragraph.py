@@ -57,7 +57,7 @@ def best_sentence(analysis) -> str:
     ranked = analysis.joint.p_best.sort_values(ascending=False)
     threshold = analysis.joint.threshold
     best, p = ranked.index[0], ranked.iloc[0]
-    if analysis.joint.modes:
+    if analysis.joint.modes and not analysis.joint.modes_weighed:
         # P(best) of a mixture of modes whose weights are not known is not known either
         return (f"No algorithm is named the best: the posterior has several modes whose "
                 f"weights are not estimated (over the chains as sampled, {best} has the "

@@ -19,11 +19,13 @@ def best_sentence(result, threshold: float) -> str:
         return (f"Best algorithm: no verdict, the fit is {result.UNRELIABLE} ({p.index[0]} "
                 f"looked most probably best, P = {p.iloc[0]:.3f}).")
     ties = f"ties within the ROPE {result.rope} share their ranks"
-    if result.modes:
+    if result.modes and not result.modes_weighed:
         # P(best) of a mixture of modes whose weights are not known is not known either
         return (f"Best algorithm: no verdict, the chains sit in several modes whose weights "
                 f"are not estimated ({p.index[0]} has the largest P(rank 1) over the chains "
                 f"as sampled, {p.iloc[0]:.3f}; {ties}).")
+    if result.modes:
+        ties += "; the modes mixed by their estimated weights"
     if p.iloc[0] >= threshold:
         return (f"{p.index[0]} has the best population mean of the {len(p)} algorithms, "
                 f"P(rank 1) = {p.iloc[0]:.3f} >= {format_number(threshold)} ({ties}).")
@@ -90,15 +92,22 @@ def modes_lines(result) -> list[str]:
     """What the summary says of chains that did not mix but settled (none when they mixed)."""
     if not result.modes:
         return []
-    if result.modes_separate:
-        chains = "; ".join(", ".join(str(c + 1) for c in part) for part in result.modes)
-        head = (f"Modes: the chains settled in {len(result.modes)} separate modes of the "
-                f"posterior (chains {chains}), each passing its diagnostics.")
-    else:
-        head = ("Modes: the chains move slowly between modes of the posterior; each chain "
-                "was read on its own.")
-    return [head + " A pair's decision stands only where every mode makes it: any mixture "
-            "of the modes then makes it too. The modes' weights are not estimated, so the "
+    rule = (" A pair's decision stands only where every mode makes it: any mixture of the "
+            "modes then makes it too.")
+    if not result.modes_separate:
+        return ["Modes: the chains move slowly between modes of the posterior; each chain "
+                "was read on its own." + rule + " Chains that cross are not weighed, so the "
+                "probabilities shown, P(best) and the ranks mix the chains as sampled."]
+    chains = "; ".join(", ".join(str(c + 1) for c in part) for part in result.modes)
+    head = (f"Modes: the chains settled in {len(result.modes)} separate modes of the "
+            f"posterior (chains {chains}), each passing its diagnostics." + rule)
+    if result.modes_weighed:
+        weights = "; ".join(f"{w:.3f} +- {e:.3f}" for w, e in
+                            zip(result.mode_weights, result.mode_weight_errors))
+        return [head + f" Weights (posterior mass by bridge sampling, with standard errors): "
+                f"{weights}; the probabilities shown, P(best) and the ranks mix the modes by "
+                "them."]
+    return [head + f" The modes' weights are not estimated ({result.weights_note}), so the "
             "probabilities shown, P(best) and the ranks mix the chains as sampled."]
 
 
@@ -141,7 +150,10 @@ def to_dict(result) -> dict:
             "reliable": result.reliable, "best": best_sentence(result, result.threshold),
             "modes": ({"kind": ("separate modes" if result.modes_separate
                                 else "chains crossing between modes"),
-                       "chains": [[c + 1 for c in part] for part in result.modes]}
+                       "chains": [[c + 1 for c in part] for part in result.modes],
+                       "weights": [json_number(w) for w in result.mode_weights],
+                       "weight_errors": [json_number(e) for e in result.mode_weight_errors],
+                       "weights_note": result.weights_note}
                       if result.modes else None),
             "pairs": pairs,
             "p_best": {name: json_number(v) for name, v in result.p_best.items()},
