@@ -3,7 +3,8 @@
 // sampled with every dataset's fold noise, every delta_i and delta0 integrated out. The same
 // model written plainly (every parameter sampled, each Sigma_i too) is
 // stan/joint_reference.stan; tests/test_joint.py compares this program's log density with
-// scipy and its K = 2 probabilities with bc.hierarchical.
+// scipy and its K = 2 probabilities with bc.hierarchical, tests/test_joint_reference.py its
+// posterior with the plain program's where that one samples cleanly.
 //
 // Coordinates. The K scores of a split, y in R^K, enter through z = G'y in R^d, d = K - 1,
 // G = sqrt(2) H with H (K x d) an orthonormal (Helmert) basis of the sum-zero subspace
