@@ -308,3 +308,24 @@ def test_sampling_in_principal_directions_leaves_the_posterior_unchanged(stan_ba
         log_means = [np.log(d).mean() for d in draws]
         errors = [np.log(d).std() / np.sqrt(float(az.ess(np.log(d)))) for d in draws]
         assert abs(log_means[0] - log_means[1]) <= 4 * np.hypot(*errors), name
+
+
+def test_constant_differences_are_named_pair_by_pair():
+    """A pair equal on every split of a dataset is named with that dataset, as the pairwise
+    model names it; a pair that differs by a constant up to rounding too; others are not."""
+    rng = np.random.default_rng(5)
+    first = [rng.normal(0.8, 0.02, 10) for _ in range(4)]
+    second = [x.copy() for x in first]
+    second[1] = second[1] + rng.normal(0, 0.01, 10)     # differs on d1 only
+    third = [x + 0.1 + rng.normal(0, 0.01, 10) for x in first]
+    third[2] = first[2] + 0.02              # a constant shift of a and of b on d2
+    scores = bc.from_arrays({"a": first, "b": second, "c": third},
+                            datasets=["d0", "d1", "d2", "d3"], rho=0.1)
+    with pytest.warns(bc.ConstantDifferencesWarning) as caught:
+        jp.prepare(scores, bc.PRIORS["paper"])
+    messages = sorted(str(w.message) for w in caught
+                      if issubclass(w.category, bc.ConstantDifferencesWarning))
+    assert len(messages) == 3
+    assert messages[0].startswith("a - b is constant on dataset(s) ['d0', 'd2', 'd3']")
+    assert messages[1].startswith("a - c is constant on dataset(s) ['d2']")
+    assert messages[2].startswith("b - c is constant on dataset(s) ['d2']")

@@ -183,6 +183,12 @@ def compare_many(scores: Scores, algorithms=None, rope: RopeLike = 0.01, seed: i
     Returns
     -------
     JointResult
+
+    Warns
+    -----
+    ConstantDifferencesWarning
+        Naming every pair whose differences are constant on some datasets, and those
+        datasets (the model then bounds their noise below by the scores' resolution).
     """
     rope = Rope.coerce(rope)
     scores = select_algorithms(scores, algorithms)

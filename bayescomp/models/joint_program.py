@@ -11,11 +11,13 @@ the bound of sigma0, on a unit scale, and turns the draws back into the units of
 """
 from __future__ import annotations
 
+import warnings
 from itertools import combinations
 
 import numpy as np
 
 from bayescomp.data.scores import Scores
+from bayescomp.exceptions import ConstantDifferencesWarning
 from bayescomp.models import nu_prior
 from bayescomp.models.hierarchical_program import resolution
 
@@ -51,6 +53,27 @@ def _statistics(values: np.ndarray, basis: np.ndarray):
     return z, mean, centred @ centred.T
 
 
+def _warn_constant_pairs(scores: Scores) -> None:
+    """A :class:`ConstantDifferencesWarning` for every pair of algorithms whose differences
+    are constant on some datasets (named): there the noise of that contrast is no more than
+    the soft floor of the program's device 2 says, as the pairwise model's sigma_i is
+    bounded below by its floor."""
+    names = scores.algorithms
+    for a, b in combinations(range(len(names)), 2):
+        constant = []
+        for name, dataset in zip(scores.dataset_names, scores.datasets):
+            difference = dataset.values[a] - dataset.values[b]
+            magnitude = max(1.0, float(np.abs(dataset.values[[a, b]]).max()))
+            # a - b with a = b + 0.02 differs from 0.02 by rounding: no spread
+            if np.ptp(difference) <= 1e-9 * magnitude:
+                constant.append(name)
+        if constant:
+            warnings.warn(
+                f"{names[a]} - {names[b]} is constant on dataset(s) {constant}; the joint "
+                "model's noise there is bounded below by the scores' resolution / sqrt(12) "
+                "(see bayescomp.compare_many)", ConstantDifferencesWarning, stacklevel=4)
+
+
 def prepare(scores: Scores, prior) -> tuple[dict, float]:
     """Stan data of ``stan/joint.stan`` on a unit scale, and that scale (in score units).
 
@@ -70,6 +93,7 @@ def prepare(scores: Scores, prior) -> tuple[dict, float]:
     if short:
         raise ValueError(f"the joint model needs more splits than algorithms (n_i > K = {k}) "
                          f"on every dataset; {short} have {k} or fewer")
+    _warn_constant_pairs(scores)
     rho = scores.rho.astype(float)
     steps = np.array([resolution(ds.values) for ds in scores.datasets])
     if np.isnan(steps).all():
