@@ -1,11 +1,12 @@
 """Shared fixtures: which Stan backends this machine has (tests needing one skip, saying why),
-and a Python without scikit-learn."""
+a Python without scikit-learn, and scmamp's published example with its published numbers."""
 import os
 import subprocess
 import sys
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
 import pytest
 
 import bayescomp
@@ -129,3 +130,27 @@ def joint_model_log_density():
         return total + d / 2 * np.log(2 * np.pi) - 0.5 * np.linalg.slogdet(total_precision)[1]
 
     return log_density
+
+
+#: ../shared beside the checkout (reference data for the developers' validation)
+SHARED = Path(os.environ.get("BAYESCOMP_SHARED", Path(__file__).resolve().parents[2] / "shared"))
+
+
+@pytest.fixture(scope="session")
+def scmamp_example():
+    """scmamp's ``data_kcv_example`` (4 algorithms x 10 datasets, 10 x 10-fold AUC) and the
+    hierarchical model's published per-dataset numbers for AlgC - AlgD (scmamp's vignette,
+    ROPE 0.01, rho 0.1): posterior mean of delta_i, P(left), P(rope), P(right), where "left"
+    is AlgC worse by more than the ROPE. Skips where ../shared is absent."""
+    path = SHARED / "data" / "kcv_example_auc.csv"
+    if not path.exists():
+        pytest.skip(f"reference data {path} is absent (../shared is not beside the checkout)")
+    scores = bayescomp.from_wide(pd.read_csv(path), dataset="DB", run="Rep", fold="Fold")
+    published = pd.DataFrame({
+        "mean": [-0.0029651, 0.0003654, 0.0060135, 0.0108973, 0.0084060, -0.0086159,
+                 0.0393366, 0.0064343, 0.0055262, 0.0226002],
+        "left": [0.0994, 0.0122, 0.0006, 0.0068, 0.0894, 0.4182, 0.0070, 0.0888, 0.0420, 0.0048],
+        "rope": [0.8948, 0.9716, 0.8136, 0.4922, 0.5162, 0.5658, 0.2690, 0.5500, 0.6580, 0.2844],
+        "right": [0.0058, 0.0162, 0.1858, 0.5010, 0.3944, 0.0160, 0.7240, 0.3612, 0.3000, 0.7108],
+    }, index=[str(i) for i in range(1, 11)])
+    return scores, published

@@ -1,7 +1,5 @@
 """The hierarchical model against simulations with known truth, scipy and published numbers."""
-import os
 import warnings
-from pathlib import Path
 
 import arviz as az
 import numpy as np
@@ -15,7 +13,6 @@ from bayescomp.validation.simulate import collection as simulate_collection
 
 pytestmark = pytest.mark.stan
 
-SHARED = Path(os.environ.get("BAYESCOMP_SHARED", Path(__file__).resolve().parents[2] / "shared"))
 FAST = dict(chains=4, iter_warmup=500, iter_sampling=500, baselines=False)
 
 
@@ -139,22 +136,12 @@ def test_sampling_problems_are_reported():
     assert "raise iter_sampling" in result.diagnostics.summary()
 
 
-def test_scmamp_published_hierarchical_numbers():
-    path = SHARED / "data" / "kcv_example_auc.csv"
-    if not path.exists():
-        pytest.skip(f"reference data {path} is absent (../shared is not beside the checkout)")
-    scores = bc.from_wide(pd.read_csv(path), dataset="DB", run="Rep", fold="Fold")
+def test_scmamp_published_hierarchical_numbers(scmamp_example):
+    scores, published = scmamp_example
     # One outlying dataset (DB 7, mean 0.145, itself noisy) among ten
     result = bc.hierarchical(scores, "AlgC", "AlgD", rope=0.01, seed=2024, chains=4,
                              iter_warmup=1000, iter_sampling=2000, baselines=False)
     assert result.diagnostics.max_rhat < 1.01
-    published = pd.DataFrame({
-        "mean": [-0.0029651, 0.0003654, 0.0060135, 0.0108973, 0.0084060, -0.0086159,
-                 0.0393366, 0.0064343, 0.0055262, 0.0226002],
-        "left": [0.0994, 0.0122, 0.0006, 0.0068, 0.0894, 0.4182, 0.0070, 0.0888, 0.0420, 0.0048],
-        "rope": [0.8948, 0.9716, 0.8136, 0.4922, 0.5162, 0.5658, 0.2690, 0.5500, 0.6580, 0.2844],
-        "right": [0.0058, 0.0162, 0.1858, 0.5010, 0.3944, 0.0160, 0.7240, 0.3612, 0.3000, 0.7108],
-    }, index=[str(i) for i in range(1, 11)])
     ours = result.datasets.loc[published.index]
     # Both sides are Monte Carlo estimates: scmamp's from 5 chains x 1000 draws of the dense
     # model, ours from 4 x 2000. With effective sizes of a few hundred each, the combined

@@ -329,3 +329,22 @@ def test_constant_differences_are_named_pair_by_pair():
     assert messages[0].startswith("a - b is constant on dataset(s) ['d0', 'd2', 'd3']")
     assert messages[1].startswith("a - c is constant on dataset(s) ['d2']")
     assert messages[2].startswith("b - c is constant on dataset(s) ['d2']")
+
+
+@pytest.mark.stan
+@pytest.mark.slow
+def test_k2_on_scmamps_example_is_its_published_hierarchical_analysis(scmamp_example,
+                                                                      stan_backend):
+    """The acceptance check's K = 2 case on real data: the joint model of AlgC and AlgD alone
+    gives scmamp's published per-dataset numbers of the paper's model, within the tolerances
+    of tests/test_hierarchical.py's check of bc.hierarchical (Monte Carlo error of both)."""
+    scores, published = scmamp_example
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        result = bc.compare_many(scores, ["AlgC", "AlgD"], rope=0.01, seed=2024,
+                                 iter_sampling=2000, backend=stan_backend)
+    assert result.reliable and result.diagnostics.max_rhat < 1.01
+    ours = result.datasets.set_index("dataset").loc[published.index]
+    np.testing.assert_array_less(np.abs(ours.delta_mean - published["mean"]), 0.2 * ours.delta_sd)
+    for region in ("left", "rope", "right"):
+        np.testing.assert_allclose(ours[f"p_{region}"], published[region], atol=0.07)
