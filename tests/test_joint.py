@@ -85,6 +85,56 @@ def test_sigma_integrated_likelihood_at_k2_is_the_numerical_integral():
         assert closed[k] - closed[0] == pytest.approx(numeric[k] - numeric[0], abs=1e-7)
 
 
+def _conditional(delta0, prior, noise, m):
+    """The normal conditional of delta given m ~ N(delta, noise), delta ~ N(delta0, prior),
+    in covariance form (defined for a singular prior)."""
+    gain = prior @ np.linalg.inv(prior + noise)
+    return delta0 + gain @ (m - delta0), prior - gain @ prior
+
+
+@pytest.mark.parametrize("rank", [3, 2])
+def test_draw_delta_is_the_normal_conditional(rank):
+    """Draws of delta_i against the closed-form conditional, for a full population covariance
+    and one with a null direction (where delta_i must equal delta0 along it exactly)."""
+    rng = np.random.default_rng(3)
+    d, n, draws = 3, 2, 40000
+    factor = rng.normal(size=(d, d))
+    if rank < d:
+        factor[:, -1] = 0
+        factor = np.linalg.qr(rng.normal(size=(d, d)))[0] @ factor   # not triangular
+    noise = np.stack([np.cov(rng.normal(size=(d, 8))) for _ in range(n)])
+    data = dict(mean_contrast=rng.normal(size=(n, d)), noise_scale=noise)
+    delta0 = np.array([0.3, -0.2, 0.1])
+    log_kappa = np.full((1, draws, n), np.log([0.5, 2.0]))
+    log_lambda = np.full((1, draws, n), np.log([1.5, 0.4]))
+    delta = jp.draw_delta(np.broadcast_to(delta0, (1, draws, d)),
+                          np.broadcast_to(factor, (1, draws, d, d)), log_kappa, log_lambda,
+                          data, np.random.default_rng(4))
+    for i, (lam, kappa) in enumerate([(1.5, 0.5), (0.4, 2.0)]):
+        mean, cov = _conditional(delta0, factor @ factor.T / lam, noise[i] / kappa,
+                                 data["mean_contrast"][i])
+        sample = delta[0, :, i]
+        se = np.sqrt(np.diag(cov) / draws)
+        assert np.all(np.abs(sample.mean(axis=0) - mean) < 4 * se + 1e-12)
+        np.testing.assert_allclose(np.cov(sample.T), cov, atol=0.03 * np.abs(cov).max())
+        if rank < d:
+            null = np.linalg.svd(factor)[0][:, -1]
+            np.testing.assert_allclose((sample - delta0) @ null, 0, atol=1e-9)
+
+
+def test_lower_factor_is_choleskys_and_defined_on_a_null_direction():
+    rng = np.random.default_rng(5)
+    full = rng.normal(size=(6, 4, 4))
+    np.testing.assert_allclose(jp.lower_factor(full),
+                               np.linalg.cholesky(full @ np.swapaxes(full, -1, -2)), atol=1e-10)
+    singular = full.copy()
+    singular[..., 0] = 0
+    lower = jp.lower_factor(singular)
+    np.testing.assert_allclose(lower @ np.swapaxes(lower, -1, -2),
+                               singular @ np.swapaxes(singular, -1, -2), atol=1e-12)
+    assert np.allclose(np.triu(lower, 1), 0) and np.all(np.diagonal(lower, 0, -2, -1) >= 0)
+
+
 def test_prepared_data_rotate_with_the_order_of_the_algorithms():
     """Permuting the algorithms changes every contrast by one orthogonal matrix R = G'PG/2:
     the means by R, the noise scales by R . R', the bounds and the scale not at all; so the

@@ -42,8 +42,8 @@ from bayescomp.models.hierarchical_runs import region_estimates, safer_run, stru
 from bayescomp.models.joint_density import log_density, unconstrained
 from bayescomp.models.joint_modes import find_joint_modes
 from bayescomp.models.joint_program import (PROGRAM, algorithm_effects, draw_delta,
-                                            initial_values, pair_vectors, population_covariance,
-                                            prepare, rotate, sampling_rotation, stan_data)
+                                            initial_values, lower_factor, pair_vectors, prepare,
+                                            rotate, sampling_rotation, stan_data)
 from bayescomp.models.joint_result import JointResult
 from bayescomp.models.modes import mixture_indices
 from bayescomp.models.ranking import tie_groups
@@ -114,10 +114,12 @@ def _idata(fit, data: dict, scale: float, datasets, pairs: list[str], rotation: 
     coords = dict(chain=post.chain, draw=post.draw)
     shape = post["sigma0"].shape
     contrast0 = post["delta0"].values.reshape(shape + (k - 1,)) @ rotation.T
-    # the Cholesky factor of V B B' V', the population covariance in data's coordinates
-    B = np.linalg.cholesky(population_covariance(
-        rotation @ post["B"].values.reshape(shape + (k - 1, k - 1))))
-    delta = draw_delta(contrast0, B, post["log_kappa"].values, post["log_lambda"].values,
+    # V B is a square root of the population covariance in data's coordinates; its
+    # triangular form by QR, as Cholesky's decomposition of V B B' V' fails on rounding
+    # where the posterior puts that covariance near a null direction
+    factor = rotation @ post["B"].values.reshape(shape + (k - 1, k - 1))
+    B = lower_factor(factor)
+    delta = draw_delta(contrast0, factor, post["log_kappa"].values, post["log_lambda"].values,
                        data, rng)
     spread = np.linalg.norm(np.einsum("csij,pi->cspj", B, vectors), axis=-1) * scale
     variables = dict(

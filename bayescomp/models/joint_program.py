@@ -223,32 +223,43 @@ def initial_values(data: dict, chains: int, rng: np.random.Generator) -> list[di
     return inits
 
 
-def draw_delta(delta0, B, log_kappa, log_lambda, data: dict, rng) -> np.ndarray:
+def draw_delta(delta0, factor, log_kappa, log_lambda, data: dict, rng) -> np.ndarray:
     """Draws of every delta_i (chain, draw, dataset, d) from its normal conditional given
-    the sampled parameters (the program's device 4): prior N(delta0, B B' / lambda_i), the
-    mean m_i ~ N(delta_i, Psi_i / kappa_i). All on the unit scale of ``data``."""
-    m = np.asarray(data["mean_contrast"], dtype=float)
-    log_lambda = np.repeat(np.asarray(log_lambda)[..., None], m.shape[-1], axis=-1)
-    noise_precision = np.linalg.inv(np.asarray(data["noise_scale"], dtype=float))
-    inverse_b = np.linalg.inv(B)                                     # c, s, d, d
-    # (B diag(1/lambda) B')^-1 = B^-T diag(lambda) B^-1
-    prior_precision = np.einsum("csji,csnj,csjk->csnik", inverse_b, np.exp(log_lambda),
-                                inverse_b)
-    data_precision = np.exp(log_kappa)[..., None, None] * noise_precision
-    precision = prior_precision + data_precision
-    right = (np.einsum("csnij,nj->csni", data_precision, m)
-             + np.einsum("csnij,csj->csni", prior_precision, delta0))
-    chol = np.linalg.cholesky(precision)
-    centre = np.linalg.solve(precision, right[..., None])[..., 0]
-    noise = rng.standard_normal(centre.shape)
-    # x = L^-T e has covariance (L L')^-1
-    offset = np.linalg.solve(np.swapaxes(chol, -1, -2), noise[..., None])[..., 0]
-    return centre + offset
+    the sampled parameters (the program's device 4): prior N(delta0, S_i), S_i = F F' /
+    lambda_i with F = ``factor`` any square root of Sigma0 (triangular or not), and the mean
+    m_i ~ N(delta_i, N_i), N_i = Psi_i / kappa_i. All on the unit scale of ``data``.
+
+    By Matheron's rule: u from the prior and e from the noise, then
+    delta_i = u + S_i (S_i + N_i)^-1 (m_i - u - e), an exact draw from the conditional.
+    Why this form: it solves with S_i + N_i only, which the noise keeps positive definite,
+    so a population covariance with a null direction (datasets whose every algorithm scores
+    alike pin the contrasts to delta0 there) needs no inverse of F.
+    """
+    m = np.asarray(data["mean_contrast"], dtype=float)               # n, d
+    noise = np.asarray(data["noise_scale"], dtype=float)             # n, d, d
+    factor = np.asarray(factor, dtype=float)                         # c, s, d, d
+    lam, kappa = np.exp(np.asarray(log_lambda)), np.exp(np.asarray(log_kappa))   # c, s, n
+    prior = (factor @ np.swapaxes(factor, -1, -2))[..., None, :, :] / lam[..., None, None]
+    total = prior + noise / kappa[..., None, None]
+    u = (np.asarray(delta0)[..., None, :]
+         + np.einsum("csij,csnj->csni", factor, rng.standard_normal(lam.shape + m.shape[-1:]))
+         / np.sqrt(lam)[..., None])
+    e = (np.einsum("nij,csnj->csni", np.linalg.cholesky(noise),
+                   rng.standard_normal(lam.shape + m.shape[-1:]))
+         / np.sqrt(kappa)[..., None])
+    gain = np.linalg.solve(total, (m - u - e)[..., None])[..., 0]
+    return u + np.einsum("csnij,csnj->csni", prior, gain)
 
 
-def population_covariance(chol: np.ndarray) -> np.ndarray:
-    """Sigma0 from its Cholesky factors (..., d, d)."""
-    return chol @ np.swapaxes(chol, -1, -2)
+def lower_factor(factor: np.ndarray) -> np.ndarray:
+    """The lower-triangular L with a non-negative diagonal and L L' = F F' (F: ..., d, d),
+    from the QR decomposition of F': Cholesky's factor of F F' where that is positive
+    definite, and defined where it is only semi-definite (a population with a null
+    direction), where Cholesky's decomposition fails on rounding."""
+    _, upper = np.linalg.qr(np.swapaxes(np.asarray(factor, dtype=float), -1, -2))
+    lower = np.swapaxes(upper, -1, -2)
+    signs = np.sign(np.diagonal(lower, axis1=-2, axis2=-1))
+    return lower * np.where(signs == 0, 1.0, signs)[..., None, :]
 
 
 def algorithm_effects(delta0: np.ndarray, k: int) -> np.ndarray:
