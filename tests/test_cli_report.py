@@ -130,52 +130,110 @@ def phrases_of(sentence, opening):
     return sentence[len(opening) + 2:-1].split("; ")
 
 
+def pair_of(name, table):
+    """The row of ``table`` that ``a vs b`` names (in either order)."""
+    a, b = name.split(" vs ")
+    return table[((table["first"] == a) & (table["second"] == b)) |
+                 ((table["first"] == b) & (table["second"] == a))].iloc[0]
+
+
+def names_of(text):
+    """``x``, ``x and y``, ``x, y and z`` read back as a list."""
+    return re.split(r", | and (?!.* and )", text)
+
+
 def check_pair_phrases(phrases, table, scope):
-    """Each phrase names one pair, its decision and the probabilities the table holds."""
-    seen = set()
+    """The clauses of one question (paper_paragraph.decision_clauses) read back: every pair
+    of the table is accounted for once, with its decision and the probabilities it holds."""
+    seen = []
+    regions = lambda row: {f"{row['first']} better": row[f"{scope}_p_right"],  # noqa: E731
+                           "equivalent": row[f"{scope}_p_rope"],
+                           f"{row['second']} better": row[f"{scope}_p_left"]}
+    undecided_rows = table[table[f"{scope}_decision"] == "undecided"]
     for phrase in phrases:
-        better = re.fullmatch(r"(\S+) is better than (\S+) \(P = ([\d.]+)\)", phrase)
+        winner = re.fullmatch(r"(\S+) is better than (.+)", phrase)
         same = re.fullmatch(r"(\S+) and (\S+) are practically equivalent \(P = ([\d.]+)\)",
                             phrase)
+        same_group = re.fullmatch(r"(\d+) pairs are practically equivalent \(P\(equivalent\) "
+                                  r"from ([\d.]+) to ([\d.]+)\): (.+)", phrase)
         undecided = re.fullmatch(r"(\S+) against (\S+) is undecided \(P\((\S+) better\) = "
                                  r"([\d.]+), P\(equivalent\) = ([\d.]+), P\((\S+) better\) = "
                                  r"([\d.]+)\)", phrase)
-        match = better or same or undecided
-        assert match, phrase
-        a, b = match.group(1), match.group(2)
-        row = table[((table["first"] == a) & (table["second"] == b)) |
-                    ((table["first"] == b) & (table["second"] == a))].iloc[0]
-        seen.add((row["first"], row["second"]))
-        p = {f"{row['second']} better": row[f"{scope}_p_left"],
-             "equivalent": row[f"{scope}_p_rope"], f"{row['first']} better": row[f"{scope}_p_right"]}
-        decision = row[f"{scope}_decision"]
-        if better:
-            assert decision == f"{a} better"
-            assert match.group(3) == rounded(p[f"{a} better"])
+        undecided_group = re.fullmatch(r"(the other|all) (\d+) pairs are undecided \(the largest "
+                                       r"of their probabilities is P\((.+?)\) = ([\d.]+), "
+                                       r"(\S+ vs \S+)\)", phrase)
+        assert winner or same or same_group or undecided or undecided_group, phrase
+        if winner:
+            losses = re.findall(r"(\S+) \(P = ([\d.]+)\)", winner.group(2))
+            items = [f"{loser} (P = {p})" for loser, p in losses]
+            assert winner.group(2) == (items[0] if len(items) == 1 else
+                                       ", ".join(items[:-1]) + " and " + items[-1])
+            for loser, p in losses:
+                row = pair_of(f"{winner.group(1)} vs {loser}", table)
+                assert row[f"{scope}_decision"] == f"{winner.group(1)} better"
+                assert p == rounded(regions(row)[f"{winner.group(1)} better"])
+                seen.append((row["first"], row["second"]))
         elif same:
-            assert decision == "equivalent" and match.group(3) == rounded(p["equivalent"])
-        else:
-            assert decision == "undecided" and (a, b) == (row["first"], row["second"])
-            assert [match.group(i) for i in (4, 5, 7)] == [
+            row = pair_of(f"{same.group(1)} vs {same.group(2)}", table)
+            assert row[f"{scope}_decision"] == "equivalent"
+            assert same.group(3) == rounded(row[f"{scope}_p_rope"])
+            seen.append((row["first"], row["second"]))
+        elif same_group:
+            rows = [pair_of(name, table) for name in names_of(same_group.group(4))]
+            assert int(same_group.group(1)) == len(rows) > 2
+            assert all(row[f"{scope}_decision"] == "equivalent" for row in rows)
+            inside = [row[f"{scope}_p_rope"] for row in rows]
+            assert (same_group.group(2), same_group.group(3)) == (rounded(min(inside)),
+                                                                  rounded(max(inside)))
+            seen += [(row["first"], row["second"]) for row in rows]
+        elif undecided:
+            a, b = undecided.group(1), undecided.group(2)
+            row = pair_of(f"{a} vs {b}", table)
+            assert row[f"{scope}_decision"] == "undecided" and (a, b) == (row["first"],
+                                                                           row["second"])
+            p = regions(row)
+            assert [undecided.group(i) for i in (4, 5, 7)] == [
                 rounded(p[f"{a} better"]), rounded(p["equivalent"]), rounded(p[f"{b} better"])]
-    assert seen == set(zip(table["first"], table["second"]))
+            seen.append((a, b))
+        else:
+            assert int(undecided_group.group(2)) == len(undecided_rows) > 2
+            assert (undecided_group.group(1) == "all") == (len(undecided_rows) == len(table))
+            largest = max(((label, value, row) for _, row in undecided_rows.iterrows()
+                           for label, value in regions(row).items()), key=lambda item: item[1])
+            assert undecided_group.group(3) == largest[0]
+            assert undecided_group.group(4) == rounded(largest[1])
+            assert undecided_group.group(5) == f"{largest[2]['first']} vs {largest[2]['second']}"
+            seen += list(zip(undecided_rows["first"], undecided_rows["second"]))
+    assert sorted(seen) == sorted(zip(table["first"], table["second"]))
 
 
-def check_changes(sentence, opening, base, other, where_other):
-    """A sensitivity sentence: no change when every decision is the same, else one clause
-    per changed decision, with both decisions."""
-    changed = {(a["first"], a["second"], scope): (a[f"{scope}_decision"], b[f"{scope}_decision"])
+def changes_of(sentence, opening):
+    """The decision changes a sensitivity sentence lists, as {(first, second, question,
+    label): (before, after)}; {} when it says that every decision stays the same."""
+    assert sentence.startswith(opening)
+    if sentence.endswith("every decision stays the same."):
+        return {}
+    found = {}
+    for clause in sentence.split("the decisions change: ", 1)[1].removesuffix(".").split("; "):
+        match = re.fullmatch(r"(?:at (\S+) times the ROPE, )?on the (population|new dataset), "
+                             r"(.+?) becomes (.+?) for (.+)", clause)
+        assert match, clause
+        for name in names_of(match.group(5)):
+            a, b = name.split(" vs ")
+            question = "population" if match.group(2) == "population" else "next_dataset"
+            found[(a, b, question, match.group(1))] = (match.group(3), match.group(4))
+    return found
+
+
+def check_changes(sentence, opening, base, other):
+    """A sensitivity sentence: no change when every decision is the same, else every changed
+    decision, with both decisions."""
+    changed = {(a["first"], a["second"], scope, None): (a[f"{scope}_decision"],
+                                                         b[f"{scope}_decision"])
                for (_, a), (_, b) in zip(base.iterrows(), other.iterrows())
                for scope in ("population", "next_dataset")
                if a[f"{scope}_decision"] != b[f"{scope}_decision"]}
-    assert sentence.startswith(opening)
-    if not changed:
-        assert sentence.endswith("every decision stays the same.")
-        return
-    found = re.findall(r"(\S+) against (\S+) on the (population|new dataset) \((.+?) becomes "
-                       r"(.+?) " + re.escape(where_other) + r"\)", sentence)
-    assert {(a, b, "population" if w == "population" else "next_dataset"): (d1, d2)
-            for a, b, w, d1, d2 in found} == changed
+    assert changes_of(sentence, opening) == changed
 
 
 @pytest.mark.stan
@@ -210,23 +268,19 @@ def test_every_number_and_decision_of_the_paragraph_is_the_results(analysis):
     widths = re.findall(r"\[(\S+), (\S+)\] \((\S+) times\)", rope)
     assert [(float(lo), float(hi), float(f)) for lo, hi, f in widths] == [
         (-0.01 * f, 0.01 * f, f) for f in (0.5, 2.0)]
-    # one clause per decision that differs from the pair table's, with both decisions
-    changed = {(a, b, w, d1, d2, f) for a, b, w, d1, d2, f in re.findall(
-        r"(\S+) against (\S+) on the (population|new dataset) \((.+?) becomes (.+?) at (\S+) "
-        r"times the ROPE\)", rope)}
+    # every decision that differs from the pair table's, with both decisions
     base = table.set_index(["first", "second"])
-    expected = {(r["first"], r["second"], "population" if scope == "population" else
-                 "new dataset", base.loc[(r["first"], r["second"]), f"{scope}_decision"],
-                 r[f"{scope}_decision"], f"{r['factor']:g}")
+    expected = {(r["first"], r["second"], scope, f"{r['factor']:g}"):
+                (base.loc[(r["first"], r["second"]), f"{scope}_decision"],
+                 r[f"{scope}_decision"])
                 for _, r in sens[sens.factor != 1].iterrows()
                 for scope in ("population", "next_dataset")
                 if r[f"{scope}_decision"] != base.loc[(r["first"], r["second"]),
                                                       f"{scope}_decision"]}
-    assert changed == expected
-    assert rope.endswith("every decision stays the same.") == (not expected)
+    assert changes_of(rope, "Read from the same posterior draws") == expected
 
     check_changes(prior, "Refitted under the baycomp prior (same seed), ", table,
-                  analysis.prior_fits["baycomp"].to_frame(), "under the baycomp prior")
+                  analysis.prior_fits["baycomp"].to_frame())
 
     f = analysis.friedman
     match = re.search(r"the Friedman test (rejects|does not reject) equal average ranks at "
@@ -243,21 +297,62 @@ def test_every_number_and_decision_of_the_paragraph_is_the_results(analysis):
                            if r.holm_significant]
 
 
-def test_pair_phrases_say_each_decision_with_its_probabilities():
-    from bayescomp.presentation.paper_paragraph import pair_phrase
+def test_decision_clauses_group_many_pairs_and_keep_every_probability():
+    """Ten pairs of five algorithms: a winner's clause names all it beats, three equivalent
+    pairs are counted and named with their range, two undecided ones each keep their three
+    probabilities; three undecided pairs alone are counted with the largest probability."""
+    from bayescomp.presentation.paper_paragraph import decision_clauses
 
-    rows = pd.DataFrame({"first": ["a", "a", "a", "b"], "second": ["b", "c", "d", "c"],
-                         "population_p_left": [0.01, 0.97, 0.0, 0.30],
-                         "population_p_rope": [0.02, 0.03, 0.96, 0.45],
-                         "population_p_right": [0.97, 0.0, 0.04, 0.25],
-                         "population_decision": ["a better", "c better", "equivalent",
-                                                 "undecided"]})
-    phrases = [pair_phrase(row, "population") for _, row in rows.iterrows()]
-    assert phrases == ["a is better than b (P = 0.970)", "c is better than a (P = 0.970)",
-                       "a and d are practically equivalent (P = 0.960)",
-                       "b against c is undecided (P(b better) = 0.250, P(equivalent) = "
-                       "0.450, P(c better) = 0.300)"]
-    check_pair_phrases(phrases, rows, "population")   # the parser reads back every kind
+    pairs = [("a", "b"), ("a", "c"), ("a", "d"), ("a", "e"), ("b", "c"), ("b", "d"),
+             ("b", "e"), ("c", "d"), ("c", "e"), ("d", "e")]
+    rows = pd.DataFrame({
+        "first": [a for a, _ in pairs], "second": [b for _, b in pairs],
+        "population_p_left": [0.01, 0.02, 0.0, 0.99, 0.01, 0.30, 0.98, 0.5, 0.97, 0.9991],
+        "population_p_rope": [0.03, 0.96, 0.97, 0.01, 0.99, 0.45, 0.02, 0.1, 0.03, 0.0009],
+        "population_p_right": [0.96, 0.02, 0.03, 0.0, 0.0, 0.25, 0.0, 0.4, 0.0, 0.0],
+        "population_decision": ["a better", "equivalent", "equivalent", "e better",
+                                "equivalent", "undecided", "e better", "undecided",
+                                "e better", "e better"]})
+    clauses = decision_clauses(rows, "population")
+    assert clauses == [
+        "a is better than b (P = 0.960)",
+        "e is better than a (P = 0.990), b (P = 0.980), c (P = 0.970) and d (P = 0.999)",
+        "3 pairs are practically equivalent (P(equivalent) from 0.960 to 0.990): a vs c, "
+        "a vs d and b vs c",
+        "b against d is undecided (P(b better) = 0.250, P(equivalent) = 0.450, P(d better) = "
+        "0.300)",
+        "c against d is undecided (P(c better) = 0.400, P(equivalent) = 0.100, P(d better) = "
+        "0.500)"]
+    check_pair_phrases(clauses, rows, "population")   # the parser reads back every kind
+
+    undecided = rows.iloc[[5, 7]].copy()
+    undecided = pd.concat([undecided, rows.iloc[[1]].assign(population_decision="undecided")])
+    clauses = decision_clauses(undecided, "population")
+    assert clauses == ["all 3 pairs are undecided (the largest of their probabilities is "
+                       "P(equivalent) = 0.960, a vs c)"]
+    check_pair_phrases(clauses, undecided, "population")
+
+
+def test_change_clauses_group_the_pairs_of_one_change():
+    """Two pairs that go from equivalent to undecided on the population share a clause; a
+    change on the new dataset has its own; the sentence parser reads them all back."""
+    from bayescomp.presentation.paper_paragraph import change_clauses, changes
+
+    base = pd.DataFrame({"first": ["a", "a", "b"], "second": ["b", "c", "c"],
+                         "population_decision": ["equivalent", "equivalent", "c better"],
+                         "next_dataset_decision": ["undecided", "undecided", "undecided"]})
+    other = base.assign(population_decision=["undecided", "undecided", "c better"],
+                        next_dataset_decision=["undecided", "undecided", "c better"])
+    clauses = change_clauses(changes(base, other), "at 0.5 times the ROPE")
+    assert clauses == [
+        "at 0.5 times the ROPE, on the population, equivalent becomes undecided for a vs b "
+        "and a vs c",
+        "at 0.5 times the ROPE, on the new dataset, undecided becomes c better for b vs c"]
+    sentence = "Read from the same draws, the decisions change: " + "; ".join(clauses) + "."
+    assert changes_of(sentence, "Read") == {
+        ("a", "b", "population", "0.5"): ("equivalent", "undecided"),
+        ("a", "c", "population", "0.5"): ("equivalent", "undecided"),
+        ("b", "c", "next_dataset", "0.5"): ("undecided", "c better")}
 
 
 @pytest.mark.stan

@@ -13,6 +13,9 @@ from bayescomp.formatting import equals, format_number, probability
 
 #: decimals of the probabilities in the paragraph
 DIGITS = 3
+#: up to this many equivalent (or undecided) pairs are each written with their probabilities;
+#: more are counted and named, so that the paragraph of 10 algorithms stays a paragraph
+LISTED = 2
 
 
 def names_text(names) -> str:
@@ -25,21 +28,69 @@ def _p(value) -> str:
     return probability(value, DIGITS)
 
 
-def pair_phrase(row, scope: str) -> str:
-    """What a row of the pair table (``first``, ``second``, ``<scope>_p_left`` ... and
-    ``<scope>_decision``) decides, in a clause naming the algorithms: the winner and P(it is
-    better), the equivalence and P(equivalent), or, undecided, the three probabilities."""
+def pair_name(row) -> str:
+    """``first vs second``: a pair of the table in a list."""
+    return f"{row['first']} vs {row['second']}"
+
+
+def _probabilities(row, scope: str) -> dict:
+    """P(first better), P(equivalent), P(second better) of a row, by their labels."""
     first, second = row["first"], row["second"]
-    left, inside, right = (row[f"{scope}_p_{region}"] for region in ("left", "rope", "right"))
-    decision = row[f"{scope}_decision"]
-    if decision == f"{first} better":
-        return f"{first} is better than {second} (P = {_p(right)})"
-    if decision == f"{second} better":
-        return f"{second} is better than {first} (P = {_p(left)})"
-    if decision == "equivalent":
-        return f"{first} and {second} are practically equivalent (P = {_p(inside)})"
-    return (f"{first} against {second} is undecided (P({first} better) = {_p(right)}, "
-            f"P(equivalent) = {_p(inside)}, P({second} better) = {_p(left)})")
+    return {f"{first} better": row[f"{scope}_p_right"], "equivalent": row[f"{scope}_p_rope"],
+            f"{second} better": row[f"{scope}_p_left"]}
+
+
+def pair_phrase(row, scope: str) -> str:
+    """An equivalent or undecided row of the pair table (``first``, ``second``,
+    ``<scope>_p_left`` ... and ``<scope>_decision``) in a clause naming the algorithms: the
+    equivalence and P(equivalent), or the three probabilities. (Winners are grouped by
+    :func:`decision_clauses`.)"""
+    first, second = row["first"], row["second"]
+    p = _probabilities(row, scope)
+    if row[f"{scope}_decision"] == "equivalent":
+        return f"{first} and {second} are practically equivalent (P = {_p(p['equivalent'])})"
+    return (f"{first} against {second} is undecided (P({first} better) = "
+            f"{_p(p[f'{first} better'])}, P(equivalent) = {_p(p['equivalent'])}, "
+            f"P({second} better) = {_p(p[f'{second} better'])})")
+
+
+def decision_clauses(table, scope: str) -> list[str]:
+    """The decisions of every pair of ``table`` on one question, grouped so that a paragraph
+    stays readable with many algorithms: one clause per winner, naming each algorithm it
+    beats with P(better); the equivalent pairs each with P(equivalent), or, more than
+    :data:`LISTED` of them, counted and named with the range of P(equivalent); the undecided
+    pairs each with their three probabilities, or, more than :data:`LISTED`, counted with the
+    largest probability any of them reaches."""
+    wins, equivalent, undecided = {}, [], []
+    for _, row in table.iterrows():
+        decision = row[f"{scope}_decision"]
+        if decision == "equivalent":
+            equivalent.append(row)
+        elif decision == "undecided":
+            undecided.append(row)
+        else:
+            winner = decision.removesuffix(" better")
+            loser = row["second"] if winner == row["first"] else row["first"]
+            p_better = _probabilities(row, scope)[decision]
+            wins.setdefault(winner, []).append(f"{loser} (P = {_p(p_better)})")
+    clauses = [f"{winner} is better than {names_text(losers)}" for winner, losers in wins.items()]
+    if len(equivalent) <= LISTED:
+        clauses += [pair_phrase(row, scope) for row in equivalent]
+    else:
+        inside = [row[f"{scope}_p_rope"] for row in equivalent]
+        clauses.append(f"{len(equivalent)} pairs are practically equivalent (P(equivalent) "
+                       f"from {_p(min(inside))} to {_p(max(inside))}): "
+                       f"{names_text(pair_name(row) for row in equivalent)}")
+    if len(undecided) <= LISTED:
+        clauses += [pair_phrase(row, scope) for row in undecided]
+    else:
+        label, value, row = max(((label, value, row) for row in undecided
+                                 for label, value in _probabilities(row, scope).items()),
+                                key=lambda item: item[1])
+        which = "the other" if clauses else "all"
+        clauses.append(f"{which} {len(undecided)} pairs are undecided (the largest of their "
+                       f"probabilities is P({label}) = {_p(value)}, {pair_name(row)})")
+    return clauses
 
 
 def opening(analysis) -> str:
@@ -71,23 +122,35 @@ def best_sentence(analysis) -> str:
 
 
 def decisions_sentence(analysis, scope: str) -> str:
-    """Every pair's decision on the population (delta0) or on a new dataset."""
+    """Every pair's decision on the population (delta0) or on a new dataset
+    (:func:`decision_clauses`)."""
     where = ("On the population of datasets (the mean difference delta0)"
              if scope == "population" else "On a new dataset")
-    phrases = [pair_phrase(row, scope) for _, row in analysis.joint.table.iterrows()]
-    return f"{where}, {'; '.join(phrases)}."
+    return f"{where}, {'; '.join(decision_clauses(analysis.joint.table, scope))}."
 
 
-def _changes(base, other, label: str) -> list[str]:
-    """The decisions of ``other`` (a pair table) that differ from ``base``'s, one clause each."""
-    changes = []
+def changes(base, other) -> list[tuple]:
+    """The decisions of ``other`` (a pair table) that differ from ``base``'s:
+    ``(pair name, question, decision in base, decision in other)``, the question
+    "population" or "new dataset"."""
+    found = []
     for (_, a), (_, b) in zip(base.iterrows(), other.iterrows()):
         for scope, where in (("population", "population"), ("next_dataset", "new dataset")):
             if a[f"{scope}_decision"] != b[f"{scope}_decision"]:
-                changes.append(f"{a['first']} against {a['second']} on the {where} "
-                               f"({a[f'{scope}_decision']} becomes {b[f'{scope}_decision']} "
-                               f"{label})")
-    return changes
+                found.append((pair_name(a), where, a[f"{scope}_decision"],
+                              b[f"{scope}_decision"]))
+    return found
+
+
+def change_clauses(found, label: str = "") -> list[str]:
+    """:func:`changes` as clauses, one per question and change of decision, naming its
+    pairs: ``[label, ]on the population, equivalent becomes undecided for a vs b and c vs d``."""
+    groups = {}
+    for pair, where, before, after in found:
+        groups.setdefault((where, before, after), []).append(pair)
+    lead = f"{label}, " if label else ""
+    return [f"{lead}on the {where}, {before} becomes {after} for {names_text(pairs)}"
+            for (where, before, after), pairs in groups.items()]
 
 
 def rope_sentence(analysis) -> str | None:
@@ -97,16 +160,17 @@ def rope_sentence(analysis) -> str | None:
     if not factors or 1.0 not in set(table["factor"]):
         return None
     base = table[table["factor"] == 1.0].reset_index(drop=True)
-    changes, widths = [], []
+    clauses, widths = [], []
     for factor in factors:
         rows = table[table["factor"] == factor].reset_index(drop=True)
         low, high = (format_number(rows[end].iloc[0]) for end in ("rope_low", "rope_high"))
         widths.append(f"[{low}, {high}] ({format_number(factor)} times)")
-        changes += _changes(base, rows, f"at {format_number(factor)} times the ROPE")
+        clauses += change_clauses(changes(base, rows),
+                                  f"at {format_number(factor)} times the ROPE")
     read = f"Read from the same posterior draws with the ROPE {' and '.join(widths)}, "
-    if not changes:
+    if not clauses:
         return read + "every decision stays the same."
-    return read + "the decisions change for " + "; ".join(changes) + "."
+    return read + "the decisions change: " + "; ".join(clauses) + "."
 
 
 def prior_sentence(analysis) -> str | None:
@@ -119,11 +183,11 @@ def prior_sentence(analysis) -> str | None:
     if not other.reliable:
         return (f"The refit under the {name} prior failed its sampler diagnostics, so the "
                 "sensitivity to the prior is not known.")
-    changes = _changes(base.table, other.table, f"under the {name} prior")
+    clauses = change_clauses(changes(base.table, other.table))
     read = f"Refitted under the {name} prior (same seed), "
-    if not changes:
+    if not clauses:
         return read + "every decision stays the same."
-    return read + "the decisions change for " + "; ".join(changes) + "."
+    return read + "the decisions change: " + "; ".join(clauses) + "."
 
 
 def friedman_sentence(analysis) -> str:
