@@ -188,6 +188,7 @@ def test_hierarchical_row_equals_direct_fit(serial, collection, stan_backend):
     assert better.loc["b", "c"] == row.next_dataset_p_right
     assert better.loc["c", "b"] == row.next_dataset_p_left
     assert "hierarchical" in serial.summary()
+    assert "The joint model of all 3 algorithms (bc.compare_many" in serial.summary()
 
 
 @pytest.mark.stan

@@ -123,6 +123,14 @@ def summary(result) -> str:
         text_table(display_table(result), index=False),
         *problem_lines(result),
     ]
+    if result.method == "hierarchical" and len(result.algorithms) > 2:
+        # the other answer to the same question, named so that a reader who meets both
+        # knows why their probabilities differ
+        lines.append(f"Each pair is a separate fit of the pairwise model. The joint model of "
+                     f"all {len(result.algorithms)} algorithms (bc.compare_many, all-pairs "
+                     "--joint, report) reads every pair from one posterior; its probabilities "
+                     "can differ where the pairwise fits' population spreads contradict each "
+                     "other.")
     if unreliable:
         lines.append("what to do: run longer (iter_warmup, iter_sampling), raise adapt_delta, "
                      "or more retries; see each pair's "
