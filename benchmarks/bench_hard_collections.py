@@ -111,12 +111,13 @@ def collections(quick: bool = False, only: str | None = None):
 
 
 def _row(label, scores, first, second, reference: bool, seed: int, iter_warmup: int,
-         iter_sampling: int) -> dict:
+         iter_sampling: int, adapt_delta: float) -> dict:
     started = time.perf_counter()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         result = bc.hierarchical(scores, first, second, rope=0.01, seed=seed, baselines=False,
-                                 iter_warmup=iter_warmup, iter_sampling=iter_sampling)
+                                 iter_warmup=iter_warmup, iter_sampling=iter_sampling,
+                                 adapt_delta=adapt_delta)
     seconds = time.perf_counter() - started
     d = result.diagnostics
     row = dict(collection=label, datasets=len(scores),
@@ -161,6 +162,8 @@ def main(argv=None) -> pd.DataFrame:
                         help="warm-up iterations of every fit (the package's default 1000)")
     parser.add_argument("--iter-sampling", type=int, default=1000,
                         help="draws per chain of every first fit (the package's default 1000)")
+    parser.add_argument("--adapt-delta", type=float, default=0.95,
+                        help="adapt_delta of every first fit (the package's default 0.95)")
     parser.add_argument("--out")
     args = parser.parse_args(argv)
     if args.seeds:
@@ -189,7 +192,7 @@ def _grid(args, seed: int) -> pd.DataFrame:
         if args.max_datasets and len(scores) > args.max_datasets:
             continue
         rows.append(_row(label, scores, first, second, args.reference, seed, args.iter_warmup,
-                         args.iter_sampling))
+                         args.iter_sampling, args.adapt_delta))
         print(pd.DataFrame(rows[-1:]).to_string(index=False, header=len(rows) == 1,
                                                  float_format=lambda v: f"{v:.4g}"), flush=True)
     table = pd.DataFrame(rows)

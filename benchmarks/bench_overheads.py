@@ -24,7 +24,7 @@ import warnings
 import numpy as np
 
 import bayescomp as bc
-from bayescomp.models import hierarchical as hierarchical_module
+from bayescomp.models import hierarchical as hierarchical_module, region_masses
 from bayescomp.sampling import _native, cmdstanpy_engine, inference_data
 from bayescomp.validation.simulate import benchmark_collection
 
@@ -38,7 +38,8 @@ STEPS = [
     ("draws to InferenceData", inference_data, "build"),
     ("to the user's scale", hierarchical_module, "to_user_scale"),
     ("diagnostics", hierarchical_module, "diagnose"),
-    ("next dataset's masses", hierarchical_module, "_next_masses"),
+    ("population's masses", region_masses, "population_masses"),
+    ("next dataset's masses", region_masses, "next_dataset_masses"),
     ("per-dataset t-tests", hierarchical_module, "correlated_ttests"),
     ("baselines (signed-rank, sign)", hierarchical_module, "run_baselines"),
 ]

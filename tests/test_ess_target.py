@@ -70,14 +70,15 @@ def test_too_close_to_call_reads_both_questions_with_their_errors():
     chains, draws = 4, 1000
     inside = rng.permutation(np.arange(chains * draws) < 0.952 * chains * draws)
     delta0 = np.where(inside, 0.0, 0.05).reshape(chains, draws)   # P(rope) = 0.952
-    decided = np.tile([0.0, 0.99, 0.01], (chains * draws, 1))      # the next dataset's masses
+    decided = np.tile([0.0, 0.99, 0.01], (chains, draws, 1))       # the next dataset's masses
     # se = sqrt(0.952 x 0.048 / 4000) = 0.0034: 0.952 is within 2 se of 0.95
-    assert too_close_to_call(region_estimates(delta0, decided, rope))
-    assert not too_close_to_call(region_estimates(np.zeros((chains, draws)), decided, rope))
+    assert too_close_to_call(region_estimates(rope.indicators(delta0), decided))
+    central = rope.indicators(np.zeros((chains, draws)))
+    assert not too_close_to_call(region_estimates(central, decided))
     # the next dataset alone can be too close
-    close_next = np.tile([0.0, 0.951, 0.049], (chains * draws, 1))
-    close_next[::2] = [0.0, 0.949, 0.051]
-    assert too_close_to_call(region_estimates(np.zeros((chains, draws)), close_next, rope))
+    close_next = np.tile([0.0, 0.951, 0.049], (chains, draws, 1))
+    close_next[:, ::2] = [0.0, 0.949, 0.051]
+    assert too_close_to_call(region_estimates(central, close_next))
 
 
 @pytest.mark.stan

@@ -122,9 +122,10 @@ def test_separate_modes_are_found_weighed_and_decided():
     idata = az.from_dict(posterior=posterior, sample_stats=dict(
         diverging=np.zeros((4, 1000), bool), tree_depth=np.full((4, 1000), 3),
         energy=rng.normal(size=(4, 1000))))
-    next_masses = np.tile([0.0, 1.0, 0.0], (4000, 1))
-    modes, separate, groups = find_modes(idata, x, density, next_masses, bc.Rope(-0.01, 0.01),
-                                         rng=np.random.default_rng(0),
+    rope = bc.Rope(-0.01, 0.01)
+    next_masses = np.tile([0.0, 1.0, 0.0], (4, 1000, 1))
+    modes, separate, groups = find_modes(idata, x, density, rope.indicators(posterior["delta0"]),
+                                         next_masses, rng=np.random.default_rng(0),
                                          var_names=["delta0", "sigma0", "nu"], max_treedepth=10)
     assert separate and groups == 2 and [m.chains for m in modes] == [(0, 1), (2, 3)]
     assert all(m.ok for m in modes)

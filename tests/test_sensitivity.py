@@ -2,13 +2,15 @@
 
 One fit per prior, every ROPE read off its draws: P(rope) is non-decreasing in the ROPE
 width, zero at width 0, one for delta0 when the ROPE holds every draw; every number equals
-the direct count (delta0) or Student-t mass (next dataset) from the draws, and the fit's own
-numbers at its ROPE; every prior of PRIORS is run, including ones added later.
+the mean of the masses computed directly from the draws (delta0's truncated normal
+conditional, the next dataset's Student-t), and the fit's own numbers at its ROPE; every prior of PRIORS is run, including ones added later.
 """
 import matplotlib
 import numpy as np
 import pytest
 from scipy import stats
+
+from bayescomp.models.modes import probability_mcse
 
 import bayescomp as bc
 import importlib
@@ -72,6 +74,10 @@ def test_every_prior_every_rope(result):
 
 
 @pytest.mark.stan
+def rope_indicators(draws, width):
+    return bc.Rope(-width, width).indicators(draws)
+
+
 def test_numbers_are_the_direct_computation_from_the_draws(result):
     for prior, fit in result.fits.items():
         post = fit.idata.posterior
@@ -79,11 +85,22 @@ def test_numbers_are_the_direct_computation_from_the_draws(result):
         # the next dataset: Student-t, or normal for the "gaussian" population (no nu)
         population = (stats.t(post["nu"].values.reshape(-1), loc=delta0, scale=sigma0)
                       if "nu" in post else stats.norm(loc=delta0, scale=sigma0))
+        # delta0: the normal conditional of every draw, truncated to the prior's bound
+        centre, sd = (post[v].values.reshape(-1) for v in ("delta0_centre", "delta0_sd"))
+        bound = post.attrs["delta0_bound"]
+        low, high = stats.norm.cdf((-bound - centre) / sd), stats.norm.cdf((bound - centre) / sd)
         for width in ROPES:
             rows = result.table[(result.table.prior == prior) & (result.table.rope == width)]
             d0 = rows[rows.quantity == "delta0"].iloc[0]
-            assert d0.p_rope == pytest.approx(np.mean(np.abs(delta0) <= width), abs=1e-12)
-            assert d0.p_right == pytest.approx(np.mean(delta0 > width), abs=1e-12)
+            # (a ROPE wider than the bound holds everything: the cdf is 0 below the support)
+            below = np.clip((stats.norm.cdf((-width - centre) / sd) - low) / (high - low), 0, 1)
+            above = np.clip((high - stats.norm.cdf((width - centre) / sd)) / (high - low), 0, 1)
+            assert d0.p_left == pytest.approx(np.mean(below), abs=1e-9)
+            assert d0.p_right == pytest.approx(np.mean(above), abs=1e-9)
+            # and within four Monte Carlo errors of the share of delta0's draws in the ROPE
+            inside = rope_indicators(post["delta0"].values, width)
+            assert d0.p_rope == pytest.approx(inside[..., 1].mean(),
+                                              abs=4 * probability_mcse(inside)[1] + 1e-12)
             nxt = rows[rows.quantity == "next"].iloc[0]
             t = population
             assert nxt.p_rope == pytest.approx(np.mean(t.cdf(width) - t.cdf(-width)), abs=1e-9)

@@ -23,8 +23,12 @@ class Estimate:
     mean, sd, hdi_low, hdi_high : float
         Posterior mean, standard deviation and 95% highest-density interval of its draws.
     probabilities : ndarray
-        P(left), P(rope), P(right): for delta0 the shares of its draws, for the next dataset
-        the posterior mean of the Student-t masses (the number the paper and baycomp print).
+        P(left), P(rope), P(right): the posterior means of the masses of each region under
+        the quantity's distribution given each draw's other parameters (for the pairwise
+        hierarchical model's delta0 its truncated normal conditional, for the next dataset
+        the Student-t, the number the paper and baycomp print;
+        :mod:`bayescomp.models.region_masses`). The joint model's delta0 is read as the
+        shares of its draws.
     labels : tuple of str
         The regions' names: ``"<second> better"``, ``"equivalent"``, ``"<first> better"``.
     reliable : bool

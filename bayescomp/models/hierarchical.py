@@ -28,13 +28,12 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
-from scipy import stats
 
 from bayescomp import sampling
 from bayescomp.baselines.across_datasets import baselines as run_baselines
 from bayescomp.data.scores import Scores
 from bayescomp.exceptions import ConstantDifferencesWarning, InputWarning, RetryWarning
-from bayescomp.models import nu_prior
+from bayescomp.models import nu_prior, region_masses
 from bayescomp.models.correlated import correlated_ttests
 from bayescomp.models.diagnostics import diagnose, warn_if_problems
 from bayescomp.models.estimate import Estimate
@@ -123,15 +122,6 @@ PRIORS = {
 #: 17 datasets sigma0's median moves by at most 10% and both probabilities by at most 0.02.
 #: Over the five priors of PRIORS (nu's), on 2 datasets 0.56-0.57, on 17 0.84-0.85.
 FEW_DATASETS = 3
-
-def _next_masses(idata, population: bool, rope: Rope) -> np.ndarray:
-    """Next-dataset P(left / rope / right) of every draw, chain by chain."""
-    post = idata.posterior
-    delta0, sigma0 = (post[v].values.reshape(-1) for v in ("delta0", "sigma0"))
-    distribution = (stats.t(post["nu"].values.reshape(-1), loc=delta0, scale=sigma0)
-                    if population else stats.norm(loc=delta0, scale=sigma0))
-    return rope.probabilities(distribution)
-
 
 def hierarchical(scores: Scores, first: str, second: str, *, rope: RopeLike = 0.01,
                  prior: str | HierarchicalPrior = "paper",
@@ -254,18 +244,20 @@ def hierarchical(scores: Scores, first: str, second: str, *, rope: RopeLike = 0.
                               seeds.generator("post_draws"), log_likelihood, prior)
         diagnostics = diagnose(idata, var_names=var_names, max_treedepth=max_treedepth)
         # per draw, chain by chain: what the modes read and, for the last fit, the result
-        next_masses = _next_masses(idata, data["population"], rope)
+        population_masses = region_masses.population_masses(idata.posterior, rope)
+        next_masses = region_masses.next_dataset_masses(idata.posterior, rope)
         modes, separate, groups = (), False, 1
         if not diagnostics.ok and not struggles(diagnostics):
             # chains in separate modes, or moving slowly between them: more draws rarely
             # make them agree, but their decisions may
             modes, separate, groups = find_modes(
-                idata, unconstrained(fit, data), partial(log_density, data), next_masses, rope,
+                idata, unconstrained(fit, data), partial(log_density, data), population_masses,
+                next_masses,
                 rng=seeds.generator("mode_mass"), var_names=var_names,
                 max_treedepth=max_treedepth)
         settled = bool(modes) and settled_decisions(modes, separate, THRESHOLD, groups)
         # both questions' probabilities and Monte Carlo errors, from the chains as sampled
-        estimates = region_estimates(idata.posterior["delta0"].values, next_masses, rope)
+        estimates = region_estimates(population_masses, next_masses)
         attempts.append(dict(
             attempt=len(attempts) + 1, stan_seed=stan_seed,
             continued=run["continued"], redraw=run["redraw"], step_scale=run["step_scale"],
@@ -323,7 +315,8 @@ def hierarchical(scores: Scores, first: str, second: str, *, rope: RopeLike = 0.
              else np.arange(n_chains * n_draws))
     delta0, delta_next = (post[name].values.reshape(-1)[order] for name in ("delta0", "delta_next"))
     delta = post["delta"].values.reshape(n_chains * n_draws, -1)[order]
-    next_masses = next_masses[order]
+    population_masses, next_masses = (masses.reshape(-1, 3)[order]
+                                      for masses in (population_masses, next_masses))
     labels, reliable = region_labels(first, second), diagnostics.ok or bool(modes)
 
     def estimate(scope: str, quantity: str, draws, probabilities, mcse) -> Estimate:
@@ -360,7 +353,7 @@ def hierarchical(scores: Scores, first: str, second: str, *, rope: RopeLike = 0.
     return HierarchicalResult(
         first=first, second=second, rope=rope, idata=idata, next_masses=next_masses,
         draw_order=order,
-        population=estimate("population", "delta0", delta0, rope.shares(delta0),
+        population=estimate("population", "delta0", delta0, population_masses.mean(axis=0),
                             population_mcse),
         next_dataset=estimate("next_dataset", "delta_next", delta_next, next_masses.mean(axis=0),
                               next_mcse),

@@ -217,7 +217,9 @@ def to_user_scale(idata, data: dict, scale: float, datasets, rng: np.random.Gene
                   log_likelihood: bool, prior) -> az.InferenceData:
     """The posterior on the units of the scores, with datasets named, delta_i drawn given
     the sampled parameters, and alpha and beta given nu (the paper's prior of nu); ``rng``
-    draws them (the post-draws' stream of :class:`bayescomp.sampling.Seeds`)."""
+    draws them (the post-draws' stream of :class:`bayescomp.sampling.Seeds`). delta0's
+    conditional given the rest, N(``delta0_centre``, ``delta0_sd``) truncated to
+    +-``attrs["delta0_bound"]``, is kept for :mod:`bayescomp.models.region_masses`."""
     posterior = idata.posterior
 
     def per_dataset(values):
@@ -228,6 +230,11 @@ def to_user_scale(idata, data: dict, scale: float, datasets, rng: np.random.Gene
     delta0, sigma0 = posterior["delta0"].values, posterior["sigma0"].values
     sigma = posterior["sigma"].values
     variables = {"delta0": posterior["delta0"] * scale, "sigma0": posterior["sigma0"] * scale}
+    # delta0's conditional given the rest (normal, truncated to the bound), which
+    # bayescomp.models.region_masses reads the population's probabilities from
+    given = posterior["delta0_given"].values
+    for name, column in (("delta0_centre", 0), ("delta0_sd", 1)):
+        variables[name] = posterior["delta0"].copy(data=given[..., column] * scale)
     log_lambda = None
     if data["population"]:
         # nu from the sampled log(nu - 1): a nu within 1e-16 of 1 is exactly 1 in double
@@ -243,7 +250,8 @@ def to_user_scale(idata, data: dict, scale: float, datasets, rng: np.random.Gene
     delta = draw_delta(delta0, sigma0, sigma, log_lambda, data, rng)
     variables.update(delta=per_dataset(delta * scale), sigma=per_dataset(sigma * scale),
                      delta_next=posterior["delta_next"] * scale)
-    user = xr.Dataset(variables, attrs=posterior.attrs)
+    user = xr.Dataset(variables, attrs=dict(posterior.attrs,
+                                            delta0_bound=float(data["delta0_bound"]) * scale))
     groups = dict(posterior=user, sample_stats=idata.sample_stats)
     if log_likelihood:
         unit = _unit(data)

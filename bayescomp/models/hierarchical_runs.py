@@ -9,7 +9,6 @@ from bayescomp.decisions import THRESHOLD, too_close
 from bayescomp.models.convergence import ess_bulk, ess_tail
 from bayescomp.models.diagnostics import BFMI_MIN, Diagnostics
 from bayescomp.models.modes import probability_mcse
-from bayescomp.rope import Rope
 
 
 #: warm-up of a continued chain on an engine route that cannot keep the adapted step size
@@ -55,14 +54,12 @@ def reported_ess(idata) -> tuple[float, float]:
     return float(np.nanmin(ess_bulk(draws))), float(np.nanmin(ess_tail(draws)))
 
 
-def region_estimates(delta0: np.ndarray, next_masses: np.ndarray, rope: Rope) -> tuple:
+def region_estimates(population_masses: np.ndarray, next_masses: np.ndarray) -> tuple:
     """P(left / rope / right) and their Monte Carlo standard errors, from the chains as
-    sampled: ``((population, its errors), (next dataset, its errors))`` from delta0
-    (``delta0``: chain, draw) and the next dataset's per-draw masses (``next_masses``:
-    chain-major draws x 3)."""
-    indicators = rope.indicators(delta0)
+    sampled: ``((population, its errors), (next dataset, its errors))`` from each question's
+    per-draw masses (chain, draw, 3; :mod:`bayescomp.models.region_masses`)."""
     return tuple((values.reshape(-1, 3).mean(axis=0), probability_mcse(values))
-                 for values in (indicators, next_masses.reshape(indicators.shape)))
+                 for values in (population_masses, next_masses))
 
 
 def too_close_to_call(estimates: tuple, threshold: float = THRESHOLD) -> bool:

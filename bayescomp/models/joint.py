@@ -94,7 +94,7 @@ def pair_estimates(delta0: np.ndarray, next_masses: np.ndarray, order: np.ndarra
     estimates = []
     for p in range(n_pairs):
         (_, population_mcse), (_, next_mcse) = region_estimates(
-            delta0[..., p], next_masses[..., p, :].reshape(-1, 3), rope)
+            rope.indicators(delta0[..., p]), next_masses[..., p, :])
         estimates.append(((rope.shares(mixed_delta0[:, p]), population_mcse),
                           (mixed_masses[:, p].mean(axis=0), next_mcse)))
     return estimates

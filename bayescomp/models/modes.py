@@ -179,8 +179,8 @@ def probability_mcse(per_draw: np.ndarray) -> np.ndarray:
     return per_draw.reshape(-1, 3).std(axis=0) / np.sqrt(ess_bulk(per_draw))
 
 
-def _mode(idata, chains: tuple, weight: float, locators: dict, region_draws, next_draws, *,
-          var_names, max_treedepth) -> Mode:
+def _mode(idata, chains: tuple, weight: float, locators: dict, population_draws, next_draws,
+          *, var_names, max_treedepth) -> Mode:
     subset = idata.isel(chain=list(chains))
     check = diagnose(subset, var_names=var_names, max_treedepth=max_treedepth)
     rows = list(chains)
@@ -188,16 +188,16 @@ def _mode(idata, chains: tuple, weight: float, locators: dict, region_draws, nex
     return Mode(chains=chains, weight=float(weight), max_rhat=check.max_rhat,
                 min_ess_bulk=check.min_ess_bulk, min_ess_tail=check.min_ess_tail, ok=check.ok,
                 location={name: float(np.median(values[rows])) for name, values in locators.items()},
-                population=region_draws[rows].reshape(-1, 3).mean(axis=0),
+                population=population_draws[rows].reshape(-1, 3).mean(axis=0),
                 next_dataset=next_draws[rows].reshape(-1, 3).mean(axis=0),
-                population_mcse=probability_mcse(region_draws[rows]),
+                population_mcse=probability_mcse(population_draws[rows]),
                 next_dataset_mcse=probability_mcse(next_draws[rows]),
                 delta0_ess=min(ess_bulk(delta0), ess_tail(delta0)))
 
 
-def find_modes(idata, unconstrained: np.ndarray, log_density: Callable, next_masses: np.ndarray,
-               rope, *, rng: np.random.Generator, var_names,
-               max_treedepth: int) -> tuple[tuple, bool, int]:
+def find_modes(idata, unconstrained: np.ndarray, log_density: Callable,
+               population_masses: np.ndarray, next_masses: np.ndarray, *,
+               rng: np.random.Generator, var_names, max_treedepth: int) -> tuple[tuple, bool, int]:
     """The modes the chains of ``idata`` sit in, whether they are separate, and how many
     groups the chains form (:func:`cluster_chains`).
 
@@ -214,9 +214,9 @@ def find_modes(idata, unconstrained: np.ndarray, log_density: Callable, next_mas
         The sampled parameters on Stan's unconstrained scale.
     log_density : callable
         The posterior's unnormalised log density at points (n, dimension) of that scale.
-    next_masses : ndarray (chain * draw, 3)
-        Next-dataset P(left / rope / right) of every draw, chain by chain.
-    rope : Rope
+    population_masses, next_masses : ndarray (chain, draw, 3)
+        P(left / rope / right) of delta0 and of the next dataset, per draw
+        (:mod:`bayescomp.models.region_masses`).
     rng : numpy.random.Generator
         Draws the proposals that weigh separate modes (:func:`mode_weights`).
     var_names, max_treedepth
@@ -225,19 +225,18 @@ def find_modes(idata, unconstrained: np.ndarray, log_density: Callable, next_mas
     posterior = idata.posterior
     n_chains, n_draws = posterior.sizes["chain"], posterior.sizes["draw"]
     locators = {name: posterior[name].values for name in LOCATORS if name in posterior}
-    delta0 = posterior["delta0"].values
-    regions = rope.indicators(delta0)
+    population = population_masses.reshape(n_chains, n_draws, 3)
     masses = next_masses.reshape(n_chains, n_draws, 3)
     options = dict(var_names=var_names, max_treedepth=max_treedepth)
     groups = cluster_chains(locators)
     if len(groups) > 1:
-        modes = tuple(_mode(idata, group, np.nan, locators, regions, masses, **options)
+        modes = tuple(_mode(idata, group, np.nan, locators, population, masses, **options)
                       for group in groups)
         if all(m.ok for m in modes):
             weights = mode_weights(groups, unconstrained, log_density, rng)
             return (tuple(replace(m, weight=float(w)) for m, w in zip(modes, weights)), True,
                     len(groups))
-    return tuple(_mode(idata, (chain,), np.nan, locators, regions, masses, **options)
+    return tuple(_mode(idata, (chain,), np.nan, locators, population, masses, **options)
                  for chain in range(n_chains)), False, len(groups)
 
 

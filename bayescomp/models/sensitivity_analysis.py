@@ -2,10 +2,9 @@
 
 :func:`sensitivity` fits the hierarchical model once per prior and reads every ROPE width off
 the same draws: the posterior does not depend on the ROPE, only the regions the draws are
-counted in do. For each (prior, ROPE) it reports P(left / rope / right) of ``delta0`` (the
-share of draws in each region, as :func:`bayescomp.hierarchical` reports it) and of the next
-dataset (the posterior mean of the Student-t masses of ``delta_next``), with the decision at
-the threshold.
+counted in do. For each (prior, ROPE) it reports P(left / rope / right) of ``delta0`` and of
+the next dataset, from the per-draw masses :func:`bayescomp.hierarchical` reports them from
+(:mod:`bayescomp.models.region_masses`), with the decision at the threshold.
 
 (The module is not called ``sensitivity``: importing a submodule sets the package attribute
 of its name, which would hide the function ``bayescomp.sensitivity``.)
@@ -18,12 +17,12 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
-from scipy import stats
 
 from bayescomp.data.scores import Scores
 from bayescomp.decisions import THRESHOLD, decide, decide_modes
 from bayescomp.reportable import Reportable
 from bayescomp.models.modes import probability_mcse
+from bayescomp.models.region_masses import next_dataset_masses, population_masses
 from bayescomp.rope import Rope, region_labels
 
 if TYPE_CHECKING:
@@ -85,21 +84,6 @@ def _priors(priors) -> dict:
     if not chosen:
         raise ValueError(f"no prior given; choose from {sorted(_hierarchical.PRIORS)}")
     return chosen
-
-
-def next_dataset_masses(posterior, rope: Rope) -> np.ndarray:
-    """Per draw, the mass of the next dataset's delta left of, inside and right of ``rope``.
-
-    ``delta_next ~ Student-t(nu, delta0, sigma0)`` (normal when the posterior has no ``nu``
-    or it is infinite), its masses computed by :meth:`Rope.probabilities` as
-    :func:`bayescomp.hierarchical` does.
-    """
-    delta0, sigma0 = (posterior[v].values.reshape(-1) for v in ("delta0", "sigma0"))
-    if "nu" in posterior:
-        distribution = stats.t(posterior["nu"].values.reshape(-1), loc=delta0, scale=sigma0)
-    else:
-        distribution = stats.norm(loc=delta0, scale=sigma0)
-    return rope.probabilities(distribution)
 
 
 @dataclass(frozen=True)
@@ -222,21 +206,11 @@ def sensitivity(scores: Scores, first: str, second: str, *,
         posterior = fit.idata.posterior
         # the draws as the fit reports them (chains in several modes mixed by their weights)
         order = fit.draw_order
-        delta0 = posterior["delta0"].values.reshape(-1)[order]
-        # the same numbers as the fit's own at its ROPE, or this module has drifted from the
-        # model (e.g. a new prior whose next dataset is not Student-t)
-        check = next_dataset_masses(posterior, ropes[0])[order].mean(axis=0)
-        if not np.allclose(check, fit.next_dataset.probabilities, atol=1e-9):
-            raise RuntimeError(
-                f"prior {name!r}: next-dataset probabilities {check} differ from the model's "
-                f"{fit.next_dataset.probabilities}; bayescomp.models.sensitivity_analysis.next_dataset_masses needs updating")
-        shape = (posterior.sizes["chain"], posterior.sizes["draw"], 3)
         for rope in ropes:
-            masses = next_dataset_masses(posterior, rope)
-            # per draw, chain by chain: the region delta0 is in, the next dataset's masses
-            for quantity, p, per_draw in (
-                    ("delta0", rope.shares(delta0), rope.indicators(posterior["delta0"].values)),
-                    ("next", masses[order].mean(axis=0), masses.reshape(shape))):
+            # per draw, chain by chain: each question's masses (the fit's own estimators)
+            for quantity, per_draw in (("delta0", population_masses(posterior, rope)),
+                                       ("next", next_dataset_masses(posterior, rope))):
+                p = per_draw.reshape(-1, 3)[order].mean(axis=0)
                 rows.append(dict(
                     prior=name, rope=(rope.high - rope.low) / 2, rope_low=rope.low + 0.0,  # not -0
                     rope_high=rope.high, quantity=quantity, p_left=p[0], p_rope=p[1],
