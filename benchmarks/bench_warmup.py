@@ -4,6 +4,7 @@ Run from the repository root::
 
     python benchmarks/bench_warmup.py                          # 1000, 500, 400; seeds 1, 2
     python benchmarks/bench_warmup.py --warmups 1000 300 --seeds 1 --max-datasets 54
+    python benchmarks/bench_warmup.py --sizes 54 400 1000   # bench_vs_baycomp's pairs instead
 
 Every collection of ``bench_hard_collections.py`` (up to ``--max-datasets``) is fitted with
 ``bc.hierarchical`` at each warm-up length, the lengths interleaved collection by collection
@@ -13,6 +14,10 @@ target). Per warm-up: the whole grid's seconds and its ratio to the first length
 same run, the fits that needed more than one attempt, the rows that are not clean or not
 reliable, and the rows whose decisions (population, next dataset) differ from the first
 length's on the same seed. Appends its table to ``benchmarks/results/warmup.md``.
+
+With ``--sizes``, the collections are instead ``bench_vs_baycomp.py``'s easy and
+near-identical pairs at those numbers of datasets (seed 2 of the fit, as there), and the
+table gives each fit's seconds, ESS of delta0 and ESS per second at each warm-up length.
 """
 from __future__ import annotations
 
@@ -24,7 +29,10 @@ from pathlib import Path
 
 import pandas as pd
 
+import arviz as az
+import bayescomp as bc
 from bench_hard_collections import _row, collections
+from bench_vs_baycomp import PAIRS, ROPE, collection
 
 RESULTS = Path(__file__).resolve().parent / "results" / "warmup.md"
 
@@ -34,8 +42,12 @@ def main(argv=None) -> pd.DataFrame:
     parser.add_argument("--warmups", type=int, nargs="+", default=[1000, 500, 400])
     parser.add_argument("--seeds", type=int, nargs="+", default=[1, 2])
     parser.add_argument("--max-datasets", type=int, default=100)
+    parser.add_argument("--sizes", type=int, nargs="+",
+                        help="bench_vs_baycomp's pairs at these sizes instead of the grid")
     parser.add_argument("--out", default=str(RESULTS))
     args = parser.parse_args(argv)
+    if args.sizes:
+        return _sizes(args)
     load = os.getloadavg()[0]
     started = time.perf_counter()
     rows = []
@@ -77,6 +89,41 @@ def main(argv=None) -> pd.DataFrame:
         out.write_text("# The hierarchical model's warm-up length on the hard grid "
                        "(benchmarks/bench_warmup.py)\n")
     with out.open("a") as handle:
+        handle.write(text)
+    return table
+
+
+def _sizes(args) -> pd.DataFrame:
+    """bench_vs_baycomp's pairs at ``args.sizes`` datasets, every warm-up length in turn."""
+    import warnings
+
+    load, started, rows = os.getloadavg()[0], time.perf_counter(), []
+    for size in args.sizes:
+        for pair in PAIRS:
+            scores = collection(pair, size)
+            for warmup in args.warmups:
+                begun = time.perf_counter()
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")
+                    result = bc.hierarchical(scores, "a", "b", rope=ROPE, seed=2,
+                                             iter_warmup=warmup)
+                seconds = time.perf_counter() - begun
+                ess = float(az.ess(result.idata.posterior["delta0"].values))
+                rows.append(dict(pair=pair, datasets=size, warmup=warmup, seconds=seconds,
+                                 ess_delta0=ess, ess_per_second=ess / seconds,
+                                 draws=result.settings["iter_sampling"],
+                                 decision=result.population.decision()))
+                print(rows[-1], flush=True)
+    table = pd.DataFrame(rows)
+    first = table[table.warmup == args.warmups[0]].set_index(["pair", "datasets"]).seconds
+    table["vs_first"] = [r.seconds / first[(r.pair, r.datasets)] for r in table.itertuples()]
+    text = (f"\n## {time.strftime('%Y-%m-%d')}: bench_vs_baycomp's pairs at {args.sizes} "
+            f"datasets, warm-ups {args.warmups}\n\nPython {platform.python_version()}, "
+            f"{os.cpu_count()} cores, load {load:.1f} at the start; whole run "
+            f"{(time.perf_counter() - started) / 60:.1f} min; warm (compiled, loaded).\n\n```\n"
+            + table.to_string(index=False, float_format=lambda v: f"{v:.3g}") + "\n```\n")
+    print(text)
+    with Path(args.out).open("a") as handle:
         handle.write(text)
     return table
 

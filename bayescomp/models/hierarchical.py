@@ -149,7 +149,11 @@ def hierarchical(scores: Scores, first: str, second: str, *, rope: RopeLike = 0.
     chains, iter_warmup, iter_sampling, adapt_delta, max_treedepth
         NUTS settings.
         ``adapt_delta`` defaults to 0.95 rather than Stan's 0.8: with few datasets the
-        posterior of (nu, sigma0) is heavy-tailed, and a gradient here is cheap.
+        posterior of (nu, sigma0) is heavy-tailed, and a gradient here is cheap. (At 0.8 a
+        54-dataset fit is about 1.4 times as fast, but on near-identical pairs the chains
+        cross between the posterior's two modes far less often. A warm-up of 400 saves a
+        fifth of the time up to 100 datasets, but left a near-identical pair of 1,000
+        datasets unreliable after its retries: ``benchmarks/results/warmup.md``.)
     seed : int, optional
         In ``[0, 2**31 - 1]``; drawn when None. Recorded as given (``settings["seed"]``); it
         makes the fit reproducible. Every random step draws from its own stream spawned from
