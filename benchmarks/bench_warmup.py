@@ -25,11 +25,12 @@ import argparse
 import os
 import platform
 import time
+import warnings
 from pathlib import Path
 
+import arviz as az
 import pandas as pd
 
-import arviz as az
 import bayescomp as bc
 from bench_hard_collections import _row, collections
 from bench_vs_baycomp import PAIRS, ROPE, collection
@@ -95,8 +96,6 @@ def main(argv=None) -> pd.DataFrame:
 
 def _sizes(args) -> pd.DataFrame:
     """bench_vs_baycomp's pairs at ``args.sizes`` datasets, every warm-up length in turn."""
-    import warnings
-
     load, started, rows = os.getloadavg()[0], time.perf_counter(), []
     for size in args.sizes:
         for pair in PAIRS:
