@@ -12,9 +12,12 @@ same data, ``prepare`` of :func:`bayescomp.validation.simulate.benchmark_collect
 sigma0 0.02), the programs interleaved seed by seed so that the load of a shared machine falls
 on all alike. The cost of a step is CmdStan's sampling seconds (summed over chains, warm-up
 excluded) over the leapfrog steps of the kept draws (``n_steps``). Also printed: the min bulk
-ESS of sigma0 and nu per sampling second, and the largest difference of the posterior means
+ESS of sigma0 and nu per sampling second, the wall time of the whole fit (warm-up included)
+with delta0's bulk ESS per wall second, and the largest difference of the posterior means
 of sigma0 and nu from the first program's, in Monte Carlo standard errors (the programs
-sample one posterior).
+sample one posterior). ``--pair near-identical`` samples
+:func:`~bayescomp.validation.simulate.near_identical_collection` (seed 1) instead; its
+posterior has two modes, so its ESS measures crossings, and its times are what to compare.
 """
 from __future__ import annotations
 
@@ -22,6 +25,7 @@ import argparse
 import hashlib
 import re
 import subprocess
+import time
 import warnings
 from pathlib import Path
 
@@ -29,12 +33,13 @@ import arviz as az
 import numpy as np
 import pandas as pd
 import xarray as xr
+from scipy import special
 
 from bayescomp import sampling
 from bayescomp.models.hierarchical import PRIORS
 from bayescomp.models.hierarchical_program import initial_values, prepare
 from bayescomp.sampling import cmdstanpy_engine
-from bayescomp.validation.simulate import benchmark_collection
+from bayescomp.validation.simulate import benchmark_collection, near_identical_collection
 
 ROOT = Path(__file__).resolve().parents[1]
 SETTINGS = dict(chains=4, iter_warmup=1000, iter_sampling=1000, adapt_delta=0.95)
@@ -48,10 +53,24 @@ def program(revision: str) -> str:
                           check=True, capture_output=True, text=True).stdout
 
 
+def inits_for(code: str, data: dict, seed: int) -> list:
+    """The package's initial values, with sigma_i given as the program declares it: programs
+    before device 10 sample sigma_i itself, later ones its offset and scaled log-odds u_i."""
+    inits = initial_values(data, SETTINGS["chains"], sampling.Seeds(seed).generator("initial_values"))
+    source = (ROOT / "stan" / "hierarchical.stan").read_text() if code == "hierarchical" else code
+    if "sigma_log_odds" not in source:
+        lower, width = np.asarray(data["sigma_lower"], dtype=float), data["sigma_upper"]
+        for chain in inits:
+            share = special.expit(np.asarray(chain.pop("sigma_log_odds")))
+            chain["sigma"] = (lower + (width - lower) * share).tolist()
+    return inits
+
+
 def measure(code: str, data: dict, seed: int) -> dict:
+    start = time.perf_counter()
     idata = sampling.sample(code, data, backend="cmdstanpy", seed=seed,
-                            inits=initial_values(data, SETTINGS["chains"],
-                                                 sampling.Seeds(seed).generator("initial_values")), **SETTINGS)
+                            inits=inits_for(code, data, seed), **SETTINGS)
+    wall = time.perf_counter() - start
     seconds = float(np.sum(idata.attrs["stan_seconds"]))
     steps = int(idata.sample_stats["n_steps"].values.sum())
     # nu from log(nu - 1) (an array of size 1; the oldest programs report no nu)
@@ -59,10 +78,11 @@ def measure(code: str, data: dict, seed: int) -> dict:
     posterior = xr.Dataset({"sigma0": idata.posterior["sigma0"],
                             "nu": 1 + np.exp(log_nu.isel({log_nu.dims[-1]: 0}))})
     ess = az.ess(posterior[["sigma0", "nu"]])
+    delta0_ess = float(az.ess(idata.posterior["delta0"].values))
     mcse = az.mcse(posterior[["sigma0", "nu"]])
     # whether two programs gave the very same draws
     digest = hashlib.sha1(idata.posterior["sigma0"].values.tobytes()).hexdigest()[:12]
-    return dict(seconds=seconds, steps=steps, ms_per_step=1e3 * seconds / steps, digest=digest,
+    return dict(wall=wall, delta0_ess_per_wall_s=delta0_ess / wall, seconds=seconds, steps=steps, ms_per_step=1e3 * seconds / steps, digest=digest,
                 ess_per_s=min(float(ess[v]) for v in ("sigma0", "nu")) / seconds,
                 divergences=int(idata.sample_stats["diverging"].values.sum()),
                 **{f"mean_{v}": float(posterior[v].mean()) for v in ("sigma0", "nu")},
@@ -75,6 +95,8 @@ def main():
     parser.add_argument("--sizes", type=int, nargs="+", default=[54, 1000])
     parser.add_argument("--against", nargs="*", default=["main", "a5f7427"],
                         help="git revisions whose stan/hierarchical.stan is measured too")
+    parser.add_argument("--pair", choices=["easy", "near-identical"], default="easy",
+                        help="benchmark_collection (sigma0 0.02) or near_identical_collection")
     parser.add_argument("--O1", action="store_true",
                         help="also the working tree's program compiled with stanc's --O1")
     args = parser.parse_args()
@@ -86,7 +108,8 @@ def main():
         programs["work, O1"] = program("work")
     rows = []
     for size in args.sizes:
-        scores = benchmark_collection(size, seed=1, sigma0=0.02).scores
+        scores = (benchmark_collection(size, seed=1, sigma0=0.02) if args.pair == "easy"
+                  else near_identical_collection(size, seed=1)).scores
         data, _ = prepare(scores, "a", "b", PRIORS["paper"])
         for seed in range(1, args.seeds + 1):
             for name, code in programs.items():
@@ -101,6 +124,8 @@ def main():
     summary = table.groupby(["datasets", "program"]).agg(
         ms_per_step_median=("ms_per_step", "median"), ms_per_step_min=("ms_per_step", "min"),
         ms_per_step_max=("ms_per_step", "max"), ess_per_s_median=("ess_per_s", "median"),
+        wall_median=("wall", "median"), wall_total=("wall", "sum"),
+        delta0_ess_per_wall_s_median=("delta0_ess_per_wall_s", "median"),
         divergences=("divergences", "sum"))
     print(summary.to_string())
     # the programs sample one posterior: their means differ by Monte Carlo error

@@ -15,10 +15,10 @@
 //   alpha        ~ U(alpha_lower, alpha_upper),  beta ~ U(beta_lower, beta_upper)
 // With population = 0 (the "gaussian" prior) delta_i ~ N(delta0, sigma0^2) and there is no nu.
 //
-// Sampled: sigma0, sigma_i, log(nu - 1) and z_i = lambda_z[i] (below). Drawn afterwards from
-// their exact conditionals: delta0 here (generated quantities); delta_i, alpha and beta by the
-// caller (hierarchical_program.draw_delta, nu_prior.draw_alpha_beta). The devices, each with
-// where it is exact and its error:
+// Sampled: sigma0, u_i (sigma_i's log-odds, device 10), log(nu - 1) and z_i = lambda_z[i]
+// (device 5). Drawn afterwards from their exact conditionals: delta0 here (generated
+// quantities); delta_i, alpha and beta by the caller (hierarchical_program.draw_delta,
+// nu_prior.draw_alpha_beta). The devices, each with where it is exact and its error:
 // 1. Sufficient statistics. x_i enters through its mean m_i ~ N(delta_i, sigma_i^2 v_i),
 //    v_i = rho_i + (1 - rho_i) / n_i, and its sum of squared deviations ss_i ~ sigma_i^2
 //    (1 - rho_i) chi^2(n_i - 1), independent: the multivariate normal's density factorises
@@ -71,6 +71,17 @@
 //    4e-12) its error grows to 0.03 at u = -50; above the end the log density is below -600.
 // 9. Rounding: exp(L) - 1 - L is taken as expm1(L) - L, which loses about 1e-16 |L|,
 //    negligible even times nu / 2 = 1e20.
+// 10. sigma_i's coordinates. u_i = logit((sigma_i - floor_i) / (sigma_bar - floor_i)), Stan's
+//    coordinate for a bounded sigma_i, offset and scaled by the posterior that ss_i alone gives
+//    sigma_i: its mode s_i = sqrt(S_i / (n_i - 1)) and log(sigma_i)'s sd 1 / sqrt(2 (n_i - 1)),
+//    times d u_i / d log(sigma_i) at s_i (s_i held at most halfway up the interval, where
+//    that derivative is steady). Where s_i <= 2 floor_i (near-constant differences)
+//    sigma_i - floor_i is about exponential with mean floor_i / (n_i - 1): u_i is offset by the
+//    log of that mean's share of the interval, scale 1. Exact: only coordinates (the log
+//    density adds the Jacobian log((sigma_i - floor_i) (sigma_bar - sigma_i)), up to a
+//    constant). (Why: under Stan's own log-odds the unit metric that warm-up starts from is
+//    about 14 times too wide for u_i at n_i = 100, and the first iterations take tiny steps;
+//    benchmarks/results/warmup.md.)
 functions {
 #include scale_mixture.stanfunctions
 
@@ -136,10 +147,26 @@ transformed data {
   vector[n_datasets] deviation = mean_diff - median;
   vector[n_datasets] offset2 = square(deviation);
   vector[n_datasets] se2 = fmax(ss ./ (exponent .* (1 - rho)), square(sigma_lower)) .* mean_share;
+  // the offset and scale of u_i (device 10)
+  vector[n_datasets] sigma_width = sigma_upper - sigma_lower;
+  vector[n_datasets] sigma_offset;
+  vector[n_datasets] sigma_scale;
+  for (i in 1:n_datasets) {
+    real spread = sqrt(ss_contrasts[i] / exponent[i]);
+    if (spread > 2 * sigma_lower[i]) {
+      real mode = fmin(spread, 0.5 * (sigma_lower[i] + sigma_upper));
+      sigma_offset[i] = logit((mode - sigma_lower[i]) / sigma_width[i]);
+      sigma_scale[i] = sigma_width[i] * mode
+                       / ((mode - sigma_lower[i]) * (sigma_upper - mode) * sqrt(2 * exponent[i]));
+    } else {
+      sigma_offset[i] = logit(sigma_lower[i] / (exponent[i] * sigma_width[i]));
+      sigma_scale[i] = 1;
+    }
+  }
 }
 parameters {
   real<lower=0, upper=sigma0_upper> sigma0;
-  vector<lower=sigma_lower, upper=sigma_upper>[n_datasets] sigma;
+  vector<offset=sigma_offset, multiplier=sigma_scale>[n_datasets] sigma_log_odds;  // u_i
   array[population] real log_nu_minus_one;
   vector[n_lambda] lambda_z;                // z_i, the z-score of log(lambda_i) (device 5)
 }
@@ -151,6 +178,17 @@ transformed parameters {
   vector[n_lambda] log_lambda;              // log(lambda_i)
   real log_lambda_density = 0;              // log density of the z_i (devices 2, 5, 6, 9)
   vector[3] delta0_given;                   // delta0_marginal: [centre, sd, log integral]
+  vector[n_datasets] sigma;
+  // the log Jacobian of u_i -> sigma_i (device 10), log(share) + log(1 - share) = u + 2 log(1 -
+  // share), its constant sum(log(sigma_bar - floor_i)) dropped. (Where u_i > 36.7 the share
+  // rounds to 1 and the log density to -infinity: sigma_i within 1e-16 of sigma_bar, a
+  // posterior mass below 1e-16.)
+  real sigma_jacobian;
+  {
+    vector[n_datasets] share = inv_logit(sigma_log_odds);   // sigma_i's place in its interval
+    sigma = fma(sigma_width, share, sigma_lower);
+    sigma_jacobian = sum(sigma_log_odds) + 2 * sum(log1m(share));
+  }
   {
     real sigma0_sq = square(sigma0);
     vector[n_datasets] variance;            // T_i (device 3)
@@ -177,7 +215,8 @@ transformed parameters {
   }
 }
 model {
-  // uniform priors of sigma0 and sigma_i: constants (their bounds are the parameters')
+  // uniform priors of sigma0 and sigma_i: constants inside their bounds; u_i's Jacobian
+  target += sigma_jacobian;
   if (population) {
     target += tabulated(log_nu_minus_one[1], nu_prior_start, nu_prior_step,
                         nu_prior_log_density, nu_prior_slope);   // log(nu - 1), device 8

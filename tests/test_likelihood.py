@@ -42,7 +42,8 @@ def test_stan_log_density_equals_scipy(pystan_backend, population):
     out as a rank-one covariance term and delta0 by quadrature, lambda_i's Gamma(nu/2, nu/2)
     density on the log scale, standardised by the approximate conditional of log_mixing
     (nu/2 below and above 10, where the program switches to Stirling's series), the
-    paper's prior of nu, and the uniform priors through their logit transforms."""
+    paper's prior of nu, and the Jacobian of sigma_i's log-odds u_i, which the program writes
+    in its model block."""
     import stan
 
     rng = np.random.default_rng(11)
@@ -62,7 +63,8 @@ def test_stan_log_density_equals_scipy(pystan_backend, population):
     model = stan.build(code, data=data, random_seed=1)
 
     def point(sigma0, sigma, nu, lambda_z):
-        values = dict(sigma0=sigma0, sigma=list(sigma))
+        share = (sigma - lower) / (upper - lower)
+        values = dict(sigma0=sigma0, sigma_log_odds=list(np.log(share / (1 - share))))
         if population:
             values.update(log_nu_minus_one=[float(np.log(nu - 1))], lambda_z=list(lambda_z))
         return values
@@ -97,6 +99,9 @@ def test_stan_log_density_equals_scipy(pystan_backend, population):
             total += np.sum(stats.gamma.logpdf(weight, half, scale=1 / half) + log_lambda
                             + np.log(sd_log)) + log_prior_nu(nu)
             tau = sigma0 / np.sqrt(weight)
+        # the program samples sigma_i's log-odds u_i and writes their Jacobian in the model
+        # block, so the density is of (sigma0, u, ...) even without adjust_transform
+        total += np.sum(np.log(sigma - lower) + np.log(upper - sigma))
         return total + marginal_loglik(xs, rho, sigma, tau, bound)
 
     z = np.array([0.3, -1.2, 0.8, 2.0, -0.4, 0.1])

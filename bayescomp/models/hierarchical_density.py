@@ -68,6 +68,25 @@ def bounded(u: np.ndarray, lower, upper) -> tuple[np.ndarray, np.ndarray]:
             np.log(width) - np.logaddexp(0, u) - np.logaddexp(0, -u))
 
 
+def sigma_coordinates(data: dict) -> tuple[np.ndarray, np.ndarray]:
+    """The offset and scale of u_i, the log-odds of sigma_i in (floor_i, sigma_bar) that the
+    program samples (device 10): u_i at the mode that ss_i alone gives sigma_i (at most
+    halfway up the interval), and the approximate posterior sd there."""
+    exponent = np.asarray(data["n_scores"], dtype=float) - 1
+    lower = np.asarray(data["sigma_lower"], dtype=float)
+    upper = data["sigma_upper"]
+    width = upper - lower
+    spread = np.sqrt(np.asarray(data["ss"], float) / (1 - np.asarray(data["rho"], float))
+                     / exponent)
+    spread_known = spread > 2 * lower
+    mode = np.where(spread_known, np.minimum(spread, 0.5 * (lower + upper)), 2 * lower)
+    offset = np.where(spread_known, special.logit((mode - lower) / width),
+                      special.logit(lower / (exponent * width)))
+    scale = np.where(spread_known, width * mode / ((mode - lower) * (upper - mode)
+                                                  * np.sqrt(2 * exponent)), 1.0)
+    return offset, scale
+
+
 def log_density(data: dict, points: np.ndarray) -> np.ndarray:
     """The program's log density (Jacobians included, constants as Stan drops them) at
     ``points`` (..., dimension), laid out as
@@ -86,8 +105,13 @@ def log_density(data: dict, points: np.ndarray) -> np.ndarray:
     se2 = np.maximum(ss / (exponent * (1 - rho)), lower ** 2) * mean_share
 
     sigma0, target = bounded(points[..., 0], 0.0, data["sigma0_upper"])
-    sigma, jacobian = bounded(points[..., 1:1 + q], lower, data["sigma_upper"])
-    target = target + jacobian.sum(axis=-1)
+    # u_i = offset_i + scale_i x, sigma_i in (floor_i, sigma_bar) by its log-odds u_i; the
+    # Jacobian's constant log(sigma_bar - floor_i) dropped as the program does (device 10)
+    offset, scale = sigma_coordinates(data)
+    log_odds = offset + scale * points[..., 1:1 + q]
+    sigma = lower + (data["sigma_upper"] - lower) * special.expit(log_odds)
+    target = target + (np.log(scale) - np.logaddexp(0, log_odds)
+                       - np.logaddexp(0, -log_odds)).sum(axis=-1)
     sigma0_sq = sigma0[..., None] ** 2
     if data["population"]:
         log_nu_minus_one = points[..., 1 + q]

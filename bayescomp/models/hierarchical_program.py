@@ -16,6 +16,7 @@ import numpy as np
 import xarray as xr
 
 from bayescomp.models import nu_prior
+from bayescomp.models.hierarchical_density import sigma_coordinates
 from bayescomp.data.scores import Scores
 from bayescomp.exceptions import ConstantDifferencesWarning
 from bayescomp.models.likelihood import compound_symmetric_logpdf
@@ -148,7 +149,8 @@ def initial_values(data: dict, chains: int, rng: np.random.Generator) -> list[di
         start = np.maximum(fold_sd, 1.05 * floor) * np.exp(rng.uniform(0, 0.2, size))
         chain = dict(
             sigma0=float(min(sigma0 * np.exp(rng.uniform(-1, 1)), 0.5 * data["sigma0_upper"])),
-            sigma=np.minimum(start, 0.5 * data["sigma_upper"]).tolist())
+            sigma_log_odds=_log_odds(np.minimum(start, 0.5 * data["sigma_upper"]), floor,
+                                     data["sigma_upper"]).tolist())
         if data["population"]:
             chain.update(log_nu_minus_one=[float(log_nu_minus_one)],
                          lambda_z=rng.uniform(-1, 1, size).tolist())
@@ -158,21 +160,19 @@ def initial_values(data: dict, chains: int, rng: np.random.Generator) -> list[di
 
 def continuation_inits(idata, data: dict) -> list[dict]:
     """Each chain's last draw as initial values, so that a continued fit picks up where the
-    chain stopped. Values are nudged inside their bounds: a draw next to a bound (a sigma_i
-    at its floor) can equal it in double precision, where Stan rejects an initial value."""
+    chain stopped. sigma0 is nudged inside its bounds: a draw next to a bound can equal it in
+    double precision, where Stan rejects an initial value. The sigma_i are given as their
+    log-odds u_i, which have no bounds."""
     posterior = idata.posterior
     margin = 1e-6
-    lower = np.asarray(data["sigma_lower"], dtype=float)
     inits = []
     for chain in range(posterior.sizes["chain"]):
         last = posterior.isel(chain=chain, draw=-1)
         sigma0 = float(last["sigma0"])
-        sigma = np.asarray(last["sigma"].values, dtype=float)
         init = dict(
             sigma0=float(np.clip(sigma0, margin * data["sigma0_upper"],
                                  (1 - margin) * data["sigma0_upper"])),
-            sigma=np.clip(sigma, lower * (1 + margin),
-                          (1 - margin) * data["sigma_upper"]).tolist())
+            sigma_log_odds=np.ravel(last["sigma_log_odds"].values).tolist())
         if data["population"]:
             init.update(log_nu_minus_one=np.ravel(last["log_nu_minus_one"].values).tolist(),
                         lambda_z=np.ravel(last["lambda_z"].values).tolist())
@@ -262,22 +262,23 @@ def to_user_scale(idata, data: dict, scale: float, datasets, rng: np.random.Gene
     return az.InferenceData(**groups)
 
 
+def _log_odds(value, lower, upper):
+    share = (value - lower) / (upper - lower)
+    # a draw next to a bound can equal it in double precision
+    share = np.clip(share, 1e-12, 1 - 1e-12)
+    return np.log(share) - np.log1p(-share)
+
+
 def unconstrained(idata, data: dict) -> np.ndarray:
     """The sampled parameters on Stan's unconstrained scale, (chain, draw, dimension): where
-    ``lp__`` is the log density. sigma0 on (0, upper) and every sigma_i on (lower_i, upper)
-    by the log-odds of their place in the interval, log(nu - 1) and the z-scores as they are.
+    ``lp__`` is the log density. sigma0 on (0, upper) by the log-odds of its place in the
+    interval, the log-odds u_i of the sigma_i offset and scaled as the program declares
+    them, log(nu - 1) and the z-scores as they are.
     """
     posterior = idata.posterior
-
-    def log_odds(value, lower, upper):
-        share = (value - lower) / (upper - lower)
-        # a draw next to a bound can equal it in double precision
-        share = np.clip(share, 1e-12, 1 - 1e-12)
-        return np.log(share) - np.log1p(-share)
-
-    columns = [log_odds(posterior["sigma0"].values, 0.0, data["sigma0_upper"])[..., None],
-               log_odds(posterior["sigma"].values, np.asarray(data["sigma_lower"], dtype=float),
-                        data["sigma_upper"])]
+    offset, scale = sigma_coordinates(data)
+    columns = [_log_odds(posterior["sigma0"].values, 0.0, data["sigma0_upper"])[..., None],
+               (posterior["sigma_log_odds"].values - offset) / scale]
     if data["population"]:
         log_nu = posterior["log_nu_minus_one"].values
         columns += [log_nu.reshape(log_nu.shape[:2] + (-1,)), posterior["lambda_z"].values]
