@@ -82,7 +82,8 @@ def measure(code: str, data: dict, seed: int) -> dict:
     mcse = az.mcse(posterior[["sigma0", "nu"]])
     # whether two programs gave the very same draws
     digest = hashlib.sha1(idata.posterior["sigma0"].values.tobytes()).hexdigest()[:12]
-    return dict(wall=wall, delta0_ess_per_wall_s=delta0_ess / wall, seconds=seconds, steps=steps, ms_per_step=1e3 * seconds / steps, digest=digest,
+    return dict(wall=wall, delta0_ess_per_wall_s=delta0_ess / wall, seconds=seconds,
+                steps=steps, ms_per_step=1e3 * seconds / steps, digest=digest,
                 ess_per_s=min(float(ess[v]) for v in ("sigma0", "nu")) / seconds,
                 divergences=int(idata.sample_stats["diverging"].values.sum()),
                 **{f"mean_{v}": float(posterior[v].mean()) for v in ("sigma0", "nu")},

@@ -81,8 +81,9 @@
 //    density adds the Jacobian log((sigma_i - floor_i) (sigma_bar - sigma_i)), up to a
 //    constant). (Why: under Stan's own log-odds the unit metric that warm-up starts from is
 //    about 14 times too wide for u_i at n_i = 100, and the first iterations take tiny steps;
-//    offset and scaled, warm-up takes 0.70-0.73x the time, a whole fit 0.85-0.87x at 54 and
-//    400 datasets; benchmarks/results/warmup.md.)
+//    offset and scaled, warm-up takes 0.70-0.73x the time and a whole fit 0.85-0.87x at 54 and
+//    400 datasets through cmdstanpy, 0.89x and 0.96x through the package's engine;
+//    benchmarks/results/warmup.md.)
 functions {
 #include scale_mixture.stanfunctions
 
