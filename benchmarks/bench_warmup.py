@@ -5,6 +5,7 @@ Run from the repository root::
     python benchmarks/bench_warmup.py                          # 1000, 500, 400; seeds 1, 2
     python benchmarks/bench_warmup.py --warmups 1000 300 --seeds 1 --max-datasets 54
     python benchmarks/bench_warmup.py --sizes 54 400 1000   # bench_vs_baycomp's pairs instead
+    python benchmarks/bench_warmup.py --sizes 1000 --pairs near-identical --seeds 1 2 3
 
 Every collection of ``bench_hard_collections.py`` (up to ``--max-datasets``) is fitted with
 ``bc.hierarchical`` at each warm-up length, the lengths interleaved collection by collection
@@ -16,8 +17,9 @@ reliable, and the rows whose decisions (population, next dataset) differ from th
 length's on the same seed. Appends its table to ``benchmarks/results/warmup.md``.
 
 With ``--sizes``, the collections are instead ``bench_vs_baycomp.py``'s easy and
-near-identical pairs at those numbers of datasets (seed 2 of the fit, as there), and the
-table gives each fit's seconds, ESS of delta0 and ESS per second at each warm-up length.
+near-identical pairs at those numbers of datasets (``--pairs`` picks, ``--seeds`` are the
+fitting seeds; bench_vs_baycomp fits with seed 2), and the table gives each fit's seconds,
+attempts, ESS of delta0 and ESS per second at each warm-up length.
 """
 from __future__ import annotations
 
@@ -45,6 +47,8 @@ def main(argv=None) -> pd.DataFrame:
     parser.add_argument("--max-datasets", type=int, default=100)
     parser.add_argument("--sizes", type=int, nargs="+",
                         help="bench_vs_baycomp's pairs at these sizes instead of the grid")
+    parser.add_argument("--pairs", nargs="+", choices=list(PAIRS), default=list(PAIRS),
+                        help="with --sizes: which of bench_vs_baycomp's pairs")
     parser.add_argument("--out", default=str(RESULTS))
     args = parser.parse_args(argv)
     if args.sizes:
@@ -98,26 +102,19 @@ def _sizes(args) -> pd.DataFrame:
     """bench_vs_baycomp's pairs at ``args.sizes`` datasets, every warm-up length in turn."""
     load, started, rows = os.getloadavg()[0], time.perf_counter(), []
     for size in args.sizes:
-        for pair in PAIRS:
+        for pair in args.pairs:
             scores = collection(pair, size)
-            for warmup in args.warmups:
-                begun = time.perf_counter()
-                with warnings.catch_warnings():
-                    warnings.simplefilter("ignore")
-                    result = bc.hierarchical(scores, "a", "b", rope=ROPE, seed=2,
-                                             iter_warmup=warmup)
-                seconds = time.perf_counter() - begun
-                ess = float(az.ess(result.idata.posterior["delta0"].values))
-                rows.append(dict(pair=pair, datasets=size, warmup=warmup, seconds=seconds,
-                                 ess_delta0=ess, ess_per_second=ess / seconds,
-                                 draws=result.settings["iter_sampling"],
-                                 decision=result.population.decision()))
-                print(rows[-1], flush=True)
+            for seed in args.seeds:
+                for warmup in args.warmups:
+                    rows.append(_fit_row(scores, pair, size, seed, warmup))
+                    print(rows[-1], flush=True)
     table = pd.DataFrame(rows)
-    first = table[table.warmup == args.warmups[0]].set_index(["pair", "datasets"]).seconds
-    table["vs_first"] = [r.seconds / first[(r.pair, r.datasets)] for r in table.itertuples()]
-    text = (f"\n## {time.strftime('%Y-%m-%d')}: bench_vs_baycomp's pairs at {args.sizes} "
-            f"datasets, warm-ups {args.warmups}\n\nPython {platform.python_version()}, "
+    first = table[table.warmup == args.warmups[0]].set_index(["pair", "datasets", "seed"])
+    table["vs_first"] = [r.seconds / first.seconds[(r.pair, r.datasets, r.seed)]
+                         for r in table.itertuples()]
+    text = (f"\n## {time.strftime('%Y-%m-%d')}: bench_vs_baycomp's pairs {args.pairs} at "
+            f"{args.sizes} datasets, fitting seeds {args.seeds}, warm-ups {args.warmups}"
+            f"\n\nPython {platform.python_version()}, "
             f"{os.cpu_count()} cores, load {load:.1f} at the start; whole run "
             f"{(time.perf_counter() - started) / 60:.1f} min; warm (compiled, loaded).\n\n```\n"
             + table.to_string(index=False, float_format=lambda v: f"{v:.3g}") + "\n```\n")
@@ -125,6 +122,21 @@ def _sizes(args) -> pd.DataFrame:
     with Path(args.out).open("a") as handle:
         handle.write(text)
     return table
+
+
+def _fit_row(scores, pair: str, size: int, seed: int, warmup: int) -> dict:
+    """One package-default fit of a pair at a warm-up length: its seconds, ESS and verdict."""
+    begun = time.perf_counter()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        result = bc.hierarchical(scores, "a", "b", rope=ROPE, seed=seed, iter_warmup=warmup)
+    seconds = time.perf_counter() - begun
+    ess = float(az.ess(result.idata.posterior["delta0"].values))
+    return dict(pair=pair, datasets=size, seed=seed, warmup=warmup, seconds=seconds,
+                ess_delta0=ess, ess_per_second=ess / seconds,
+                attempts=len(result.settings["attempts"]),
+                draws=int(result.idata.posterior.sizes["draw"]),
+                decision=result.population.decision())
 
 
 if __name__ == "__main__":

@@ -4,12 +4,15 @@ import dataclasses
 import importlib
 import warnings
 
+import arviz as az
 import numpy as np
 import pytest
 
 import bayescomp as bc
 from bayescomp import plots
-from bayescomp.models.hierarchical_runs import safer_run
+from bayescomp.models.diagnostics import BFMI_MIN, diagnose
+from bayescomp.models.hierarchical_runs import (energy_explained, safer_run, steps_failed,
+                                                struggles)
 
 hierarchical_module = importlib.import_module("bayescomp.models.hierarchical")
 
@@ -65,6 +68,36 @@ def test_safer_settings_ladder():
     assert safer_run(first, 3, _diagnostics(1)) is None   # only two retries are defined
     # adapt_delta is never lowered
     assert safer_run(dict(first, adapt_delta=0.995), 1, _diagnostics(2))["adapt_delta"] == 0.995
+
+
+def test_a_low_e_bfmi_from_a_crossing_between_modes_lets_the_modes_be_read():
+    """A chain that moves once between two modes whose energies differ by ``gap`` has a low
+    E-BFMI though each stretch is explored well. With energies iid N(level, s^2) within each
+    stretch, a move after a share ``q`` of the draws gives E-BFMI = mean squared step /
+    variance = (2 s^2 + gap^2 / n) / (s^2 + q (1 - q) gap^2): on the near-identical pair
+    of 1,000 datasets, s about 50 and gap 350 (benchmarks/results/warmup.md)."""
+    rng = np.random.default_rng(3)
+    n_chains, n_draws, spread, gap, share = 4, 1000, 50.0, 350.0, 0.3
+    energy = rng.normal(0.0, spread, (n_chains, n_draws))
+    energy[2, :int(share * n_draws)] += gap
+    idata = az.from_dict(
+        posterior={"delta0": rng.normal(size=(n_chains, n_draws))},
+        sample_stats={"energy": energy, "diverging": np.zeros((n_chains, n_draws), bool),
+                      "tree_depth": np.full((n_chains, n_draws), 4)})
+    found = diagnose(idata)
+    expected = ((2 * spread ** 2 + gap ** 2 / n_draws)
+                / (spread ** 2 + share * (1 - share) * gap ** 2))
+    assert found.min_bfmi == pytest.approx(expected, rel=0.1)
+    assert found.min_bfmi < BFMI_MIN and struggles(found) and not steps_failed(found)
+    # read as modes only where the chains form several groups; the sampler's trouble in one
+    assert energy_explained(found, groups=2) and not energy_explained(found, groups=1)
+    # within each stretch the chain explores the energy well
+    for stretch in (slice(0, int(share * n_draws)), slice(int(share * n_draws), None)):
+        assert az.bfmi(energy[2:3, stretch])[0] > 1.5
+    # a healthy fit is never held back, and divergences always are
+    healthy = dataclasses.replace(found, min_bfmi=0.9)
+    assert energy_explained(healthy, groups=1)
+    assert steps_failed(dataclasses.replace(found, divergences=1))
 
 
 def test_bad_retries(scores):

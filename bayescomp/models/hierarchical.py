@@ -42,9 +42,10 @@ from bayescomp.models.hierarchical_program import (PROGRAM, continuation_inits, 
                                                    pool_draws, prepare, to_user_scale,
                                                    unconstrained)
 from bayescomp.models.hierarchical_result import HierarchicalResult, region_summary
-from bayescomp.models.hierarchical_runs import (MAX_CLOSE_FACTOR, MAX_DRAWS_FACTOR, extension,
-                                                region_estimates, reported_ess, safer_run,
-                                                struggles, too_close_to_call)
+from bayescomp.models.hierarchical_runs import (MAX_CLOSE_FACTOR, MAX_DRAWS_FACTOR,
+                                                energy_explained, extension, region_estimates,
+                                                reported_ess, safer_run, steps_failed,
+                                                too_close_to_call)
 from bayescomp.models.modes import find_modes, mixture_indices, settled_decisions
 from bayescomp.decisions import THRESHOLD
 from bayescomp.rope import Rope, check_rope, region_labels
@@ -174,7 +175,9 @@ def hierarchical(scores: Scores, first: str, second: str, *, rope: RopeLike = 0.
         their step size, and as many new draws replace the divergent ones. A fit that
         diverges again, or has saturated tree depth or a low E-BFMI, starts afresh from
         the same initial values with twice the warm-up and draws (adapt_delta at least 0.99
-        after divergences) (:func:`~bayescomp.models.hierarchical_runs.safer_run`). Sampling stops
+        after divergences) (:func:`~bayescomp.models.hierarchical_runs.safer_run`); but
+        a low E-BFMI with the chains in several groups is read as modes first
+        (:func:`~bayescomp.models.hierarchical_runs.energy_explained`). Sampling stops
         at the first fit that passes. Each retry is announced by a :class:`RetryWarning`;
         ``settings["attempts"]`` records every fit, and ``settings["iter_sampling"]`` the
         draws per chain of the result.
@@ -251,7 +254,7 @@ def hierarchical(scores: Scores, first: str, second: str, *, rope: RopeLike = 0.
         population_masses = region_masses.population_masses(idata.posterior, rope)
         next_masses = region_masses.next_dataset_masses(idata.posterior, rope)
         modes, separate, groups = (), False, 1
-        if not diagnostics.ok and not struggles(diagnostics):
+        if not diagnostics.ok and not steps_failed(diagnostics):
             # chains in separate modes, or moving slowly between them: more draws rarely
             # make them agree, but their decisions may
             modes, separate, groups = find_modes(
@@ -259,7 +262,8 @@ def hierarchical(scores: Scores, first: str, second: str, *, rope: RopeLike = 0.
                 next_masses,
                 rng=seeds.generator("mode_mass"), var_names=var_names,
                 max_treedepth=max_treedepth)
-        settled = bool(modes) and settled_decisions(modes, separate, THRESHOLD, groups)
+        settled = (bool(modes) and energy_explained(diagnostics, groups)
+                   and settled_decisions(modes, separate, THRESHOLD, groups))
         # both questions' probabilities and Monte Carlo errors, from the chains as sampled
         estimates = region_estimates(population_masses, next_masses)
         attempts.append(dict(

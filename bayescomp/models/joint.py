@@ -38,7 +38,8 @@ from bayescomp.models.diagnostics import diagnose, warn_if_problems
 from bayescomp.models.estimate import Estimate
 from bayescomp.models.hierarchical import PRIORS, HierarchicalPrior
 from bayescomp.models.hierarchical_result import region_summary
-from bayescomp.models.hierarchical_runs import region_estimates, safer_run, struggles
+from bayescomp.models.hierarchical_runs import (energy_explained, region_estimates, safer_run,
+                                                steps_failed)
 from bayescomp.models.joint_density import log_density, unconstrained
 from bayescomp.models.joint_modes import find_joint_modes
 from bayescomp.models.joint_program import (PROGRAM, algorithm_effects, draw_delta,
@@ -231,7 +232,7 @@ def compare_many(scores: Scores, algorithms=None, rope: RopeLike = 0.01, seed: i
         post = idata.posterior
         next_masses = next_dataset_masses(post, rope)
         modes = None
-        if not diagnostics.ok and not struggles(diagnostics):
+        if not diagnostics.ok and not steps_failed(diagnostics):
             # chains in separate modes, or crossing slowly: retries rarely make them agree,
             # but their decisions may (bayescomp.models.joint_modes)
             modes = find_joint_modes(idata, next_masses, rope, var_names=CHECKED,
@@ -242,7 +243,8 @@ def compare_many(scores: Scores, algorithms=None, rope: RopeLike = 0.01, seed: i
         # chains in one group only mix slowly, and more draws help: they are read one by one
         # only when the retries are spent
         last = len(attempts) + 1 > retries
-        settled = modes is not None and (modes.groups > 1 or last) and modes.settled(THRESHOLD)
+        settled = (modes is not None and (modes.groups > 1 or last)
+                   and energy_explained(diagnostics, modes.groups) and modes.settled(THRESHOLD))
         attempts.append(dict(attempt=len(attempts) + 1, stan_seed=stan_seed,
                              adapt_delta=run["adapt_delta"], iter_warmup=run["iter_warmup"],
                              iter_sampling=run["iter_sampling"], ok=diagnostics.ok or settled,
