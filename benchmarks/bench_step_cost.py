@@ -33,10 +33,10 @@ import arviz as az
 import numpy as np
 import pandas as pd
 import xarray as xr
-from scipy import special
 
 from bayescomp import sampling
 from bayescomp.models.hierarchical import PRIORS
+from bayescomp.models.hierarchical_density import bounded
 from bayescomp.models.hierarchical_program import initial_values, prepare
 from bayescomp.sampling import cmdstanpy_engine
 from bayescomp.validation.simulate import benchmark_collection, near_identical_collection
@@ -56,13 +56,14 @@ def program(revision: str) -> str:
 def inits_for(code: str, data: dict, seed: int) -> list:
     """The package's initial values, with sigma_i given as the program declares it: programs
     before device 10 sample sigma_i itself, later ones its offset and scaled log-odds u_i."""
-    inits = initial_values(data, SETTINGS["chains"], sampling.Seeds(seed).generator("initial_values"))
+    inits = initial_values(data, SETTINGS["chains"],
+                           sampling.Seeds(seed).generator("initial_values"))
     source = (ROOT / "stan" / "hierarchical.stan").read_text() if code == "hierarchical" else code
     if "sigma_log_odds" not in source:
-        lower, width = np.asarray(data["sigma_lower"], dtype=float), data["sigma_upper"]
+        lower = np.asarray(data["sigma_lower"], dtype=float)
         for chain in inits:
-            share = special.expit(np.asarray(chain.pop("sigma_log_odds")))
-            chain["sigma"] = (lower + (width - lower) * share).tolist()
+            sigma, _ = bounded(np.asarray(chain.pop("sigma_log_odds")), lower, data["sigma_upper"])
+            chain["sigma"] = sigma.tolist()
     return inits
 
 

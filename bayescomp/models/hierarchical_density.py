@@ -68,6 +68,14 @@ def bounded(u: np.ndarray, lower, upper) -> tuple[np.ndarray, np.ndarray]:
             np.log(width) - np.logaddexp(0, u) - np.logaddexp(0, -u))
 
 
+def unbounded(value, lower, upper) -> np.ndarray:
+    """The inverse of :func:`bounded`: the log-odds of ``value``'s place in (lower, upper)."""
+    share = (value - lower) / (upper - lower)
+    # a draw next to a bound can equal it in double precision
+    share = np.clip(share, 1e-12, 1 - 1e-12)
+    return np.log(share) - np.log1p(-share)
+
+
 def sigma_coordinates(data: dict) -> tuple[np.ndarray, np.ndarray]:
     """The offset and scale of u_i, the log-odds of sigma_i in (floor_i, sigma_bar) that the
     program samples (device 10): u_i at the mode that ss_i alone gives sigma_i (at most
@@ -108,10 +116,9 @@ def log_density(data: dict, points: np.ndarray) -> np.ndarray:
     # u_i = offset_i + scale_i x, sigma_i in (floor_i, sigma_bar) by its log-odds u_i; the
     # Jacobian's constant log(sigma_bar - floor_i) dropped as the program does (device 10)
     offset, scale = sigma_coordinates(data)
-    log_odds = offset + scale * points[..., 1:1 + q]
-    sigma = lower + (data["sigma_upper"] - lower) * special.expit(log_odds)
-    target = target + (np.log(scale) - np.logaddexp(0, log_odds)
-                       - np.logaddexp(0, -log_odds)).sum(axis=-1)
+    sigma, jacobian = bounded(offset + scale * points[..., 1:1 + q], lower, data["sigma_upper"])
+    target = target + (jacobian - np.log(data["sigma_upper"] - lower)
+                       + np.log(scale)).sum(axis=-1)
     sigma0_sq = sigma0[..., None] ** 2
     if data["population"]:
         log_nu_minus_one = points[..., 1 + q]

@@ -16,7 +16,7 @@ import numpy as np
 import xarray as xr
 
 from bayescomp.models import nu_prior
-from bayescomp.models.hierarchical_density import sigma_coordinates
+from bayescomp.models.hierarchical_density import sigma_coordinates, unbounded
 from bayescomp.data.scores import Scores
 from bayescomp.exceptions import ConstantDifferencesWarning
 from bayescomp.models.likelihood import compound_symmetric_logpdf
@@ -149,7 +149,7 @@ def initial_values(data: dict, chains: int, rng: np.random.Generator) -> list[di
         start = np.maximum(fold_sd, 1.05 * floor) * np.exp(rng.uniform(0, 0.2, size))
         chain = dict(
             sigma0=float(min(sigma0 * np.exp(rng.uniform(-1, 1)), 0.5 * data["sigma0_upper"])),
-            sigma_log_odds=_log_odds(np.minimum(start, 0.5 * data["sigma_upper"]), floor,
+            sigma_log_odds=unbounded(np.minimum(start, 0.5 * data["sigma_upper"]), floor,
                                      data["sigma_upper"]).tolist())
         if data["population"]:
             chain.update(log_nu_minus_one=[float(log_nu_minus_one)],
@@ -262,13 +262,6 @@ def to_user_scale(idata, data: dict, scale: float, datasets, rng: np.random.Gene
     return az.InferenceData(**groups)
 
 
-def _log_odds(value, lower, upper):
-    share = (value - lower) / (upper - lower)
-    # a draw next to a bound can equal it in double precision
-    share = np.clip(share, 1e-12, 1 - 1e-12)
-    return np.log(share) - np.log1p(-share)
-
-
 def unconstrained(idata, data: dict) -> np.ndarray:
     """The sampled parameters on Stan's unconstrained scale, (chain, draw, dimension): where
     ``lp__`` is the log density. sigma0 on (0, upper) by the log-odds of its place in the
@@ -277,7 +270,7 @@ def unconstrained(idata, data: dict) -> np.ndarray:
     """
     posterior = idata.posterior
     offset, scale = sigma_coordinates(data)
-    columns = [_log_odds(posterior["sigma0"].values, 0.0, data["sigma0_upper"])[..., None],
+    columns = [unbounded(posterior["sigma0"].values, 0.0, data["sigma0_upper"])[..., None],
                (posterior["sigma_log_odds"].values - offset) / scale]
     if data["population"]:
         log_nu = posterior["log_nu_minus_one"].values

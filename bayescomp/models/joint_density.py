@@ -17,7 +17,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from bayescomp.models.hierarchical_density import bounded, log_gamma_moments, tabulated
+from bayescomp.models.hierarchical_density import (bounded, log_gamma_moments, tabulated,
+                                                   unbounded)
 
 
 def dimensions(data: dict) -> dict:
@@ -38,10 +39,7 @@ def unconstrained(fit, data: dict) -> np.ndarray:
     where ``lp__`` is the log density (module notes)."""
     posterior = fit.posterior
     shape = posterior["sigma0"].shape
-    share = posterior["sigma0"].values / data["sigma0_upper"]
-    # a draw next to a bound can equal it in double precision
-    share = np.clip(share, 1e-12, 1 - 1e-12)
-    columns = [(np.log(share) - np.log1p(-share))[..., None],
+    columns = [unbounded(posterior["sigma0"].values, 0.0, data["sigma0_upper"])[..., None],
                np.log(posterior["shape_diagonal"].values.reshape(shape + (-1,)))]
     # at d = 1 shape_lower has no element, and no column in Stan's output
     if "shape_lower" in posterior:
