@@ -79,11 +79,12 @@ def read_collection(source: str) -> bc.Scores:
     return read_tutorial(path) if path.is_dir() else bc.read_csv(path)
 
 
-def timed(scores, first, second, seed, backend):
+def timed(scores, first, second, seed, backend, settings):
     started = time.perf_counter()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        result = bc.hierarchical(scores, first, second, rope=0.01, seed=seed, backend=backend)
+        result = bc.hierarchical(scores, first, second, rope=0.01, seed=seed, backend=backend,
+                                 **settings)
     return result, time.perf_counter() - started
 
 
@@ -97,18 +98,21 @@ def main(argv=None) -> pd.DataFrame:
     parser.add_argument("--backend", default="auto", choices=["auto", "cmdstanpy", "pystan"])
     parser.add_argument("--pairs", default="all",
                         help="'all', or pairs as first-second separated by commas")
+    parser.add_argument("--adapt-delta", type=float,
+                        help="NUTS's adapt_delta (default: the package's)")
     parser.add_argument("--out", default=str(RESULTS / "real_pairs.md"))
     args = parser.parse_args(argv)
+    settings = {} if args.adapt_delta is None else {"adapt_delta": args.adapt_delta}
     scores = read_collection(args.tutorial)
     easy = tuple(args.easy)
     pairs = (list(itertools.combinations(scores.algorithms, 2)) if args.pairs == "all" else
              [tuple(pair.split("-")) for pair in args.pairs.split(",")])
-    timed(scores, *easy, 0, args.backend)   # compile (or load) before anything is timed
+    timed(scores, *easy, 0, args.backend, settings)   # compile (or load) before anything is timed
     rows = []
     for seed in range(1, args.seeds + 1):
-        _, easy_seconds = timed(scores, *easy, seed, args.backend)
+        _, easy_seconds = timed(scores, *easy, seed, args.backend, settings)
         for first, second in pairs:
-            result, seconds = timed(scores, first, second, seed, args.backend)
+            result, seconds = timed(scores, first, second, seed, args.backend, settings)
             rows.append(dict(
                 pair=f"{first}-{second}", seed=seed, seconds=seconds,
                 vs_easy=seconds / easy_seconds, attempts=len(result.attempts),
@@ -126,7 +130,8 @@ def main(argv=None) -> pd.DataFrame:
         lambda g: g["population"].nunique() == 1 and g["next"].nunique() == 1),
         mode_seeds=lambda groups: groups["modes"].agg(lambda v: int(np.sum(v != ""))))
     write(args.out, f"bench_real_pairs.py (seeds 1-{args.seeds}, backend {args.backend}, "
-          f"ROPE 0.01, easy pair {easy[0]}-{easy[1]})", summary, table, "pair")
+          f"ROPE 0.01, easy pair {easy[0]}-{easy[1]}"
+          + "".join(f", {name} {value}" for name, value in settings.items()) + ")", summary, table, "pair")
     return table
 
 

@@ -4,7 +4,7 @@ Run from the repository root::
 
     python benchmarks/bench_step_cost.py                      # working tree vs main, a5f7427
     python benchmarks/bench_step_cost.py --seeds 3 --sizes 54 1000 --against main a5f7427
-    python benchmarks/bench_step_cost.py --sizes 54 --against --O1   # stanc's O1 or not
+    python benchmarks/bench_step_cost.py --sizes 54 --against --plain   # stanc's O1 or not
 
 Every program is sampled through ``bayescomp.sampling.sample`` (engine cmdstanpy, the
 package's settings: 4 chains x (1000 + 1000), adapt_delta 0.95, its initial values) on the
@@ -99,15 +99,17 @@ def main():
                         help="git revisions whose stan/hierarchical.stan is measured too")
     parser.add_argument("--pair", choices=["easy", "near-identical"], default="easy",
                         help="benchmark_collection (sigma0 0.02) or near_identical_collection")
-    parser.add_argument("--O1", action="store_true",
-                        help="also the working tree's program compiled with stanc's --O1")
+    parser.add_argument("--plain", action="store_true",
+                        help="also the working tree's program compiled without the package's "
+                             "stanc flags (programs.STANC_FLAGS, --O1)")
     args = parser.parse_args()
     # CmdStan reports warm-up and sampling seconds; the engine records the total. A step's
     # cost is read from the sampling seconds, so the engine is pointed at that line.
     cmdstanpy_engine._TOTAL_TIME = re.compile(rb"([0-9.eE+-]+) seconds \(Sampling\)")
+    package_flags = cmdstanpy_engine.STANC_OPTIONS
     programs = {"work": program("work"), **{rev: program(rev) for rev in args.against}}
-    if args.O1:
-        programs["work, O1"] = program("work")
+    if args.plain:
+        programs["work, plain"] = program("work")
     rows = []
     for size in args.sizes:
         scores = (benchmark_collection(size, seed=1, sigma0=0.02) if args.pair == "easy"
@@ -115,7 +117,7 @@ def main():
         data, _ = prepare(scores, "a", "b", PRIORS["paper"])
         for seed in range(1, args.seeds + 1):
             for name, code in programs.items():
-                cmdstanpy_engine.STANC_OPTIONS = {"O1": True} if name.endswith("O1") else {}
+                cmdstanpy_engine.STANC_OPTIONS = {} if name.endswith("plain") else package_flags
                 with warnings.catch_warnings():
                     warnings.simplefilter("ignore")
                     row = measure(code, data, seed)

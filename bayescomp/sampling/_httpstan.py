@@ -48,7 +48,6 @@ def internals_usable() -> str | None:
     try:
         import httpstan
         import httpstan.build_ext  # noqa: F401
-        import httpstan.compile  # noqa: F401
         import httpstan.services.arguments  # noqa: F401
         import httpstan.utils
     except ImportError as exc:
@@ -56,6 +55,8 @@ def internals_usable() -> str | None:
     if httpstan.__version__ not in CHECKED:
         return (f"httpstan {httpstan.__version__} is not one bayescomp's native driver was checked "
                 f"with ({', '.join(CHECKED)})")
+    if not (package_dir() / "stanc").is_file():
+        return "this httpstan install lacks its stanc"
     if not (package_dir() / "include" / "pybind11").is_dir() or not hasattr(httpstan.utils, "_split_data"):
         return "this httpstan install lacks its C++ headers"
     return None
@@ -265,12 +266,18 @@ def build_settings() -> dict:
                 link_args=[f"-Wl,-rpath,{package_dir() / 'lib'}"])
 
 
-def stanc(code: str, model_name: str) -> str:
-    """C++ of ``code`` from httpstan's stanc; ValueError with stanc's message if it refuses."""
-    import httpstan.compile
-
-    cpp, _ = httpstan.compile.compile(code, model_name)
-    return cpp
+def stanc(code: str, model_name: str, flags: tuple = ()) -> str:
+    """C++ of ``code`` from httpstan's stanc, with ``flags`` besides httpstan's own
+    (``httpstan.compile.compile`` takes none); ValueError with stanc's message if it refuses."""
+    binary = package_dir() / "stanc"
+    with tempfile.TemporaryDirectory(prefix="bayescomp-stanc-") as scratch:
+        source = Path(scratch) / f"{model_name}.stan"
+        source.write_text(code)
+        done = subprocess.run([str(binary), "--name", model_name, *flags, "--print-cpp",
+                               str(source)], capture_output=True, timeout=120)
+    if done.returncode != 0:
+        raise ValueError(done.stderr.decode().strip())
+    return done.stdout.decode().strip()
 
 
 def build_extension(extension, directory: str) -> str:

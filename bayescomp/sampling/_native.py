@@ -6,8 +6,11 @@ hierarchical model most of a chain's time. Here the Stan program's C++ (from htt
 stanc) is compiled together with ``_native_driver.cpp``, a small pybind11 driver calling
 the same ``stan::services::sample::hmc_nuts_diag_e_adapt`` with writers that fill one array
 and drop the diagnostic copy, and the chains run as threads of this process. Same services
-function, arguments (httpstan's defaults) and seeds: a seed gives the very draws of pystan's
-public route (tested bit for bit).
+function, arguments (httpstan's defaults) and seeds, and the C++ that CmdStan's stanc writes
+with the same flags (:data:`~bayescomp.sampling.programs.STANC_FLAGS`): a seed gives the very
+draws of the cmdstanpy engine (tested bit for bit). pystan's public route compiles without
+those flags: the same draws where they change no arithmetic (tested), else the same posterior
+with draws that part in rounding.
 
 The cache heals: each module sits in ``<user cache>/stan-native/<module>/`` beside a record
 of its size, SHA-256, program and toolchain; the entry is built in a staging directory and
@@ -40,6 +43,7 @@ import numpy as np
 from . import _httpstan
 from ._cache import commit, file_lock, sha256, staging, user_cache
 from .engine import Draws, EngineWarning, adaptation, adapted_metric
+from .programs import STANC_FLAGS
 
 _DRIVER = Path(__file__).with_name("_native_driver.cpp")
 _MODULES: dict = {}
@@ -71,7 +75,8 @@ def _toolchain() -> dict:
         # access then calls __tls_get_addr, 7% of a leapfrog step; initial-exec reads it at a
         # fixed offset. Should glibc lack the room for it, loading fails and we fall back.
         flags.append("-ftls-model=initial-exec")
-    toolchain = dict(settings, flags=flags, httpstan=_httpstan.version(), python=sys.version,
+    toolchain = dict(settings, flags=flags, stanc_flags=list(STANC_FLAGS),
+                     httpstan=_httpstan.version(), python=sys.version,
                      platform=sysconfig.get_platform(),
                      driver=hashlib.sha256(_DRIVER.read_bytes()).hexdigest())
     return json.loads(json.dumps(toolchain))   # as the record will hold it: tuples are lists
@@ -154,7 +159,7 @@ def _build(module_name: str, code: str, target: Path) -> None:
 
     toolchain = _toolchain()
     try:
-        cpp = _httpstan.stanc(code, f"model_{module_name}")
+        cpp = _httpstan.stanc(code, f"model_{module_name}", tuple(toolchain["stanc_flags"]))
     except ValueError as exc:  # a syntax or semantic error in the program
         sys.stderr.write(str(exc))
         sys.exit(_STANC_REFUSED)

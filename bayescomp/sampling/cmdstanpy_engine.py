@@ -24,15 +24,16 @@ import numpy as np
 
 from ._cache import commit, file_lock, sha256, staging, user_cache
 from .engine import Draws, Engine, EngineWarning, adaptation, adapted_metric
+from .programs import STANC_FLAGS
 
 _FIX = "install CmdStan with `pip install cmdstanpy && python -m cmdstanpy.install_cmdstan`"
 _TOTAL_TIME = re.compile(rb"([0-9.eE+-]+) seconds \(Total\)")
 _MODELS: dict = {}
 #: CmdStan make options of every executable (part of the cache key when not empty)
 CPP_OPTIONS: dict = {}
-#: stanc options of every executable, e.g. {"O1": True} (part of the cache key when not
-#: empty); the pystan engine has no way to pass them to its public route
-STANC_OPTIONS: dict = {}
+#: stanc options of every executable (part of the cache key when not empty): cmdstanpy's
+#: form of :data:`~bayescomp.sampling.programs.STANC_FLAGS`
+STANC_OPTIONS: dict = {flag.lstrip("-"): True for flag in STANC_FLAGS}
 #: significant digits of the draws CmdStan writes: 18, every digit of a double
 SIG_FIGS = 18
 _LOCK = threading.Lock()
