@@ -13,6 +13,7 @@ import io
 import re
 import warnings
 from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
 
 import arviz as az
 import numpy as np
@@ -327,6 +328,33 @@ def test_inits(engine):
         idata = fit(engine, seed=7, inits=inits)
         assert idata.posterior["mu"].shape == (2, 200)
         assert abs(float(idata.posterior["mu"].mean()) - 0.004) < 0.01
+
+
+def test_both_engines_build_the_same_cpp(pystan_backend, cmdstanpy_backend, tmp_path):
+    """The native route's C++ is what CmdStan's stanc writes with the package's flags
+    (programs.STANC_FLAGS, --O1), comments and stanc's version aside: so the engines give
+    the same draws for a seed; and the flags change the C++ (they are applied)."""
+    import subprocess
+
+    import cmdstanpy
+
+    from bayescomp.sampling import _httpstan
+    from bayescomp.sampling.programs import STANC_FLAGS
+
+    def code_lines(cpp):   # the source's path in error locations, stanc's version and flags
+        return [re.sub(r"'[^']*model\.stan'", "'model.stan'", line) for line in cpp.splitlines()
+                if not line.lstrip().startswith("//")
+                and not re.search(r"stanc_version|stancflags", line)]
+
+    _, code = sampling.program_code("hierarchical")
+    native = _httpstan.stanc(code, "model", STANC_FLAGS)
+    source = tmp_path / "model.stan"
+    source.write_text(code)
+    subprocess.run([str(Path(cmdstanpy.cmdstan_path()) / "bin" / "stanc"), "--name", "model",
+                    *STANC_FLAGS, "--o", str(tmp_path / "model.hpp"), str(source)], check=True,
+                   capture_output=True)
+    assert code_lines(native) == code_lines((tmp_path / "model.hpp").read_text())
+    assert code_lines(native) != code_lines(_httpstan.stanc(code, "model"))
 
 
 @pytest.mark.stan
