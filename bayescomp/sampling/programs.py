@@ -9,11 +9,13 @@ from pathlib import Path
 
 #: stanc's flags for every program the package builds itself: CmdStan's executables
 #: (cmdstanpy) and the pystan engine's native modules, which get the same C++ from the same
-#: stanc (2.35). --O1 makes a vector one node of reverse-mode autodiff instead of one per
-#: element: a fit of the hierarchical model took 0.8x the time on 54 datasets and 0.75x on
-#: 400, with the same posterior (benchmarks/results/stan_program.md). pystan's public route
-#: runs httpstan's stanc with fixed arguments, without it: the same model, but draws that
-#: part from the other routes' in rounding.
+#: stanc (2.35), so that both engines give the same draws for a seed. --O1 makes a vector
+#: one node of reverse-mode autodiff instead of one per element: through CmdStan a fit of
+#: the hierarchical model took 0.8x the time on 54 datasets and 0.75x on 400, with the same
+#: posterior; the native route's fits took about as long with it as without
+#: (benchmarks/results/stan_program.md). pystan's public route runs httpstan's stanc with
+#: fixed arguments, without it: the same model, but draws that part from the other routes'
+#: in rounding.
 STANC_FLAGS = ("--O1",)
 
 
