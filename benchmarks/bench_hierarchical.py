@@ -29,7 +29,8 @@ import numpy as np
 
 from bayescomp import sampling, simulate
 from bayescomp.models.hierarchical import PRIORS
-from bayescomp.models.hierarchical_program import draw_delta, initial_values, prepare
+from bayescomp.models.hierarchical_program import (draw_delta, initial_values, prepare,
+                                                   sampled_scales)
 
 SETTINGS = dict(chains=4, iter_warmup=1000, iter_sampling=1000)
 
@@ -57,9 +58,10 @@ def ours(scores, seed=1, adapt_delta=0.95):
                      inits=initial_values(data, SETTINGS["chains"],
                                           sampling.Seeds(seed).generator("initial_values")))
     post = idata.posterior
-    delta = draw_delta(post["delta0"].values, post["sigma0"].values, post["sigma"].values,
-                       post["log_lambda"].values, data, np.random.default_rng(seed))
-    post["delta"] = post["sigma"].copy(data=delta)
+    sigma, log_lambda = sampled_scales(post, data)
+    delta = draw_delta(post["delta0"].values, post["sigma0"].values, sigma, log_lambda, data,
+                       np.random.default_rng(seed))
+    post["delta"] = post["sigma_log_odds"].copy(data=delta)
     return idata, time.perf_counter() - start, scale, "marginal"
 
 

@@ -16,8 +16,10 @@
 // With population = 0 (the "gaussian" prior) delta_i ~ N(delta0, sigma0^2) and there is no nu.
 //
 // Sampled: sigma0, u_i (sigma_i's log-odds, device 10), log(nu - 1) and z_i = lambda_z[i]
-// (device 5). Drawn afterwards from their exact conditionals: delta0 here (generated
-// quantities); delta_i, alpha and beta by the caller (hierarchical_program.draw_delta,
+// (device 5); the program writes only these, delta0's conditional and the draws below, and
+// the caller computes sigma_i and log(lambda_i) from them (hierarchical_program.sampled_scales).
+// Drawn afterwards from their exact conditionals: delta0 here (generated quantities);
+// delta_i, alpha and beta by the caller (hierarchical_program.draw_delta,
 // nu_prior.draw_alpha_beta). The devices, each with where it is exact and its error:
 // 1. Sufficient statistics. x_i enters through its mean m_i ~ N(delta_i, sigma_i^2 v_i),
 //    v_i = rho_i + (1 - rho_i) / n_i, and its sum of squared deviations ss_i ~ sigma_i^2
@@ -107,6 +109,59 @@ functions {
             -0.5 * (sum(log(variance)) + log(precision))
             - 0.5 * (dot_product(weight, deviation2) - precision * square(shift)) + inside]';
   }
+
+  // The log density's terms at the sampled parameters and delta0's conditional, for the model
+  // block and, on the draws, the generated quantities (which write delta0_centre and delta0_sd
+  // and draw delta0): [u_i's log Jacobian (device 10), the z_i's log density given nu (devices
+  // 2, 5, 6, 9; 0 for a normal population), ss_i given sigma_i (device 1), delta0_marginal's
+  // centre, sd and log integral (devices 3, 4)]. The model adds the terms in this order. Kept
+  // out of transformed parameters, which Stan writes with every draw: sigma_i and log(lambda_i)
+  // were 108 of 233 columns at 54 datasets, and writing and reading them cost about a tenth of
+  // a fit (benchmarks/results/stan_program.md); the caller computes the two from the draws
+  // (bayescomp.models.hierarchical_density.sigma_given, log_lambda_given).
+  vector log_density_terms(real sigma0, vector sigma_log_odds, array[] real log_nu_minus_one,
+                           vector lambda_z, data vector sigma_lower, data vector sigma_width,
+                           data vector mean_share, data vector se2, data real median,
+                           data vector deviation, data vector offset2, data real delta0_bound,
+                           data vector exponent, data vector ss_contrasts) {
+    int n_datasets = num_elements(sigma_log_odds);
+    // the log Jacobian of u_i -> sigma_i (device 10), log(share) + log(1 - share) = u + 2 log(1 -
+    // share), its constant sum(log(sigma_bar - floor_i)) dropped. (Where u_i > 36.7 the share
+    // rounds to 1 and the log density to -infinity: sigma_i within 1e-16 of sigma_bar, a
+    // posterior mass below 1e-16.)
+    vector[n_datasets] share = inv_logit(sigma_log_odds);   // sigma_i's place in its interval
+    vector[n_datasets] sigma = fma(sigma_width, share, sigma_lower);
+    real sigma_jacobian = sum(sigma_log_odds) + 2 * sum(log1m(share));
+    real log_lambda_density = 0;              // log density of the z_i (devices 2, 5, 6, 9)
+    real sigma0_sq = square(sigma0);
+    vector[n_datasets] variance;              // T_i (device 3)
+    if (size(log_nu_minus_one)) {
+      real nu = 1 + exp(log_nu_minus_one[1]);
+      vector[3] prior = log_gamma_moments(0.5 * nu);
+      vector[3] updated = log_gamma_moments(0.5 * nu + 0.5);
+      vector[n_datasets] total = sigma0_sq + se2;
+      vector[n_datasets] informed = sigma0_sq ./ total;            // w_i
+      // s_i and c_i of device 5, linear in w_i between the two evaluations; the log-ratio
+      // log((nu + w_i r_i^2) / (nu + w_i)) with r_i^2 = offset2_i / total_i
+      vector[n_datasets] scale = fma(updated[2] - prior[2], informed, prior[2]);
+      vector[n_datasets] log_lambda = fma(scale, lambda_z,
+                                          fma(updated[1] - prior[1], informed, prior[1])
+                                          - log(fma(informed, offset2 ./ total, nu)
+                                                ./ (nu + informed)));
+      // log(lambda_i) ~ log-Gamma(nu / 2, nu / 2), and the Jacobian of z_i -> log(lambda_i)
+      log_lambda_density = n_datasets * prior[3] + sum(log(scale))
+                           - 0.5 * nu * (sum(expm1(log_lambda)) - sum(log_lambda));
+      // T_i = sigma_i^2 v_i + sigma0^2 / lambda_i, the second term as one exp
+      variance = fma(square(sigma), mean_share, exp(2 * log(sigma0) - log_lambda));
+    } else {
+      variance = fma(square(sigma), mean_share, sigma0_sq);
+    }
+    // ss_i: sigma_i^2 (1 - rho_i) chi^2(n_i - 1), constants dropped (device 1)
+    real ss_density = -dot_product(exponent, log(sigma))
+                      - 0.5 * dot_product(ss_contrasts, inv_square(sigma));
+    return append_row([sigma_jacobian, log_lambda_density, ss_density]',
+                      delta0_marginal(median, deviation, offset2, variance, delta0_bound));
+  }
 }
 data {
   int<lower=1> n_datasets;                  // q
@@ -172,76 +227,45 @@ parameters {
   array[population] real log_nu_minus_one;
   vector[n_lambda] lambda_z;                // z_i, the z-score of log(lambda_i) (device 5)
 }
-transformed parameters {
-  // Computed once per evaluation and written with every draw: the model block adds them to
-  // the log density, the generated quantities draw delta0 from them, and the caller draws
-  // delta_i given log_lambda.
-  array[population] real nu;
-  vector[n_lambda] log_lambda;              // log(lambda_i)
-  real log_lambda_density = 0;              // log density of the z_i (devices 2, 5, 6, 9)
-  vector[3] delta0_given;                   // delta0_marginal: [centre, sd, log integral]
-  vector[n_datasets] sigma;
-  // the log Jacobian of u_i -> sigma_i (device 10), log(share) + log(1 - share) = u + 2 log(1 -
-  // share), its constant sum(log(sigma_bar - floor_i)) dropped. (Where u_i > 36.7 the share
-  // rounds to 1 and the log density to -infinity: sigma_i within 1e-16 of sigma_bar, a
-  // posterior mass below 1e-16.)
-  real sigma_jacobian;
-  {
-    vector[n_datasets] share = inv_logit(sigma_log_odds);   // sigma_i's place in its interval
-    sigma = fma(sigma_width, share, sigma_lower);
-    sigma_jacobian = sum(sigma_log_odds) + 2 * sum(log1m(share));
-  }
-  {
-    real sigma0_sq = square(sigma0);
-    vector[n_datasets] variance;            // T_i (device 3)
-    if (population) {
-      nu[1] = 1 + exp(log_nu_minus_one[1]);
-      vector[3] prior = log_gamma_moments(0.5 * nu[1]);
-      vector[3] updated = log_gamma_moments(0.5 * nu[1] + 0.5);
-      vector[n_datasets] total = sigma0_sq + se2;
-      vector[n_datasets] informed = sigma0_sq ./ total;            // w_i
-      // s_i and c_i of device 5, linear in w_i between the two evaluations; the log-ratio
-      // log((nu + w_i r_i^2) / (nu + w_i)) with r_i^2 = offset2_i / total_i
-      vector[n_datasets] scale = fma(updated[2] - prior[2], informed, prior[2]);
-      log_lambda = fma(scale, lambda_z, fma(updated[1] - prior[1], informed, prior[1])
-                       - log(fma(informed, offset2 ./ total, nu[1]) ./ (nu[1] + informed)));
-      // log(lambda_i) ~ log-Gamma(nu / 2, nu / 2), and the Jacobian of z_i -> log(lambda_i)
-      log_lambda_density = n_datasets * prior[3] + sum(log(scale))
-                           - 0.5 * nu[1] * (sum(expm1(log_lambda)) - sum(log_lambda));
-      // T_i = sigma_i^2 v_i + sigma0^2 / lambda_i, the second term as one exp
-      variance = fma(square(sigma), mean_share, exp(2 * log(sigma0) - log_lambda));
-    } else {
-      variance = fma(square(sigma), mean_share, sigma0_sq);
-    }
-    delta0_given = delta0_marginal(median, deviation, offset2, variance, delta0_bound);
-  }
-}
 model {
+  vector[6] terms = log_density_terms(sigma0, sigma_log_odds, log_nu_minus_one, lambda_z,
+                                      sigma_lower, sigma_width, mean_share, se2, median,
+                                      deviation, offset2, delta0_bound, exponent, ss_contrasts);
   // uniform priors of sigma0 and sigma_i: constants inside their bounds; u_i's Jacobian
-  target += sigma_jacobian;
+  target += terms[1];
   if (population) {
     target += tabulated(log_nu_minus_one[1], nu_prior_start, nu_prior_step,
                         nu_prior_log_density, nu_prior_slope);   // log(nu - 1), device 8
-    target += log_lambda_density;                                // z_i given nu
+    target += terms[2];                                          // z_i given nu
   }
-  // ss_i: sigma_i^2 (1 - rho_i) chi^2(n_i - 1), constants dropped (device 1)
-  target += -dot_product(exponent, log(sigma))
-            - 0.5 * dot_product(ss_contrasts, inv_square(sigma));
+  target += terms[3];                                            // ss_i (device 1)
   // m_i with delta_i and delta0 integrated out (devices 3, 4)
-  target += delta0_given[3];
+  target += terms[6];
 }
 generated quantities {
-  // delta0 from its truncated normal posterior (device 4), by the inverse distribution function
+  // delta0's conditional given the rest, N(centre, sd^2) truncated to the bound (device 4),
+  // which bayescomp.models.region_masses reads the population's probabilities from
+  real delta0_centre;
+  real delta0_sd;
+  {
+    vector[6] terms = log_density_terms(sigma0, sigma_log_odds, log_nu_minus_one, lambda_z,
+                                        sigma_lower, sigma_width, mean_share, se2, median,
+                                        deviation, offset2, delta0_bound, exponent,
+                                        ss_contrasts);
+    delta0_centre = terms[4];
+    delta0_sd = terms[5];
+  }
+  // delta0 from that conditional, by the inverse distribution function
   real delta0;
   {
-    real low = Phi((-delta0_bound - delta0_given[1]) / delta0_given[2]);
-    real high = Phi((delta0_bound - delta0_given[1]) / delta0_given[2]);
-    delta0 = delta0_given[1] + delta0_given[2] * inv_Phi(uniform_rng(low, high));
+    real low = Phi((-delta0_bound - delta0_centre) / delta0_sd);
+    real high = Phi((delta0_bound - delta0_centre) / delta0_sd);
+    delta0 = delta0_centre + delta0_sd * inv_Phi(uniform_rng(low, high));
   }
   // the mean difference on a new dataset drawn from the same population
   real delta_next;
   if (population) {
-    delta_next = student_t_rng(nu[1], delta0, sigma0);
+    delta_next = student_t_rng(1 + exp(log_nu_minus_one[1]), delta0, sigma0);
   } else {
     delta_next = normal_rng(delta0, sigma0);
   }

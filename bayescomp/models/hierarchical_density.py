@@ -95,6 +95,44 @@ def sigma_coordinates(data: dict) -> tuple[np.ndarray, np.ndarray]:
     return offset, scale
 
 
+def sigma_given(data: dict, sigma_log_odds: np.ndarray) -> np.ndarray:
+    """sigma_i from the program's u_i (``sigma_log_odds`` as drawn, (..., dataset)), its
+    log-odds in (floor_i, sigma_bar) (device 10)."""
+    sigma, _ = bounded(np.asarray(sigma_log_odds, dtype=float),
+                       np.asarray(data["sigma_lower"], dtype=float), data["sigma_upper"])
+    return sigma
+
+
+def lambda_coordinates(data: dict, sigma0: np.ndarray, nu: np.ndarray):
+    """The centre c_i and scale s_i of log(lambda_i) = c_i + s_i z_i (device 5) at draws of
+    sigma0 and nu (...), each (..., dataset), and the constant a log(a) - a - lgamma(a) of
+    log(lambda_i)'s prior density at a = nu / 2 (...)."""
+    n_scores = np.asarray(data["n_scores"], dtype=float)
+    rho = np.asarray(data["rho"], dtype=float)
+    mean_diff, ss = np.asarray(data["mean_diff"], float), np.asarray(data["ss"], float)
+    lower = np.asarray(data["sigma_lower"], dtype=float)
+    mean_share = rho + (1 - rho) / n_scores                    # v_i
+    offset2 = (mean_diff - np.median(mean_diff)) ** 2
+    se2 = np.maximum(ss / ((n_scores - 1) * (1 - rho)), lower ** 2) * mean_share
+    sigma0_sq = np.asarray(sigma0, dtype=float)[..., None] ** 2
+    nu = np.asarray(nu, dtype=float)[..., None]
+    prior, updated = log_gamma_moments(0.5 * nu), log_gamma_moments(0.5 * nu + 0.5)
+    total = sigma0_sq + se2
+    informed = sigma0_sq / total                                # w_i
+    scale = (updated[1] - prior[1]) * informed + prior[1]
+    centre = ((updated[0] - prior[0]) * informed + prior[0]
+              - np.log((informed * offset2 / total + nu) / (nu + informed)))
+    return centre, scale, prior[2][..., 0]
+
+
+def log_lambda_given(data: dict, sigma0: np.ndarray, nu: np.ndarray,
+                     lambda_z: np.ndarray) -> np.ndarray:
+    """log(lambda_i) from draws of sigma0, nu (...) and the z-scores ``lambda_z`` (...,
+    dataset) (device 5)."""
+    centre, scale, _ = lambda_coordinates(data, sigma0, nu)
+    return centre + scale * np.asarray(lambda_z, dtype=float)
+
+
 def log_density(data: dict, points: np.ndarray) -> np.ndarray:
     """The program's log density (Jacobians included, constants as Stan drops them) at
     ``points`` (..., dimension), laid out as
@@ -110,7 +148,6 @@ def log_density(data: dict, points: np.ndarray) -> np.ndarray:
     median = np.median(mean_diff)
     deviation = mean_diff - median
     offset2 = deviation ** 2
-    se2 = np.maximum(ss / (exponent * (1 - rho)), lower ** 2) * mean_share
 
     sigma0, target = bounded(points[..., 0], 0.0, data["sigma0_upper"])
     # u_i = offset_i + scale_i x, sigma_i in (floor_i, sigma_bar) by its log-odds u_i; the
@@ -119,25 +156,19 @@ def log_density(data: dict, points: np.ndarray) -> np.ndarray:
     sigma, jacobian = bounded(offset + scale * points[..., 1:1 + q], lower, data["sigma_upper"])
     target = target + (jacobian - np.log(data["sigma_upper"] - lower)
                        + np.log(scale)).sum(axis=-1)
-    sigma0_sq = sigma0[..., None] ** 2
     if data["population"]:
         log_nu_minus_one = points[..., 1 + q]
-        z = points[..., 2 + q:2 + 2 * q]
-        nu = (1 + np.exp(log_nu_minus_one))[..., None]
-        prior, updated = log_gamma_moments(0.5 * nu), log_gamma_moments(0.5 * nu + 0.5)
-        total = sigma0_sq + se2
-        informed = sigma0_sq / total                            # w_i (device 5)
-        scale = (updated[1] - prior[1]) * informed + prior[1]
-        log_lambda = (scale * z + (updated[0] - prior[0]) * informed + prior[0]
-                      - np.log((informed * offset2 / total + nu) / (nu + informed)))
+        nu = 1 + np.exp(log_nu_minus_one)
+        lambda_centre, lambda_scale, constant = lambda_coordinates(data, sigma0, nu)
+        log_lambda = lambda_centre + lambda_scale * points[..., 2 + q:2 + 2 * q]
         target = target + tabulated(log_nu_minus_one, data["nu_prior_start"],
                                     data["nu_prior_step"], data["nu_prior_log_density"],
                                     data["nu_prior_slope"])
-        target = target + (q * prior[2][..., 0] + np.log(scale).sum(axis=-1)
-                           - 0.5 * nu[..., 0] * (np.expm1(log_lambda) - log_lambda).sum(axis=-1))
+        target = target + (q * constant + np.log(lambda_scale).sum(axis=-1)
+                           - 0.5 * nu * (np.expm1(log_lambda) - log_lambda).sum(axis=-1))
         variance = sigma ** 2 * mean_share + np.exp(2 * np.log(sigma0[..., None]) - log_lambda)
     else:
-        variance = sigma ** 2 * mean_share + sigma0_sq
+        variance = sigma ** 2 * mean_share + sigma0[..., None] ** 2
     # ss_i given sigma_i (device 1)
     target = target - (exponent * np.log(sigma)).sum(axis=-1) \
         - 0.5 * (ss / (1 - rho) / sigma ** 2).sum(axis=-1)

@@ -16,7 +16,8 @@ import numpy as np
 import xarray as xr
 
 from bayescomp.models import nu_prior
-from bayescomp.models.hierarchical_density import sigma_coordinates, unbounded
+from bayescomp.models.hierarchical_density import (log_lambda_given, sigma_coordinates,
+                                                   sigma_given, unbounded)
 from bayescomp.data.scores import Scores
 from bayescomp.exceptions import ConstantDifferencesWarning
 from bayescomp.models.likelihood import compound_symmetric_logpdf
@@ -195,14 +196,27 @@ def pool_draws(earlier, later) -> az.InferenceData:
     return pooled
 
 
+def sampled_scales(posterior, data: dict) -> tuple[np.ndarray, np.ndarray | None]:
+    """sigma_i and log(lambda_i) at every draw of a fit of the program, (chain, draw, dataset),
+    from the sampled u_i, sigma0, log(nu - 1) and z_i (the program computes them in its model
+    block and does not write them); log(lambda_i) is None for a normal population."""
+    sigma = sigma_given(data, posterior["sigma_log_odds"].values)
+    if not data["population"]:
+        return sigma, None
+    nu = 1 + np.exp(posterior["log_nu_minus_one"].values[..., 0])
+    return sigma, log_lambda_given(data, posterior["sigma0"].values, nu,
+                                   posterior["lambda_z"].values)
+
+
 def draw_delta(delta0, sigma0, sigma, log_lambda, data: dict, rng) -> np.ndarray:
     """Draws of every delta_i from its normal conditional given the sampled parameters.
 
     Given sigma_i and lambda_i, delta_i ~ N(delta0, sigma0^2 / lambda_i) a priori and the
     mean m_i ~ N(delta_i, sigma_i^2 v_i): the conditional is normal with precision
     1 / (sigma_i^2 v_i) + lambda_i / sigma0^2. Everything on the unit scale of ``data``;
-    ``delta0``, ``sigma0`` are (chain, draw), ``sigma`` and ``log_lambda`` (the program's
-    transformed parameter) (chain, draw, dataset); ``log_lambda`` None for a normal population.
+    ``delta0``, ``sigma0`` are (chain, draw), ``sigma`` and ``log_lambda``
+    (:func:`sampled_scales`) (chain, draw, dataset); ``log_lambda`` None for a normal
+    population.
     """
     unit = _unit(data)
     noise_precision = 1 / (sigma ** 2 * (unit["rho"] + (1 - unit["rho"]) / unit["n_scores"]))
@@ -228,21 +242,18 @@ def to_user_scale(idata, data: dict, scale: float, datasets, rng: np.random.Gene
                                         dataset=list(datasets)))
 
     delta0, sigma0 = posterior["delta0"].values, posterior["sigma0"].values
-    sigma = posterior["sigma"].values
-    variables = {"delta0": posterior["delta0"] * scale, "sigma0": posterior["sigma0"] * scale}
+    sigma, log_lambda = sampled_scales(posterior, data)
     # delta0's conditional given the rest (normal, truncated to the bound), which
     # bayescomp.models.region_masses reads the population's probabilities from
-    given = posterior["delta0_given"].values
-    for name, column in (("delta0_centre", 0), ("delta0_sd", 1)):
-        variables[name] = posterior["delta0"].copy(data=given[..., column] * scale)
-    log_lambda = None
+    variables = {name: posterior[name] * scale
+                 for name in ("delta0", "sigma0", "delta0_centre", "delta0_sd")}
     if data["population"]:
         # nu from the sampled log(nu - 1): a nu within 1e-16 of 1 is exactly 1 in double
         # precision, and log(nu - 1) computed from it would be -inf
         log_nu = posterior["log_nu_minus_one"]
         log_nu = log_nu.isel({d: 0 for d in log_nu.dims if d not in ("chain", "draw")})
         nu_draws = 1 + np.exp(log_nu)
-        nu, log_lambda = nu_draws.values, posterior["log_lambda"].values
+        nu = nu_draws.values
         variables["nu"] = nu_draws
         if prior.nu == "gamma":
             alpha, beta = nu_prior.draw_alpha_beta(nu, prior.alpha, prior.beta, rng)

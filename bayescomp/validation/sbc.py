@@ -62,7 +62,7 @@ from scipy import stats
 from bayescomp import sampling
 from bayescomp.models import nu_prior
 from bayescomp.models.correlated import CorrelatedPosterior
-from bayescomp.models.hierarchical_program import draw_delta, initial_values
+from bayescomp.models.hierarchical_program import draw_delta, initial_values, sampled_scales
 from bayescomp.validation.sbc_ranks import SBCResult
 from bayescomp.validation.simulate import compound_symmetric
 
@@ -150,9 +150,9 @@ def _hierarchical_replication(sequence, prior: FixedPrior, fit_prior: FixedPrior
     seconds = time.perf_counter() - start
     post = idata.posterior
     nu = 1 + np.exp(post["log_nu_minus_one"].values[..., 0])
-    sigma = post["sigma"].values
-    delta = draw_delta(post["delta0"].values, post["sigma0"].values, sigma,
-                       post["log_lambda"].values, data, rng)
+    sigma, log_lambda = sampled_scales(post, data)
+    delta = draw_delta(post["delta0"].values, post["sigma0"].values, sigma, log_lambda, data,
+                       rng)
     draws = {"delta0": post["delta0"].values, "sigma0": post["sigma0"].values,
              "nu": nu, "delta_1": delta[:, :, 0], "sigma_1": sigma[:, :, 0]}
     true = {"delta0": truth["delta0"], "sigma0": truth["sigma0"], "nu": truth["nu"],
