@@ -12,7 +12,8 @@ from scipy import stats
 
 import bayescomp as bc
 from bayescomp.models.convergence import convergence, ess_bulk, ess_tail, rank_rhat
-from bayescomp.models.diagnostics import diagnose, posterior_draws
+from bayescomp.models.diagnostics import diagnose, posterior_draws, variable_convergence
+from bayescomp.models.hierarchical_runs import reported_ess
 from bayescomp.validation.simulate import collection
 
 
@@ -105,3 +106,18 @@ def test_fit_diagnostics_are_arviz_on_its_draws(stan_backend):
     again = diagnose(result.idata, var_names=names)
     assert again == result.diagnostics
     assert posterior_draws(posterior).shape == (4, 300, 3 + 2 * 12)
+    # one pass over more variables: each variable's own R-hat and ESS, as arviz has them,
+    # and the same diagnostics when diagnose is handed them
+    statistics = variable_convergence(result.idata.posterior, names + ["delta_next"])
+    for name in names + ["delta_next"]:
+        for values, reference in zip(statistics[name], (
+                az.rhat(result.idata, var_names=[name]), az.ess(result.idata, var_names=[name]),
+                az.ess(result.idata, var_names=[name], method="tail"))):
+            np.testing.assert_allclose(values, np.ravel(reference[name].values), rtol=1e-10)
+    assert diagnose(result.idata, var_names=names, statistics=statistics) == result.diagnostics
+    # the smallest ESS over the reported quantities (delta0, delta_next, sigma0, nu, delta_i)
+    reported = ["delta0", "delta_next", "sigma0", "nu", "delta"]
+    expected = [min(float(np.min(az.ess(result.idata, var_names=reported, method=method)[name]))
+                    for name in reported) for method in ("bulk", "tail")]
+    np.testing.assert_allclose(reported_ess(statistics), expected, rtol=1e-10)
+    assert result.settings["ess"]["bulk"] == pytest.approx(expected[0], rel=1e-10)

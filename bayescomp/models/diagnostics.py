@@ -67,17 +67,35 @@ def posterior_draws(posterior) -> np.ndarray:
                            for variable in posterior.data_vars.values()], axis=2)
 
 
+def variable_convergence(posterior, names: Sequence[str]) -> dict[str, tuple]:
+    """R-hat, bulk ESS and tail ESS of every quantity of each variable ``names`` of an
+    InferenceData group, computed in one pass over all their draws
+    (:func:`~bayescomp.models.convergence.convergence`): ``{name: (rhat, bulk, tail)}``, each
+    a flat array over the variable's quantities. A caller that needs both
+    :func:`diagnose`'s checks and the ESS of further variables computes them once."""
+    statistics = [np.atleast_1d(values)
+                  for values in convergence(posterior_draws(posterior[list(names)]))]
+    ends = np.cumsum([posterior[name][0, 0].size for name in names])
+    return {name: tuple(values[start:end] for values in statistics)
+            for name, start, end in zip(names, np.concatenate([[0], ends[:-1]]), ends)}
+
+
 def diagnose(idata: az.InferenceData, var_names: Sequence[str] | None = None,
-             max_treedepth: int = 10) -> Diagnostics:
+             max_treedepth: int = 10, statistics: dict | None = None) -> Diagnostics:
     """Diagnostics of the posterior variables ``var_names`` (default all) of an InferenceData.
 
     R-hat and ESS are those of :mod:`bayescomp.models.convergence` (ArviZ's, for all
     quantities at once); of a single chain, R-hat compares its halves. Quantities without
-    one (a constant's R-hat) are left out of the extremes.
+    one (a constant's R-hat) are left out of the extremes. ``statistics``, a
+    :func:`variable_convergence` of these variables (and maybe more) that the caller already
+    has, is used instead of computing them again.
     """
-    posterior = idata.posterior if var_names is None else idata.posterior[var_names]
-    n_chains, n_draws = posterior.sizes["chain"], posterior.sizes["draw"]
-    rhat, ess_bulk, ess_tail = convergence(posterior_draws(posterior))
+    names = list(idata.posterior.data_vars) if var_names is None else list(var_names)
+    if statistics is None:
+        statistics = variable_convergence(idata.posterior, names)
+    rhat, ess_bulk, ess_tail = (np.concatenate([statistics[name][k] for name in names])
+                                for k in range(3))
+    n_chains, n_draws = idata.posterior.sizes["chain"], idata.posterior.sizes["draw"]
 
     def extreme(values, reducer):
         values = values[np.isfinite(values)]

@@ -35,7 +35,7 @@ from bayescomp.data.scores import Scores
 from bayescomp.exceptions import ConstantDifferencesWarning, InputWarning, RetryWarning
 from bayescomp.models import nu_prior, region_masses
 from bayescomp.models.correlated import correlated_ttests
-from bayescomp.models.diagnostics import diagnose, warn_if_problems
+from bayescomp.models.diagnostics import diagnose, variable_convergence, warn_if_problems
 from bayescomp.models.estimate import Estimate
 from bayescomp.models.hierarchical_density import log_density
 from bayescomp.models.hierarchical_program import (PROGRAM, continuation_inits, initial_values,
@@ -251,7 +251,10 @@ def hierarchical(scores: Scores, first: str, second: str, *, rope: RopeLike = 0.
         fit = pool_draws(fit, new) if run["continued"] and not run["redraw"] else new
         idata = to_user_scale(fit, data, scale, scores.dataset_names,
                               seeds.generator("post_draws"), log_likelihood, prior)
-        diagnostics = diagnose(idata, var_names=var_names, max_treedepth=max_treedepth)
+        # R-hat and ESS of the checked and the reported quantities, computed once
+        statistics = variable_convergence(idata.posterior, var_names + ["delta_next"])
+        diagnostics = diagnose(idata, var_names=var_names, max_treedepth=max_treedepth,
+                               statistics=statistics)
         # per draw, chain by chain: what the modes read and, for the last fit, the result
         population_masses = region_masses.population_masses(idata.posterior, rope)
         next_masses = region_masses.next_dataset_masses(idata.posterior, rope)
@@ -282,7 +285,7 @@ def hierarchical(scores: Scores, first: str, second: str, *, rope: RopeLike = 0.
             # enough draws, or a chunk more from where the chains are (not a retry). Not
             # after modes settled a fit: its chains do not mix, and more draws rarely make
             # them (on a near-identical pair they ran to the cap, 2-3 times as long)
-            achieved = reported_ess(idata)
+            achieved = reported_ess(statistics)
             close = too_close_to_call(estimates)
             more = extension(run, attempts[-1]["draws"], min(achieved), ess,
                              MAX_DRAWS_FACTOR * iter_sampling, previous=extended_from,
@@ -308,7 +311,7 @@ def hierarchical(scores: Scores, first: str, second: str, *, rope: RopeLike = 0.
         warnings.warn(f"{what}: {how} after: " + "; ".join(diagnostics.problems),
                       RetryWarning, stacklevel=2)
     if not diagnostics.ok:
-        achieved = reported_ess(idata)
+        achieved = reported_ess(statistics)
     if not settled:
         # modes of which one still fails its diagnostics decide nothing
         modes = ()

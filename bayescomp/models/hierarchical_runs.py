@@ -6,7 +6,6 @@ from __future__ import annotations
 import numpy as np
 
 from bayescomp.decisions import THRESHOLD, too_close
-from bayescomp.models.convergence import ess_bulk, ess_tail
 from bayescomp.models.diagnostics import BFMI_MIN, Diagnostics
 from bayescomp.models.modes import probability_mcse
 
@@ -65,14 +64,14 @@ def energy_explained(diagnostics: Diagnostics, groups: int) -> bool:
     return diagnostics.min_bfmi >= BFMI_MIN or groups > 1
 
 
-def reported_ess(idata) -> tuple[float, float]:
+def reported_ess(statistics: dict) -> tuple[float, float]:
     """Smallest bulk and smallest tail ESS (Vehtari et al. 2021) over the reported
-    quantities (:data:`REPORTED`: delta0, delta_next, sigma0, nu, every delta_i)."""
-    posterior = idata.posterior
-    draws = np.concatenate([posterior[name].values.reshape(posterior.sizes["chain"],
-                                                           posterior.sizes["draw"], -1)
-                            for name in REPORTED if name in posterior], axis=-1)
-    return float(np.nanmin(ess_bulk(draws))), float(np.nanmin(ess_tail(draws)))
+    quantities (:data:`REPORTED`: delta0, delta_next, sigma0, nu, every delta_i) of a fit's
+    :func:`~bayescomp.models.diagnostics.variable_convergence` (which holds them all; nu
+    only with a Student-t population)."""
+    reported = [statistics[name] for name in REPORTED if name in statistics]
+    bulk, tail = (np.concatenate([values[k] for values in reported]) for k in (1, 2))
+    return float(np.nanmin(bulk)), float(np.nanmin(tail))
 
 
 def region_estimates(population_masses: np.ndarray, next_masses: np.ndarray) -> tuple:
