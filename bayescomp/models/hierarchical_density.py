@@ -76,16 +76,35 @@ def unbounded(value, lower, upper) -> np.ndarray:
     return np.log(share) - np.log1p(-share)
 
 
+def data_terms(data: dict) -> dict:
+    """The program's data as float arrays (``mean_diff``, ``ss``, ``n_scores``, ``rho``,
+    ``sigma_lower``) and what its transformed data derive from them, by the program's names:
+    ``exponent`` n_i - 1, ``mean_share`` v_i, ``contrasts`` S_i = ss_i / (1 - rho_i) (the
+    program's ss_contrasts), the means' ``median``, ``deviation`` from it and its square
+    ``offset2``, and ``se2``, the squared standard errors of the means (the fold variance
+    held at least at the floor)."""
+    terms = {k: np.asarray(data[k], dtype=float)
+             for k in ("mean_diff", "ss", "n_scores", "rho", "sigma_lower")}
+    terms["exponent"] = terms["n_scores"] - 1
+    terms["mean_share"] = terms["rho"] + (1 - terms["rho"]) / terms["n_scores"]
+    terms["contrasts"] = terms["ss"] / (1 - terms["rho"])
+    terms["median"] = np.median(terms["mean_diff"])
+    terms["deviation"] = terms["mean_diff"] - terms["median"]
+    terms["offset2"] = terms["deviation"] ** 2
+    # as the program rounds it: ss / (exponent (1 - rho))
+    terms["se2"] = np.maximum(terms["ss"] / (terms["exponent"] * (1 - terms["rho"])),
+                              terms["sigma_lower"] ** 2) * terms["mean_share"]
+    return terms
+
+
 def sigma_coordinates(data: dict) -> tuple[np.ndarray, np.ndarray]:
     """The offset and scale of u_i, the log-odds of sigma_i in (floor_i, sigma_bar) that the
     program samples (device 10): u_i at the mode that ss_i alone gives sigma_i (at most
     halfway up the interval), and the approximate posterior sd there."""
-    exponent = np.asarray(data["n_scores"], dtype=float) - 1
-    lower = np.asarray(data["sigma_lower"], dtype=float)
-    upper = data["sigma_upper"]
+    terms = data_terms(data)
+    exponent, lower, upper = terms["exponent"], terms["sigma_lower"], data["sigma_upper"]
     width = upper - lower
-    spread = np.sqrt(np.asarray(data["ss"], float) / (1 - np.asarray(data["rho"], float))
-                     / exponent)
+    spread = np.sqrt(terms["contrasts"] / exponent)
     spread_known = spread > 2 * lower
     mode = np.where(spread_known, np.minimum(spread, 0.5 * (lower + upper)), 2 * lower)
     offset = np.where(spread_known, special.logit((mode - lower) / width),
@@ -107,13 +126,8 @@ def lambda_coordinates(data: dict, sigma0: np.ndarray, nu: np.ndarray):
     """The centre c_i and scale s_i of log(lambda_i) = c_i + s_i z_i (device 5) at draws of
     sigma0 and nu (...), each (..., dataset), and the constant a log(a) - a - lgamma(a) of
     log(lambda_i)'s prior density at a = nu / 2 (...)."""
-    n_scores = np.asarray(data["n_scores"], dtype=float)
-    rho = np.asarray(data["rho"], dtype=float)
-    mean_diff, ss = np.asarray(data["mean_diff"], float), np.asarray(data["ss"], float)
-    lower = np.asarray(data["sigma_lower"], dtype=float)
-    mean_share = rho + (1 - rho) / n_scores                    # v_i
-    offset2 = (mean_diff - np.median(mean_diff)) ** 2
-    se2 = np.maximum(ss / ((n_scores - 1) * (1 - rho)), lower ** 2) * mean_share
+    terms = data_terms(data)
+    offset2, se2 = terms["offset2"], terms["se2"]
     sigma0_sq = np.asarray(sigma0, dtype=float)[..., None] ** 2
     nu = np.asarray(nu, dtype=float)[..., None]
     prior, updated = log_gamma_moments(0.5 * nu), log_gamma_moments(0.5 * nu + 0.5)
@@ -138,16 +152,10 @@ def log_density(data: dict, points: np.ndarray) -> np.ndarray:
     ``points`` (..., dimension), laid out as
     :func:`bayescomp.models.hierarchical_program.unconstrained` lays out the draws."""
     points = np.asarray(points, dtype=float)
-    n_scores = np.asarray(data["n_scores"], dtype=float)
-    rho = np.asarray(data["rho"], dtype=float)
-    mean_diff, ss = np.asarray(data["mean_diff"], float), np.asarray(data["ss"], float)
-    lower = np.asarray(data["sigma_lower"], dtype=float)
-    q = n_scores.size
-    exponent = n_scores - 1
-    mean_share = rho + (1 - rho) / n_scores                    # v_i
-    median = np.median(mean_diff)
-    deviation = mean_diff - median
-    offset2 = deviation ** 2
+    terms = data_terms(data)
+    lower, exponent, mean_share = terms["sigma_lower"], terms["exponent"], terms["mean_share"]
+    median, deviation, offset2 = terms["median"], terms["deviation"], terms["offset2"]
+    q = lower.size
 
     sigma0, target = bounded(points[..., 0], 0.0, data["sigma0_upper"])
     # u_i = offset_i + scale_i x, sigma_i in (floor_i, sigma_bar) by its log-odds u_i; the
@@ -171,7 +179,7 @@ def log_density(data: dict, points: np.ndarray) -> np.ndarray:
         variance = sigma ** 2 * mean_share + sigma0[..., None] ** 2
     # ss_i given sigma_i (device 1)
     target = target - (exponent * np.log(sigma)).sum(axis=-1) \
-        - 0.5 * (ss / (1 - rho) / sigma ** 2).sum(axis=-1)
+        - 0.5 * (terms["contrasts"] / sigma ** 2).sum(axis=-1)
     # the means with delta_i and delta0 integrated out (devices 3, 4)
     weight = 1 / variance
     precision = weight.sum(axis=-1)

@@ -16,8 +16,8 @@ import numpy as np
 import xarray as xr
 
 from bayescomp.models import nu_prior
-from bayescomp.models.hierarchical_density import (log_lambda_given, sigma_coordinates,
-                                                   sigma_given, unbounded)
+from bayescomp.models.hierarchical_density import (data_terms, log_lambda_given,
+                                                   sigma_coordinates, sigma_given, unbounded)
 from bayescomp.data.scores import Scores
 from bayescomp.exceptions import ConstantDifferencesWarning
 from bayescomp.models.likelihood import compound_symmetric_logpdf
@@ -112,11 +112,6 @@ def prepare(scores: Scores, first: str, second: str, prior) -> tuple[dict, float
     return data, scale
 
 
-def _unit(data: dict) -> dict:
-    return {k: np.asarray(data[k], dtype=float)
-            for k in ("mean_diff", "ss", "n_scores", "rho", "sigma_lower")}
-
-
 #: the range of the chains' initial log(nu - 1): nu from 1.14 (the heavy-tailed mode of a
 #: near-identical pair sits at 1.0-1.4) to 34 (its near-normal mode at 25-40)
 LOG_NU_MINUS_ONE_STARTS = (-2.0, 3.5)
@@ -137,7 +132,7 @@ def initial_values(data: dict, chains: int, rng: np.random.Generator) -> list[di
     are seen rather than missed by chance. ``rng`` draws the spread (the
     initial values' stream of :class:`bayescomp.sampling.Seeds`).
     """
-    unit = _unit(data)
+    unit = data_terms(data)
     floor = unit["sigma_lower"]
     se = standard_errors(unit["ss"], unit["n_scores"], unit["rho"], floor)
     sigma0 = sigma0_median(unit["mean_diff"], se, data["sigma0_upper"])
@@ -218,8 +213,8 @@ def draw_delta(delta0, sigma0, sigma, log_lambda, data: dict, rng) -> np.ndarray
     (:func:`sampled_scales`) (chain, draw, dataset); ``log_lambda`` None for a normal
     population.
     """
-    unit = _unit(data)
-    noise_precision = 1 / (sigma ** 2 * (unit["rho"] + (1 - unit["rho"]) / unit["n_scores"]))
+    unit = data_terms(data)
+    noise_precision = 1 / (sigma ** 2 * unit["mean_share"])
     weight = np.ones_like(sigma) if log_lambda is None else np.exp(log_lambda)
     prior_precision = weight / sigma0[..., None] ** 2
     precision = noise_precision + prior_precision
@@ -265,7 +260,7 @@ def to_user_scale(idata, data: dict, scale: float, datasets, rng: np.random.Gene
                                             delta0_bound=float(data["delta0_bound"]) * scale))
     groups = dict(posterior=user, sample_stats=idata.sample_stats)
     if log_likelihood:
-        unit = _unit(data)
+        unit = data_terms(data)
         log_lik = compound_symmetric_logpdf(unit["mean_diff"] * scale, unit["ss"] * scale ** 2,
                                             unit["n_scores"], unit["rho"], delta * scale,
                                             sigma * scale)
