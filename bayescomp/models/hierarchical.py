@@ -42,7 +42,7 @@ from bayescomp.models.hierarchical_program import (PROGRAM, continuation_inits, 
                                                    pool_draws, prepare, to_user_scale,
                                                    unconstrained)
 from bayescomp.models.hierarchical_result import HierarchicalResult, region_summary
-from bayescomp.models.hierarchical_runs import (MAX_CLOSE_FACTOR, MAX_DRAWS_FACTOR,
+from bayescomp.models.hierarchical_runs import (MAX_CLOSE_FACTOR, MAX_DRAWS_FACTOR, REPORTED,
                                                 energy_explained, extension, region_estimates,
                                                 reported_ess, safer_run, steps_failed,
                                                 too_close_to_call)
@@ -251,8 +251,9 @@ def hierarchical(scores: Scores, first: str, second: str, *, rope: RopeLike = 0.
         fit = pool_draws(fit, new) if run["continued"] and not run["redraw"] else new
         idata = to_user_scale(fit, data, scale, scores.dataset_names,
                               seeds.generator("post_draws"), log_likelihood, prior)
-        # R-hat and ESS of the checked and the reported quantities, computed once
-        statistics = variable_convergence(idata.posterior, var_names + ["delta_next"])
+        # R-hat and ESS of the checked and the reported quantities (REPORTED), computed once
+        statistics = variable_convergence(idata.posterior, var_names + [
+            name for name in REPORTED if name not in var_names and name in idata.posterior])
         diagnostics = diagnose(idata, var_names=var_names, max_treedepth=max_treedepth,
                                statistics=statistics)
         # per draw, chain by chain: what the modes read and, for the last fit, the result

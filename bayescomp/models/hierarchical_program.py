@@ -132,11 +132,11 @@ def initial_values(data: dict, chains: int, rng: np.random.Generator) -> list[di
     are seen rather than missed by chance. ``rng`` draws the spread (the
     initial values' stream of :class:`bayescomp.sampling.Seeds`).
     """
-    unit = data_terms(data)
-    floor = unit["sigma_lower"]
-    se = standard_errors(unit["ss"], unit["n_scores"], unit["rho"], floor)
-    sigma0 = sigma0_median(unit["mean_diff"], se, data["sigma0_upper"])
-    fold_sd = np.sqrt(unit["ss"] / np.maximum(unit["n_scores"] - 1, 1) / (1 - unit["rho"]))
+    terms = data_terms(data)
+    floor = terms["sigma_lower"]
+    se = standard_errors(terms["ss"], terms["n_scores"], terms["rho"], floor)
+    sigma0 = sigma0_median(terms["mean_diff"], se, data["sigma0_upper"])
+    fold_sd = np.sqrt(terms["ss"] / np.maximum(terms["n_scores"] - 1, 1) / (1 - terms["rho"]))
     size = floor.size
     low, high = LOG_NU_MINUS_ONE_STARTS
     strata = low + (high - low) * (np.arange(chains) + rng.uniform(0, 1, chains)) / chains
@@ -213,12 +213,13 @@ def draw_delta(delta0, sigma0, sigma, log_lambda, data: dict, rng) -> np.ndarray
     (:func:`sampled_scales`) (chain, draw, dataset); ``log_lambda`` None for a normal
     population.
     """
-    unit = data_terms(data)
-    noise_precision = 1 / (sigma ** 2 * unit["mean_share"])
+    terms = data_terms(data)
+    noise_precision = 1 / (sigma ** 2 * terms["mean_share"])
     weight = np.ones_like(sigma) if log_lambda is None else np.exp(log_lambda)
     prior_precision = weight / sigma0[..., None] ** 2
     precision = noise_precision + prior_precision
-    centre = (noise_precision * unit["mean_diff"] + prior_precision * delta0[..., None]) / precision
+    centre = ((noise_precision * terms["mean_diff"] + prior_precision * delta0[..., None])
+              / precision)
     return centre + rng.standard_normal(centre.shape) / np.sqrt(precision)
 
 
@@ -260,9 +261,9 @@ def to_user_scale(idata, data: dict, scale: float, datasets, rng: np.random.Gene
                                             delta0_bound=float(data["delta0_bound"]) * scale))
     groups = dict(posterior=user, sample_stats=idata.sample_stats)
     if log_likelihood:
-        unit = data_terms(data)
-        log_lik = compound_symmetric_logpdf(unit["mean_diff"] * scale, unit["ss"] * scale ** 2,
-                                            unit["n_scores"], unit["rho"], delta * scale,
+        terms = data_terms(data)
+        log_lik = compound_symmetric_logpdf(terms["mean_diff"] * scale, terms["ss"] * scale ** 2,
+                                            terms["n_scores"], terms["rho"], delta * scale,
                                             sigma * scale)
         groups["log_likelihood"] = xr.Dataset({"differences": per_dataset(log_lik)})
     return az.InferenceData(**groups)
