@@ -58,7 +58,7 @@ def ours(scores, seed=1, adapt_delta=0.95):
                      inits=initial_values(data, SETTINGS["chains"],
                                           sampling.Seeds(seed).generator("initial_values")))
     post = idata.posterior
-    sigma, log_lambda = sampled_scales(post, data)
+    _, sigma, log_lambda = sampled_scales(post, data)
     delta = draw_delta(post["delta0"].values, post["sigma0"].values, sigma, log_lambda, data,
                        np.random.default_rng(seed))
     post["delta"] = post["sigma_log_odds"].copy(data=delta)

@@ -67,12 +67,10 @@ def run_without_sklearn():
 
 @pytest.fixture(scope="session")
 def write_long_csv():
-    """A function writing scores (10 folds per run) as the long CSV the command line reads
-    (columns dataset, algorithm, run, fold, score) and returning its path."""
+    """A function writing scores as the long CSV the command line reads (columns dataset,
+    algorithm, run, fold, score, rho) and returning its path."""
     def write(scores, path):
-        frame = scores.to_frame()
-        frame["run"], frame["fold"] = frame.split // 10, frame.split % 10
-        frame.drop(columns=["rho", "split"]).to_csv(path, index=False)
+        scores.to_frame().to_csv(path, index=False)
         return path
     return write
 

@@ -469,10 +469,8 @@ def test_all_pairs_on_one_dataset_json_names_each_pair(tmp_path, capsys):
     base = rng.uniform(0.7, 0.8, 10)
     scores = bc.from_arrays({"x": base, "y": base - 0.03 + rng.normal(0, 0.01, 10),
                              "z": base + rng.normal(0, 0.01, 10)}, n_folds=10, datasets=["d"])
-    frame = scores.to_frame()
-    frame["run"], frame["fold"] = 0, frame.split
     path = tmp_path / "pairs.csv"
-    frame.drop(columns=["rho", "split"]).to_csv(path, index=False)
+    scores.to_frame().to_csv(path, index=False)
     target = tmp_path / "pairs.json"
     assert main(["all-pairs", str(path), "--json", str(target), "--progress"]) == 0
     captured = capsys.readouterr()

@@ -36,10 +36,8 @@ def simulated(n_datasets=9, n_splits=15, seed=31):
                           n_folds=5, datasets=[f"d{i}" for i in range(n_datasets)])
 
 
-def write_csv(scores, path, n_folds=5):
-    frame = scores.to_frame()
-    frame["run"], frame["fold"] = frame.split // n_folds, frame.split % n_folds
-    frame.drop(columns=["rho", "split"]).to_csv(path, index=False)
+def write_csv(scores, path):
+    scores.to_frame().to_csv(path, index=False)
     return path
 
 

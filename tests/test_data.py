@@ -52,6 +52,43 @@ def test_ragged_collection_with_distinct_rho():
     assert set(scores.subset(datasets=["q"]).dataset_names) == {"q"}
 
 
+def test_to_frame_reads_back_as_the_same_scores(tmp_path):
+    # a 10-fold dataset, a 5 x 2 one, and a resampled one whose rho is no 1/k (0.3 over 7
+    # splits): to_frame's layout read back by from_long, from_wide and read_csv
+    rng = np.random.default_rng(4)
+    sizes = {"ten": 20, "five-by-two": 10, "holdout": 7}
+    scores = bc.from_arrays({a: [rng.uniform(0.6, 0.9, n) for n in sizes.values()]
+                             for a in ("x", "y")},
+                            rho={"ten": 0.1, "five-by-two": 0.5, "holdout": 0.3},
+                            datasets=list(sizes))
+    frame = scores.to_frame()
+    assert list(frame.columns) == ["dataset", "algorithm", "run", "fold", "score", "rho"]
+    ten = frame[(frame.dataset == "ten") & (frame.algorithm == "x")]
+    np.testing.assert_array_equal(ten.run, np.repeat([0, 1], 10))
+    np.testing.assert_array_equal(ten.fold, np.tile(np.arange(10), 2))
+    frame.to_csv(tmp_path / "long.csv", index=False)
+    wide = frame.pivot(index=["dataset", "run", "fold", "rho"], columns="algorithm",
+                       values="score").reset_index()
+    wide.to_csv(tmp_path / "wide.csv", index=False)
+    for back in (bc.from_long(frame), bc.read_csv(tmp_path / "long.csv"),
+                 bc.read_csv(tmp_path / "wide.csv")):
+        back = back.subset(datasets=scores.dataset_names)
+        assert back.algorithms == ("x", "y")
+        np.testing.assert_array_equal(back.rho, [0.1, 0.5, 0.3])
+        for a, b in zip(back.datasets, scores.datasets):
+            np.testing.assert_array_equal(a.values, b.values)
+    # an explicit rho or n_folds wins over the column
+    np.testing.assert_array_equal(bc.from_long(frame, rho=0.2).rho, [0.2] * 3)
+
+
+def test_a_rho_column_with_two_values_in_a_dataset_is_named():
+    frame = long_frame().assign(rho=0.2)
+    frame.loc[frame.index[-1], "rho"] = 0.25
+    with pytest.raises(ValueError, match=r"dataset 'd2': column 'rho' must hold one number "
+                       r"per dataset, got \['0.2', '0.25'\]"):
+        bc.from_long(frame)
+
+
 def test_rho_inferred_from_folds_per_dataset():
     long = pd.concat([long_frame(1, 2, 10).assign(dataset="ten"),
                       long_frame(1, 3, 5).assign(dataset="five")])

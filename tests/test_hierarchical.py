@@ -3,7 +3,6 @@ import warnings
 
 import arviz as az
 import numpy as np
-import pandas as pd
 import pytest
 from scipy import stats
 
@@ -199,12 +198,12 @@ def test_sigma0_median_matches_quadrature():
 def test_standard_errors_and_their_floor():
     """The standard error of a dataset's mean: sigma sqrt(rho + (1 - rho) / n) with sigma
     estimated from ss, never below the resolution floor."""
-    from bayescomp.models.hierarchical_program import standard_errors
+    from bayescomp.models.hierarchical_density import squared_standard_errors
 
     ss, n, rho = _sufficient_statistics([0.05, 1.0])
-    assert np.allclose(standard_errors(ss, n, rho, 0.0), [0.05, 1.0])
-    assert np.allclose(standard_errors(np.zeros(3), np.full(3, 10), np.full(3, 0.1), 0.1),
-                       0.1 * np.sqrt(1.9 / 10))
+    assert np.allclose(squared_standard_errors(ss, n, rho, 0.0), [0.05 ** 2, 1.0])
+    assert np.allclose(squared_standard_errors(np.zeros(3), np.full(3, 10), np.full(3, 0.1),
+                                               0.1), 0.1 ** 2 * 1.9 / 10)
 
 
 @pytest.mark.stan

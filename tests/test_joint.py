@@ -9,7 +9,6 @@ from itertools import permutations
 
 import arviz as az
 import numpy as np
-import pandas as pd
 import pytest
 from scipy import integrate, stats
 

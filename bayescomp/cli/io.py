@@ -317,7 +317,9 @@ def add_input_arguments(parser) -> None:
     """The arguments naming a CSV of scores and its layout, shared by the commands that
     read one (``compare``, ``all-pairs``, ``rank``)."""
     parser.add_argument("file", help="CSV of scores. long: columns dataset, algorithm, run, "
-                        "fold, score; wide: dataset, run, fold and one column per algorithm")
+                        "fold, score; wide: dataset, run, fold and one column per algorithm; "
+                        "either may have a column rho (one value per dataset), which "
+                        "--n-folds and --rho override")
     parser.add_argument("--format", choices=["auto", "long", "wide"], default="auto",
                         help="layout of the CSV (default auto: long when the file has the "
                         "columns algorithm and score, or those given by --column, else wide)")

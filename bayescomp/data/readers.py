@@ -2,7 +2,8 @@
 
 Each returns a :class:`~bayescomp.data.scores.Scores`, with every dataset's correlation
 ``rho`` given (``rho``), derived from the number of folds (``n_folds``, ``rho = 1/k``) or,
-for a long table with a fold column, from the folds seen in the data.
+for a table, read from its ``rho`` column (as :meth:`Scores.to_frame` writes it) or else
+derived from the folds seen in the data.
 """
 from __future__ import annotations
 
@@ -118,6 +119,24 @@ def _with_default_columns(frame: pd.DataFrame, dataset, run):
     return frame, dataset, run
 
 
+#: the column of a table that gives each dataset's rho (what :meth:`Scores.to_frame` writes)
+RHO_COLUMN = "rho"
+
+
+def _rho_column(frame: pd.DataFrame, dataset: str, names) -> dict:
+    """Each dataset's rho from the frame's rho column: one number per dataset."""
+    values = pd.to_numeric(frame[RHO_COLUMN], errors="coerce")
+    rhos = {}
+    for name in names:
+        seen = values[frame[dataset] == name].unique()
+        if len(seen) != 1 or not np.isfinite(seen[0]):
+            shown = sorted(frame.loc[frame[dataset] == name, RHO_COLUMN].astype(str).unique())
+            raise ValueError(f"dataset {name!r}: column {RHO_COLUMN!r} must hold one number "
+                             f"per dataset, got {shown[:5]}")
+        rhos[name] = float(seen[0])
+    return rhos
+
+
 def from_long(frame: pd.DataFrame, *, dataset: str = "dataset", algorithm: str = "algorithm",
               run: str = "run", fold: str = "fold", score: str = "score", rho: float | None = None,
               n_folds: int | None = None, _wide: bool = False) -> Scores:
@@ -130,8 +149,9 @@ def from_long(frame: pd.DataFrame, *, dataset: str = "dataset", algorithm: str =
         Column names. ``run`` may be None for a single run of cross-validation; ``dataset``
         may be None for a single dataset.
     rho, n_folds : optional
-        As in :func:`from_arrays`. When neither is given, ``rho = 1/k`` with k the number
-        of distinct folds seen in each dataset.
+        As in :func:`from_arrays`. When neither is given, rho is read from the frame's
+        column ``rho`` if it has one (one value per dataset), else ``rho = 1/k`` with k the
+        number of distinct folds seen in each dataset.
 
     Returns
     -------
@@ -169,6 +189,8 @@ def from_long(frame: pd.DataFrame, *, dataset: str = "dataset", algorithm: str =
     algorithms = tuple(pd.unique(frame[algorithm]))
     names = list(pd.unique(frame[dataset]))
     folds_seen = [frame.loc[frame[dataset] == n, fold].nunique() for n in names]
+    if rho is None and n_folds is None and RHO_COLUMN in frame.columns:
+        rho = _rho_column(frame, dataset, names)
     rhos = _resolve_rho(names, rho, n_folds, inferred_folds=folds_seen)
     built = []
     for name, rho_i in zip(names, rhos):
@@ -193,8 +215,9 @@ def from_wide(frame: pd.DataFrame, *, algorithms: Sequence[str] | None = None,
               rho: float | None = None, n_folds: int | None = None) -> Scores:
     """Scores from a wide frame: one row per (dataset, run, fold), one column per algorithm.
 
-    ``algorithms`` defaults to every column other than ``dataset``, ``run`` and ``fold``.
-    Other parameters are as in :func:`from_long`.
+    ``algorithms`` defaults to every column other than ``dataset``, ``run``, ``fold`` and
+    ``rho`` (each dataset's correlation, as in :func:`from_long`). Other parameters are as
+    in :func:`from_long`.
     """
     frame, dataset, run = _with_default_columns(frame, dataset, run)
     ids = [dataset, run, fold]
@@ -202,11 +225,13 @@ def from_wide(frame: pd.DataFrame, *, algorithms: Sequence[str] | None = None,
     if missing:
         raise ValueError(f"column(s) {missing} not found; the frame has {list(frame.columns)}")
     if algorithms is None:
-        algorithms = [c for c in frame.columns if c not in ids]
+        algorithms = [c for c in frame.columns if c not in ids + [RHO_COLUMN]]
     unknown = [a for a in algorithms if a not in frame.columns]
     if unknown:
         raise ValueError(f"unknown algorithm column(s) {unknown}; the frame has {list(frame.columns)}")
     # keep the frame's index so that errors point at the original rows (lines of a CSV)
+    if RHO_COLUMN in frame.columns and RHO_COLUMN not in algorithms:
+        ids = ids + [RHO_COLUMN]
     long = frame.melt(id_vars=ids, value_vars=list(algorithms), var_name="algorithm",
                       value_name="score", ignore_index=False)
     return from_long(long, dataset=dataset, algorithm="algorithm", run=run, fold=fold,

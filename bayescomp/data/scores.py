@@ -115,13 +115,25 @@ class Scores:
             DatasetScores(d.name, d.rho, d.values[rows]) for d in chosen))
 
     def to_frame(self) -> pd.DataFrame:
-        """A long frame: dataset, algorithm, split, score, rho."""
+        """A long frame, one row per (dataset, algorithm, run, fold): the columns dataset,
+        algorithm, run, fold, score and rho, which :func:`bayescomp.read_csv` and
+        :func:`bayescomp.from_long` read back to the same scores.
+
+        Where ``rho = 1/k`` and k divides the number of scores (k-fold cross-validation),
+        split j is fold ``j % k`` of run ``j // k``; otherwise each split is a run of its own
+        (fold 0), and the rho column carries the correlation."""
         parts = []
         for d in self.datasets:
+            split = np.arange(d.n_scores)
+            k = round(1 / d.rho) if d.rho > 0 else 0
+            if k >= 2 and abs(k * d.rho - 1) < 1e-9 and d.n_scores % k == 0:
+                run, fold = split // k, split % k
+            else:
+                run, fold = split, np.zeros_like(split)
             for a, algorithm in enumerate(self.algorithms):
                 parts.append(pd.DataFrame({
-                    "dataset": d.name, "algorithm": algorithm,
-                    "split": np.arange(d.n_scores), "score": d.values[a], "rho": d.rho}))
+                    "dataset": d.name, "algorithm": algorithm, "run": run, "fold": fold,
+                    "score": d.values[a], "rho": d.rho}))
         return pd.concat(parts, ignore_index=True)
 
     def summary(self) -> str:

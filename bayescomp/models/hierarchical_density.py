@@ -91,10 +91,19 @@ def data_terms(data: dict) -> dict:
     terms["median"] = np.median(terms["mean_diff"])
     terms["deviation"] = terms["mean_diff"] - terms["median"]
     terms["offset2"] = terms["deviation"] ** 2
-    # as the program rounds it: ss / (exponent (1 - rho))
-    terms["se2"] = np.maximum(terms["ss"] / (terms["exponent"] * (1 - terms["rho"])),
-                              terms["sigma_lower"] ** 2) * terms["mean_share"]
+    terms["se2"] = squared_standard_errors(terms["ss"], terms["n_scores"], terms["rho"],
+                                           terms["sigma_lower"])
     return terms
+
+
+def squared_standard_errors(ss, n_scores, rho, floor) -> np.ndarray:
+    """se_i^2, the squared standard error of each dataset's mean: the fold variance
+    ss_i / ((n_i - 1) (1 - rho_i)), held at least at the resolution floor's square (identical
+    scores still carry the rounding of one step), times v_i = rho_i + (1 - rho_i) / n_i;
+    rounded as the program's transformed data rounds it."""
+    ss, n_scores, rho = (np.asarray(v, dtype=float) for v in (ss, n_scores, rho))
+    return (np.maximum(ss / ((n_scores - 1) * (1 - rho)), np.asarray(floor, dtype=float) ** 2)
+            * (rho + (1 - rho) / n_scores))
 
 
 def sigma_coordinates(data: dict) -> tuple[np.ndarray, np.ndarray]:

@@ -17,7 +17,8 @@ import xarray as xr
 
 from bayescomp.models import nu_prior
 from bayescomp.models.hierarchical_density import (data_terms, log_lambda_given,
-                                                   sigma_coordinates, sigma_given, unbounded)
+                                                   sigma_coordinates, sigma_given,
+                                                   squared_standard_errors, unbounded)
 from bayescomp.data.scores import Scores
 from bayescomp.exceptions import ConstantDifferencesWarning
 from bayescomp.models.likelihood import compound_symmetric_logpdf
@@ -30,13 +31,6 @@ def resolution(values: np.ndarray) -> float:
     gaps = np.diff(np.unique(values))
     gaps = gaps[gaps > 1e-9 * max(1.0, float(np.max(np.abs(values))))]
     return float(gaps.min()) if gaps.size else np.nan
-
-
-def standard_errors(ss, n, rho, floor) -> np.ndarray:
-    """Standard error of each dataset's mean difference, its fold variance held at least at
-    the resolution floor (identical scores still carry the rounding of one step)."""
-    variance = np.maximum(ss / np.maximum(n - 1, 1) / (1 - rho), floor ** 2)
-    return np.sqrt(variance * (1 + (n - 1) * rho) / n)
 
 
 def sigma0_median(means, noise, upper: float) -> float:
@@ -91,7 +85,7 @@ def prepare(scores: Scores, first: str, second: str, prior) -> tuple[dict, float
     # bounds then never collapse to rounding noise
     scale = float(np.maximum(np.sqrt(ss / n), floor).mean())
     among = means.std() if len(means) > 1 and means.std() > 0 else scale
-    noise = standard_errors(ss, n, rho, floor)
+    noise = np.sqrt(squared_standard_errors(ss, n, rho, floor))
     # delta0's uniform prior spans the largest difference (the paper's bound), and at least
     # five standard errors beyond every dataset's mean: on constant differences the largest
     # difference is the mean itself, and the posterior of delta0 would pile up at the bound
@@ -134,9 +128,8 @@ def initial_values(data: dict, chains: int, rng: np.random.Generator) -> list[di
     """
     terms = data_terms(data)
     floor = terms["sigma_lower"]
-    se = standard_errors(terms["ss"], terms["n_scores"], terms["rho"], floor)
-    sigma0 = sigma0_median(terms["mean_diff"], se, data["sigma0_upper"])
-    fold_sd = np.sqrt(terms["ss"] / np.maximum(terms["n_scores"] - 1, 1) / (1 - terms["rho"]))
+    sigma0 = sigma0_median(terms["mean_diff"], np.sqrt(terms["se2"]), data["sigma0_upper"])
+    fold_sd = np.sqrt(terms["contrasts"] / terms["exponent"])
     size = floor.size
     low, high = LOG_NU_MINUS_ONE_STARTS
     strata = low + (high - low) * (np.arange(chains) + rng.uniform(0, 1, chains)) / chains
@@ -191,16 +184,17 @@ def pool_draws(earlier, later) -> az.InferenceData:
     return pooled
 
 
-def sampled_scales(posterior, data: dict) -> tuple[np.ndarray, np.ndarray | None]:
-    """sigma_i and log(lambda_i) at every draw of a fit of the program, (chain, draw, dataset),
-    from the sampled u_i, sigma0, log(nu - 1) and z_i (the program computes them in its model
-    block and does not write them); log(lambda_i) is None for a normal population."""
+def sampled_scales(posterior, data: dict):
+    """nu (chain, draw), sigma_i and log(lambda_i) (chain, draw, dataset) at every draw of a
+    fit of the program, from the sampled u_i, sigma0, log(nu - 1) and z_i (the program
+    computes them in its model block and does not write them); nu and log(lambda_i) are None
+    for a normal population."""
     sigma = sigma_given(data, posterior["sigma_log_odds"].values)
     if not data["population"]:
-        return sigma, None
+        return None, sigma, None
     nu = 1 + np.exp(posterior["log_nu_minus_one"].values[..., 0])
-    return sigma, log_lambda_given(data, posterior["sigma0"].values, nu,
-                                   posterior["lambda_z"].values)
+    return nu, sigma, log_lambda_given(data, posterior["sigma0"].values, nu,
+                                       posterior["lambda_z"].values)
 
 
 def draw_delta(delta0, sigma0, sigma, log_lambda, data: dict, rng) -> np.ndarray:
@@ -238,22 +232,17 @@ def to_user_scale(idata, data: dict, scale: float, datasets, rng: np.random.Gene
                                         dataset=list(datasets)))
 
     delta0, sigma0 = posterior["delta0"].values, posterior["sigma0"].values
-    sigma, log_lambda = sampled_scales(posterior, data)
+    nu, sigma, log_lambda = sampled_scales(posterior, data)
     # delta0's conditional given the rest (normal, truncated to the bound), which
     # bayescomp.models.region_masses reads the population's probabilities from
     variables = {name: posterior[name] * scale
                  for name in ("delta0", "sigma0", "delta0_centre", "delta0_sd")}
-    if data["population"]:
-        # nu from the sampled log(nu - 1): a nu within 1e-16 of 1 is exactly 1 in double
-        # precision, and log(nu - 1) computed from it would be -inf
-        log_nu = posterior["log_nu_minus_one"]
-        log_nu = log_nu.isel({d: 0 for d in log_nu.dims if d not in ("chain", "draw")})
-        nu_draws = 1 + np.exp(log_nu)
-        nu = nu_draws.values
-        variables["nu"] = nu_draws
+    if nu is not None:
+        variables["nu"] = posterior["sigma0"].copy(data=nu)
         if prior.nu == "gamma":
             alpha, beta = nu_prior.draw_alpha_beta(nu, prior.alpha, prior.beta, rng)
-            variables.update(alpha=nu_draws.copy(data=alpha), beta=nu_draws.copy(data=beta))
+            variables.update(alpha=variables["nu"].copy(data=alpha),
+                             beta=variables["nu"].copy(data=beta))
     delta = draw_delta(delta0, sigma0, sigma, log_lambda, data, rng)
     variables.update(delta=per_dataset(delta * scale), sigma=per_dataset(sigma * scale),
                      delta_next=posterior["delta_next"] * scale)

@@ -149,8 +149,7 @@ def _hierarchical_replication(sequence, prior: FixedPrior, fit_prior: FixedPrior
                             **sample_options)
     seconds = time.perf_counter() - start
     post = idata.posterior
-    nu = 1 + np.exp(post["log_nu_minus_one"].values[..., 0])
-    sigma, log_lambda = sampled_scales(post, data)
+    nu, sigma, log_lambda = sampled_scales(post, data)
     delta = draw_delta(post["delta0"].values, post["sigma0"].values, sigma, log_lambda, data,
                        rng)
     draws = {"delta0": post["delta0"].values, "sigma0": post["sigma0"].values,
