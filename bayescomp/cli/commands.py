@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 
 from bayescomp.cli.console import Console, PairProgress
-from bayescomp.cli.io import CliError, Outputs, report_text
+from bayescomp.cli.io import CliError, Outputs, read_scores, report_text
 
 EXIT_OK, EXIT_UNRELIABLE, EXIT_INPUT, EXIT_INTERNAL, EXIT_INTERRUPTED = 0, 1, 2, 3, 130
 #: 128 + SIGPIPE: what a shell reports for a Unix tool whose reader closed the pipe
@@ -22,23 +22,6 @@ JOINT_OPTIONS = tuple(name for name in FIT_OPTIONS if name != "ess")
 
 
 # --- reading --------------------------------------------------------------------------------
-
-def _read(args):
-    from bayescomp.data.readers import read_csv
-
-    options = {"format": args.format}
-    for item in args.column or []:
-        key, _, name = item.partition("=")
-        if key not in ("dataset", "algorithm", "run", "fold", "score") or not name:
-            raise CliError(f"--column expects KEY=NAME with KEY in dataset, algorithm, run, "
-                           f"fold, score; got {item!r}")
-        options[key] = name
-    if args.n_folds is not None:
-        options["n_folds"] = args.n_folds
-    if args.rho is not None:
-        options["rho"] = args.rho
-    return read_csv(args.file, **options)
-
 
 def _fit_options(args) -> dict:
     """The sampler options given on the command line (unset ones keep the defaults)."""
@@ -249,7 +232,7 @@ def _run_comparison(scores, first, second, args, console: Console, extra: dict) 
 
 
 def run_compare(args, console: Console) -> int:
-    scores = _read(args)
+    scores = read_scores(args)
     if args.dataset is not None:
         with _naming_the_input(args):
             scores = scores.subset(datasets=[args.dataset])
@@ -262,7 +245,7 @@ def run_all_pairs(args, console: Console) -> int:
     from bayescomp.cli.export import all_pairs_dict
     from bayescomp.models.compare import compare_all
 
-    scores = _read(args)
+    scores = read_scores(args)
     rope = _rope(args)
     if args.joint:
         return _run_joint(scores, rope, args, console)

@@ -313,6 +313,10 @@ class Outputs:
         self._created.clear()
 
 
+#: the columns ``--column KEY=NAME`` can rename
+COLUMN_KEYS = ("dataset", "algorithm", "run", "fold", "score")
+
+
 def add_input_arguments(parser) -> None:
     """The arguments naming a CSV of scores and its layout, shared by the commands that
     read one (``compare``, ``all-pairs``, ``rank``)."""
@@ -325,7 +329,25 @@ def add_input_arguments(parser) -> None:
                         "columns algorithm and score, or those given by --column, else wide)")
     parser.add_argument("--column", action="append", metavar="KEY=NAME",
                         help="name of a column in the file, e.g. --column dataset=DB "
-                        "(KEY: dataset, algorithm, run, fold, score); repeatable")
+                        f"(KEY: {', '.join(COLUMN_KEYS)}); repeatable")
+
+
+def read_scores(args):
+    """The scores of the CSV that :func:`add_input_arguments` names, read with its layout,
+    its ``--column`` names and, where the command has them, ``--n-folds`` or ``--rho``."""
+    from bayescomp.data.readers import read_csv
+
+    options = {"format": args.format}
+    for item in args.column or []:
+        key, _, name = item.partition("=")
+        if key not in COLUMN_KEYS or not name:
+            raise CliError(f"--column expects KEY=NAME with KEY in {', '.join(COLUMN_KEYS)}; "
+                           f"got {item!r}")
+        options[key] = name
+    for option in ("n_folds", "rho"):
+        if getattr(args, option, None) is not None:
+            options[option] = getattr(args, option)
+    return read_csv(args.file, **options)
 
 
 def add_overwrite_argument(parser) -> None:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from bayescomp.cli.io import add_input_arguments, add_overwrite_argument
+from bayescomp.cli.io import add_input_arguments, add_overwrite_argument, read_scores
 
 EXIT_OK, EXIT_UNRELIABLE = 0, 1
 
@@ -78,29 +78,17 @@ def add_parser(subparsers):
     return rank
 
 
-def _columns(items) -> dict:
-    columns = {}
-    for item in items or []:
-        key, _, name = item.partition("=")
-        if key not in ("dataset", "algorithm", "run", "fold", "score") or not name:
-            raise ValueError(f"--column expects KEY=NAME with KEY in dataset, algorithm, run, "
-                             f"fold, score; got {item!r}")
-        columns[key] = name
-    return columns
-
-
 def run(args, console) -> int:
     """Run ``bayescomp rank`` with parsed ``args``; the exit code.
 
     ``console`` is the command line's :class:`~bayescomp.cli.console.Console`:
     the lines meant for stderr, and the warnings the JSON lists.
     """
-    from bayescomp.data.readers import read_csv
     from bayescomp.models.ranking import rank_algorithms
     from bayescomp.cli.commands import stan_engine, write_outputs
     from bayescomp.cli.export import envelope
 
-    scores = read_csv(args.file, format=args.format, **_columns(args.column))
+    scores = read_scores(args)
     backend = stan_engine(args, console, "plackett_luce")
     result = rank_algorithms(
         scores, rope=args.rope, seed=args.seed, ties=args.ties, prior=args.prior,

@@ -62,16 +62,16 @@ def _algorithms(args):
 
 def run(args, console) -> int:
     """Run ``bayescomp report`` with parsed ``args``; the exit code."""
-    from bayescomp.cli.commands import (_check_pair, _document, _naming_the_input, _read,
+    from bayescomp.cli.commands import (_check_pair, _document, _naming_the_input,
                                         _rope, _status, _to_stdout, joint_options, stan_engine,
                                         write_outputs)
     from bayescomp.cli.export import plain
-    from bayescomp.cli.io import CliError
+    from bayescomp.cli.io import CliError, read_scores
     from bayescomp.models.paper_analysis import check_joint_input, paper_analysis
 
     if args.out is None:
         raise CliError("report needs --out DIR: the report is the files written there")
-    scores = _read(args)
+    scores = read_scores(args)
     rope = _rope(args)
     options = joint_options(args)
     with _naming_the_input(args):   # faults of the input fail before any compile
