@@ -305,19 +305,19 @@ def test_all_pairs_retries_then_exits_1_naming_the_unreliable_pairs(tmp_path, ca
         first = result.settings["attempts"][0]
         # slow mixing alone is continued (20 more draws, no second warm-up: the chains keep
         # their adapted step size and metric), and so are divergences (at half the step,
-        # 20 new draws); a sampler that struggles otherwise refits afresh with twice the
+        # 10 new draws); a sampler that struggles otherwise refits afresh with twice the
         # iterations (safer_run)
         struggled = any(word in p for p in first["problems"]
                         for word in ("divergent", "tree depth", "E-BFMI"))
         diverged = any("divergent" in p for p in first["problems"])
-        refit = (0.99, 0, 20, True) if diverged else (0.95, 40, 40, False)
+        refit = (0.99, 0, 10, True) if diverged else (0.95, 40, 40, False)
         assert [(a["adapt_delta"], a["iter_warmup"], a["iter_sampling"], a["continued"])
                 for a in result.settings["attempts"]] == [
             (0.95, 20, 20, False), refit if struggled else (0.95, 0, 20, True)]
     assert captured.out.startswith("UNRELIABLE: 3 of 3 fits failed their sampler diagnostics")
     assert len(re.findall(r"(retried with adapt_delta 0\.95, 40 \+ 40 iterations|continued "
                           r"every chain from its last draw(, 20 more draws| at 0\.5 times its "
-                          r"step size, 20 new draws in place of the earlier ones)) after",
+                          r"step size, 10 new draws in place of the earlier ones)) after",
                           captured.err)) == 3
     assert re.search(r"warning: a vs b: hierarchical model a - b: (retried|continued) ",
                      captured.err)

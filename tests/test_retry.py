@@ -52,10 +52,12 @@ def test_safer_settings_ladder():
     # never a longer warm-up than the user's own
     assert safer_run(dict(first, iter_warmup=100), 1, _diagnostics(0))["iter_warmup"] == 100
     # divergences: the chains go on at half the step (adapt_delta 0.99 where the engine
-    # adapts again), as many new draws replacing the divergent ones ...
+    # adapts again), half as many new draws (as many leapfrog steps) replacing the
+    # divergent ones, rounded up ...
     second = safer_run(first, 1, _diagnostics(3))
     assert second == dict(first, adapt_delta=0.99, iter_warmup=300, continued=True,
-                          redraw=True, step_scale=0.5)
+                          redraw=True, step_scale=0.5, iter_sampling=250)
+    assert safer_run(dict(first, iter_sampling=51), 1, _diagnostics(1))["iter_sampling"] == 26
     # ... and if they diverge again, afresh with adapt_delta 0.99 and twice the iterations
     # of the last fresh fit (the first)
     assert safer_run(first, 2, _diagnostics(1)) == dict(first, adapt_delta=0.99,
@@ -209,8 +211,8 @@ def fit_with_made_up_verdicts(scores, monkeypatch, verdicts):
         return dataclasses.replace(real(idata, **options), **made_up)
 
     monkeypatch.setattr(hierarchical_module, "diagnose", diagnose)
-    # the test is of the retries: no extension towards the ESS target (capped at the fit)
-    monkeypatch.setattr(hierarchical_module, "MAX_DRAWS_FACTOR", 1)
+    # the test is of the retries: no extension towards the ESS target
+    monkeypatch.setattr(hierarchical_module, "extension", lambda *args, **options: None)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         result = bc.hierarchical(scores, "a", "b", seed=5, chains=2, iter_warmup=100,
@@ -260,10 +262,10 @@ def test_a_retry_that_passes_is_announced_but_not_flagged(scores, monkeypatch):
         dict(problems=())])
     calls = [idata.posterior.sizes["draw"] for idata in seen]
     # stopped at the first fit that passed; after divergences the chains went on at half
-    # their step, as many new draws replacing the divergent ones
-    assert calls == [50, 50]
+    # their step, half as many new draws replacing the divergent ones
+    assert calls == [50, 25]
     assert said == {"retry": ["hierarchical model a - b: continued every chain from its last "
-                              "draw at 0.5 times its step size, 50 new draws in place of the "
+                              "draw at 0.5 times its step size, 25 new draws in place of the "
                               "earlier ones after: 1 divergent transition(s): made up by the "
                               "test"], "sampling": []}
     assert result.reliable
@@ -271,19 +273,19 @@ def test_a_retry_that_passes_is_announced_but_not_flagged(scores, monkeypatch):
     assert result.population.decision() in ("b better", "equivalent", "a better", "undecided")
     assert [(a["continued"], a["redraw"], a["adapt_delta"], a["iter_warmup"],
              a["iter_sampling"], a["ok"]) for a in result.settings["attempts"]] == [
-        (False, False, 0.9, 100, 50, False), (True, True, 0.99, 0, 50, True)]
+        (False, False, 0.9, 100, 50, False), (True, True, 0.99, 0, 25, True)]
     # the step is half the adapted one, and no draw of the first fit is kept
     first_step = seen[0].sample_stats["step_size"].values[:, -1]
     np.testing.assert_allclose(seen[1].sample_stats["step_size"].values,
-                               np.repeat(0.5 * first_step[:, None], 50, axis=1), rtol=1e-5)
+                               np.repeat(0.5 * first_step[:, None], 25, axis=1), rtol=1e-5)
     np.testing.assert_array_equal(result.idata.posterior["delta0"].values,
                                   seen[1].posterior["delta0"].values)
-    assert result.idata.posterior.sizes["draw"] == 50
+    assert result.idata.posterior.sizes["draw"] == 25
     summary = result.summary()
     assert "UNRELIABLE" not in summary and "UNRELIABLE" not in result.to_markdown()
     assert "  1. adapt_delta 0.9, 100 + 50 iterations: 1 divergent transition(s)" in summary
     assert ("  2. adapt_delta 0.99, continued from the last draws at 0.5 times the step "
-            "size, 0 + 50 new iterations in place of the earlier draws: ok") in summary
+            "size, 0 + 25 new iterations in place of the earlier draws: ok") in summary
 
 
 @pytest.mark.stan

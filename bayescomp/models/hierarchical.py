@@ -174,7 +174,8 @@ def hierarchical(scores: Scores, first: str, second: str, *, rope: RopeLike = 0.
         chain restarts from its last draw, keeping its step size and metric, for
         ``iter_sampling`` more draws (twice that at the second retry) pooled with the
         earlier ones. After divergences the chains go on from their last draws at half
-        their step size, and as many new draws replace the divergent ones. A fit that
+        their step size, and half as many new draws (as many leapfrog steps) replace the
+        divergent ones; the ``ess`` target extends them if they are too few. A fit that
         diverges again, or has saturated tree depth or a low E-BFMI, starts afresh from
         the same initial values with twice the warm-up and draws (adapt_delta at least 0.99
         after divergences) (:func:`~bayescomp.models.hierarchical_runs.safer_run`); but
