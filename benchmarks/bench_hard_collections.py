@@ -158,8 +158,8 @@ def main(argv=None) -> pd.DataFrame:
     parser.add_argument("--first-seed", type=int, default=1,
                         help="with --seeds N, run seeds FIRST..N (to add seeds to a run)")
     parser.add_argument("--max-datasets", type=int, help="skip larger collections")
-    parser.add_argument("--iter-warmup", type=int, default=1000,
-                        help="warm-up iterations of every fit (the package's default 1000)")
+    parser.add_argument("--iter-warmup", type=int, default=500,
+                        help="warm-up iterations of every fit (the package's default 500)")
     parser.add_argument("--iter-sampling", type=int, default=1000,
                         help="draws per chain of every first fit (the package's default 1000)")
     parser.add_argument("--adapt-delta", type=float, default=0.95,

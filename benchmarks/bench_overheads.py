@@ -6,7 +6,7 @@ Run from the repository root::
     python benchmarks/bench_overheads.py --datasets 400 --repeats 5 --output results/x.md
 
 One warm fit (``bc.hierarchical`` on ``benchmark_collection(n, seed=1)``, the package's
-defaults: 4 chains x (1000 + 1000)) per engine and repeat, engines interleaved; each step is
+defaults: 4 chains x (500 + 1000)) per engine and repeat, engines interleaved; each step is
 timed by wrapping the function that does it (the wrappers cost microseconds). "Stan" is the
 longest chain's own total time as Stan reports it; "engine call" the engine's ``sample``;
 what the engine call spends outside Stan is process start, data and initial values read by
@@ -111,7 +111,7 @@ def main(argv=None):
              [label for label, _, _ in STEPS if label not in (
                  "engine call (sampling.sample)", "reading CmdStan's CSV",
                  "draws to InferenceData")]
-    lines = [f"{args.datasets} datasets, 4 chains x (1000 + 1000); median of {args.repeats} "
+    lines = [f"{args.datasets} datasets, 4 chains x (500 + 1000); median of {args.repeats} "
              f"warm fits per engine, interleaved; {os.cpu_count()} cores, load {load:.1f} at "
              "the start", "",
              "| step (s) | " + " | ".join(args.engines) + " |",

@@ -100,9 +100,13 @@ def main(argv=None) -> pd.DataFrame:
                         help="'all', or pairs as first-second separated by commas")
     parser.add_argument("--adapt-delta", type=float,
                         help="NUTS's adapt_delta (default: the package's)")
+    parser.add_argument("--iter-warmup", type=int,
+                        help="warm-up iterations per chain (default: the package's)")
     parser.add_argument("--out", default=str(RESULTS / "real_pairs.md"))
     args = parser.parse_args(argv)
-    settings = {} if args.adapt_delta is None else {"adapt_delta": args.adapt_delta}
+    settings = {name: value for name, value in (("adapt_delta", args.adapt_delta),
+                                                ("iter_warmup", args.iter_warmup))
+                if value is not None}
     scores = read_collection(args.tutorial)
     easy = tuple(args.easy)
     pairs = (list(itertools.combinations(scores.algorithms, 2)) if args.pairs == "all" else

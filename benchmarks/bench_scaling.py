@@ -2,7 +2,7 @@
 
 Run from the repository root::
 
-    python benchmarks/bench_scaling.py             # 4 chains x (1000 + 1000), as the package
+    python benchmarks/bench_scaling.py             # 4 chains x (500 + 1000), as the package
     python benchmarks/bench_scaling.py --quick     # 2 chains x (300 + 300), smaller grids
 
 Prints three tables (and saves them to ``benchmarks/output/scaling.txt``):
@@ -146,7 +146,7 @@ def all_pairs(scores, n_jobs, options) -> float:
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--chains", type=int, default=4)
-    parser.add_argument("--iter-warmup", type=int, default=1000)
+    parser.add_argument("--iter-warmup", type=int, default=500)
     parser.add_argument("--iter-sampling", type=int, default=1000)
     parser.add_argument("--datasets", type=int, nargs="+", default=[10, 50, 200, 1000, 2000])
     parser.add_argument("--scores", type=int, nargs="+", default=[10, 100, 1000])

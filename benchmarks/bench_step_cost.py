@@ -6,8 +6,8 @@ Run from the repository root::
     python benchmarks/bench_step_cost.py --seeds 3 --sizes 54 1000 --against main a5f7427
     python benchmarks/bench_step_cost.py --sizes 54 --against --plain   # stanc's O1 or not
 
-Every program is sampled through ``bayescomp.sampling.sample`` (engine cmdstanpy, the
-package's settings: 4 chains x (1000 + 1000), adapt_delta 0.95, its initial values) on the
+Every program is sampled through ``bayescomp.sampling.sample`` (engine cmdstanpy,
+4 chains x (1000 + 1000), adapt_delta 0.95, the package's initial values) on the
 same data, ``prepare`` of :func:`bayescomp.validation.simulate.benchmark_collection` (seed 1,
 sigma0 0.02), the programs interleaved seed by seed so that the load of a shared machine falls
 on all alike. The cost of a step is CmdStan's sampling seconds (summed over chains, warm-up

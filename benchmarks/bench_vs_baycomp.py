@@ -12,7 +12,7 @@ Data: ``validation.simulate.benchmark_collection(n, seed=1)`` (the easy pair) an
 ROPE 0.01, for n in ``--sizes``. Each measurement runs in a fresh interpreter:
 
 * bayescomp: ``bc.hierarchical(scores, "a", "b", rope=0.01, seed=2, backend=--engine)``
-  with its defaults (4 chains x (1000 + 1000), its retries when a fit fails its
+  with its defaults (4 chains x (500 + 1000), its retries when a fit fails its
   diagnostics, which count in its time), baselines off (baycomp runs none);
 * baycomp 1.0.3: ``HierarchicalTest.sample(x, y, 0.01, runs=10, chains=4,
   nsamples=1000)`` through pystan 3 (4 chains x (1000 + 1000): pystan's warm-up and

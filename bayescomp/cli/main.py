@@ -132,7 +132,7 @@ def add_sampling_arguments(sub, ess: bool = True) -> None:
     group.add_argument("--chains", type=_positive_int, metavar="N",
                        help="Markov chains (default 4)")
     group.add_argument("--iter-warmup", type=_positive_int, metavar="N",
-                       help="warm-up iterations per chain (default 1000)")
+                       help="warm-up iterations per chain (default 500)")
     group.add_argument("--iter-sampling", type=_positive_int, metavar="N",
                        help="draws kept per chain (default 1000)")
     group.add_argument("--adapt-delta", type=_probability, metavar="P",

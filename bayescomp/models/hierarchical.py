@@ -127,7 +127,7 @@ FEW_DATASETS = 3
 def hierarchical(scores: Scores, first: str, second: str, *, rope: RopeLike = 0.01,
                  prior: str | HierarchicalPrior = "paper",
                  backend: str = "auto", route: str = "auto", chains: int = 4,
-                 iter_warmup: int = 1000, iter_sampling: int = 1000, seed: int | None = None,
+                 iter_warmup: int = 500, iter_sampling: int = 1000, seed: int | None = None,
                  adapt_delta: float = 0.95, max_treedepth: int = 10, baselines: bool = True,
                  log_likelihood: bool = False, show_progress: bool = False,
                  retries: int = 2, ess: int = 1000) -> HierarchicalResult:
@@ -152,11 +152,13 @@ def hierarchical(scores: Scores, first: str, second: str, *, rope: RopeLike = 0.
         ``adapt_delta`` defaults to 0.95 rather than Stan's 0.8: with few datasets the
         posterior of (nu, sigma0) is heavy-tailed, and a gradient here is cheap. (At 0.8 a
         54-dataset fit is about 1.4 times as fast, but on near-identical pairs the chains
-        cross between the posterior's two modes far less often. A warm-up of 500 takes
-        0.74-0.95 of the time with the same decisions on the hard grid, on 400 and 1,000
-        datasets and on the tutorial's real pairs, but on the near-identical j48 - j48gr it
-        diverged on one seed of 8, and that fit took 2.5 times the easy pair's time:
-        ``benchmarks/results/warmup.md``.)
+        cross between the posterior's two modes far less often.) The warm-up of 500
+        iterations is Stan's schedule of adaptation windows whole (75, then 25 doubling to
+        200, then 50). Against 1000 it decided the same on the hard grid of up to 100
+        datasets (80 fits, 0.87x the time), on the easy and near-identical pairs of 400 and
+        1,000 datasets (3 seeds each) and on the tutorial's 10 real pairs (8 seeds, 0.90x),
+        where the near-identical j48 - j48gr took at most 1.84x the easy pair
+        (``benchmarks/results/warmup.md``, ``real_pairs.md``).
     seed : int, optional
         In ``[0, 2**31 - 1]``; drawn when None. Recorded as given (``settings["seed"]``); it
         makes the fit reproducible. Every random step draws from its own stream spawned from
