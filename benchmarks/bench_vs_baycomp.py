@@ -25,9 +25,10 @@ the second call. "cold": empty caches (``BAYESCOMP_CACHE_DIR`` and ``XDG_CACHE_H
 httpstan's, in a new temporary directory), the time from the interpreter's start to the
 result: imports, the compile of the program and the fit.
 
-ESS is the bulk ESS of delta0 over the draws as sampled (all chains; ``bayescomp.models.
-convergence.ess_bulk``, ArviZ's definition) for both; ESS per second divides it by the
-measured time. The ratio is bayescomp's ESS per second over baycomp's on the same row.
+"vs easy" is a row's time over the easy pair's of the same tool, size and start (issue 32
+asks at most 2x for the near-identical pair). ESS is the bulk ESS of delta0 over the draws
+as sampled (all chains; ``bayescomp.models.convergence.ess_bulk``, ArviZ's definition) for
+both; ESS per second divides it by the measured time. The ratio is bayescomp's ESS per second over baycomp's on the same row.
 """
 from __future__ import annotations
 
@@ -159,14 +160,14 @@ def table(rows: list, args, load: float, seconds: float) -> list[str]:
              f"{platform.machine()}, {os.cpu_count()} cores, load {load:.1f} at the start; "
              f"whole run {seconds / 60:.1f} min. bayescomp engine: {args.engine}; baycomp 4 "
              f"chains x (1000 + {args.baycomp_nsamples}).", "",
-             "| pair | datasets | start | who | seconds | ESS(delta0) | ESS/s | "
+             "| pair | datasets | start | who | seconds | vs easy | ESS(delta0) | ESS/s | "
              "bayescomp / baycomp (ESS/s) | mean delta0 | note |",
-             "|---|---:|---|---|---:|---:|---:|---:|---:|---|"]
+             "|---|---:|---|---|---:|---:|---:|---:|---:|---:|---|"]
     for row in rows:
         head = f"| {row['pair']} | {row['size']} | {row['start']} | {row['tool']} |"
         if "error" in row:
             error = row["error"] if len(row["error"]) <= 160 else row["error"][:157] + "..."
-            lines.append(f"{head} - | - | - | | - | {error.replace('|', '/')} |")
+            lines.append(f"{head} - | | - | - | | - | {error.replace('|', '/')} |")
             continue
         same = [r for r in rows if r is not row and
                 all(r[k] == row[k] for k in ("pair", "size", "start"))]
@@ -181,10 +182,14 @@ def table(rows: list, args, load: float, seconds: float) -> list[str]:
             draws = 4 * args.baycomp_nsamples
             bound = draws * np.log10(draws) / (60 * unfinished["timeout"])
             ratio = f"> {row['ess_per_second'] / bound:.1f}x"
+        # the time over the easy pair's, same tool, size and start (issue 32: at most 2x)
+        easy = next((r for r in rows if "error" not in r and r["pair"] == "easy" and
+                     all(r[k] == row[k] for k in ("tool", "size", "start"))), None)
+        versus = "" if easy is None else f"{row['seconds'] / easy['seconds']:.2f}x"
         note = row.get("version", "")
         if row.get("attempts", 1) > 1:
             note += f"; {row['attempts']} attempts"
-        lines.append(f"{head} {row['seconds']:.1f} | {row['ess']:.0f} | "
+        lines.append(f"{head} {row['seconds']:.1f} | {versus} | {row['ess']:.0f} | "
                      f"{row['ess_per_second']:.0f} | {ratio} | {row['delta0_mean']:.4f} | "
                      f"{note} |")
     return lines
