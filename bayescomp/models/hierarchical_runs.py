@@ -150,7 +150,7 @@ def safer_run(run: dict, retry: int, diagnostics: Diagnostics) -> dict | None:
     warm-up are a valid start, so nothing is lost, and it costs a sampling phase of as many
     leapfrog steps as the first fit's instead of a whole fit: on a real near-identical pair a
     single divergence made a refit afresh at adapt_delta 0.99 cost 3 to 4.8 times an easy
-    pair, and a redraw of as many draws as the first fit's 2.4 to 2.9 times. The ESS target
+    pair, and a redraw of as many draws as the first fit's 2.35 to 3.06 times. The ESS target
     then extends a clean fit that has too few draws. The second retry after divergences, and
     any retry after saturated tree depth or a low E-BFMI (the sampler itself struggles),
     starts afresh with twice the warm-up and draws (adapt_delta at least 0.99 after
