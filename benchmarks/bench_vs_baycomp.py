@@ -28,7 +28,8 @@ result: imports, the compile of the program and the fit.
 "vs easy" is a row's time over the easy pair's of the same tool, size and start (issue 32
 asks at most 2x for the near-identical pair). ESS is the bulk ESS of delta0 over the draws
 as sampled (all chains; ``bayescomp.models.convergence.ess_bulk``, ArviZ's definition) for
-both; ESS per second divides it by the measured time. The ratio is bayescomp's ESS per second over baycomp's on the same row.
+both; ESS per second divides it by the measured time. The ratio is bayescomp's ESS per
+second over baycomp's on the same row.
 """
 from __future__ import annotations
 

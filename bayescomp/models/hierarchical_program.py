@@ -226,6 +226,10 @@ def to_user_scale(idata, data: dict, scale: float, datasets, rng: np.random.Gene
     +-``attrs["delta0_bound"]``, is kept for :mod:`bayescomp.models.region_masses`."""
     posterior = idata.posterior
 
+    def per_draw(values):
+        return xr.DataArray(values, dims=("chain", "draw"),
+                            coords=dict(chain=posterior.chain, draw=posterior.draw))
+
     def per_dataset(values):
         return xr.DataArray(values, dims=("chain", "draw", "dataset"),
                             coords=dict(chain=posterior.chain, draw=posterior.draw,
@@ -238,11 +242,10 @@ def to_user_scale(idata, data: dict, scale: float, datasets, rng: np.random.Gene
     variables = {name: posterior[name] * scale
                  for name in ("delta0", "sigma0", "delta0_centre", "delta0_sd")}
     if nu is not None:
-        variables["nu"] = posterior["sigma0"].copy(data=nu)
+        variables["nu"] = per_draw(nu)
         if prior.nu == "gamma":
             alpha, beta = nu_prior.draw_alpha_beta(nu, prior.alpha, prior.beta, rng)
-            variables.update(alpha=variables["nu"].copy(data=alpha),
-                             beta=variables["nu"].copy(data=beta))
+            variables.update(alpha=per_draw(alpha), beta=per_draw(beta))
     delta = draw_delta(delta0, sigma0, sigma, log_lambda, data, rng)
     variables.update(delta=per_dataset(delta * scale), sigma=per_dataset(sigma * scale),
                      delta_next=posterior["delta_next"] * scale)
