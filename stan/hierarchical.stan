@@ -36,7 +36,7 @@
 //    near-identical and identical collections; benchmarks/results/stan_program.md.)
 // 5. z-score coordinates. log(lambda_i) = c_i + s_i z_i, centred and scaled by an
 //    approximation to its conditional posterior: lambda_i's Gamma(nu / 2, nu / 2) prior
-//    updated by dataset i's squared deviation from the median mean (offset2_i) as by w_i
+//    updated by dataset i's squared deviation from the means' centre (offset2_i) as by w_i
 //    observations, w_i = sigma0^2 / (sigma0^2 + se_i^2) the share of that deviation's
 //    variance that comes from the population (se_i the standard error of m_i, its fold
 //    variance held at least at the floor): Gamma(a, (nu + w_i r_i^2) / 2), a = (nu + w_i) / 2,
@@ -46,7 +46,10 @@
 //    and s_i are: they only change coordinates, and the log density adds log(s_i), the
 //    Jacobian. (Why: standardised by the prior, the z-scores of outlying datasets had to move
 //    with nu and sigma0, and chains crossed rarely between a heavy-tailed and a wide normal
-//    population; benchmarks/results/stan_program.md keeps the history.)
+//    population; benchmarks/results/stan_program.md keeps the history.) The centre stands in
+//    for delta0: the means' median weighted by their precision (mean_centre, from the
+//    caller), so that a dataset whose tiny standard error pins delta0 is centred at its own
+//    mean (with the plain median, real near-identical pairs diverged; stan_program.md).
 // 6. Stirling's series for a > 10 in log_gamma_moments (the direct forms cancel terms of size
 //    a log(a): at nu = 1e25, reached in a warm-up, into noise of 1e10). Only the constant
 //    a log(a) - a - lgamma(a) of log(lambda_i)'s density enters the log density (the other
@@ -92,17 +95,17 @@ functions {
   // Given each mean's variance T_i, delta0 ~ U(-bound, bound) has the posterior
   // N(centre, 1 / sum(1 / T)) truncated to the bound: [centre, sd, log of the integral of
   // prod_i N(m_i | delta0, T_i) over delta0 in (-bound, bound), up to constants]. The means
-  // enter as deviations o_i = m_i - median and their squares, so that the weighted sum of
+  // enter as deviations o_i = m_i - reference and their squares, so that the weighted sum of
   // squares sum (m_i - centre)^2 / T_i is two dot products, sum o_i^2 / T_i - precision
-  // (centre - median)^2, without a vector of residuals (cheaper by two operations per
+  // (centre - reference)^2, without a vector of residuals (cheaper by two operations per
   // dataset); its rounding error is about 1e-16 sum o_i^2 / T_i, small beside the sum as
   // long as the centre, a weighted mean of the means, is not far out among them.
-  vector delta0_marginal(real median, vector deviation, vector deviation2, vector variance,
+  vector delta0_marginal(real reference, vector deviation, vector deviation2, vector variance,
                          real bound) {
     vector[num_elements(variance)] weight = inv(variance);
     real precision = sum(weight);
-    real shift = dot_product(weight, deviation) / precision;   // centre - median
-    real centre = median + shift;
+    real shift = dot_product(weight, deviation) / precision;   // centre - reference
+    real centre = reference + shift;
     real sd = inv_sqrt(precision);
     real inside = log_diff_exp(normal_lcdf(bound | centre, sd), normal_lcdf(-bound | centre, sd));
     return [centre, sd,
@@ -121,7 +124,7 @@ functions {
   // (bayescomp.models.hierarchical_density.sigma_given, log_lambda_given).
   vector log_density_terms(real sigma0, vector sigma_log_odds, array[] real log_nu_minus_one,
                            vector lambda_z, data vector sigma_lower, data vector sigma_width,
-                           data vector mean_share, data vector se2, data real median,
+                           data vector mean_share, data vector se2, data real mean_centre,
                            data vector deviation, data vector offset2, data real delta0_bound,
                            data vector exponent, data vector ss_contrasts) {
     int n_datasets = num_elements(sigma_log_odds);
@@ -160,7 +163,8 @@ functions {
     real ss_density = -dot_product(exponent, log(sigma))
                       - 0.5 * dot_product(ss_contrasts, inv_square(sigma));
     return append_row([sigma_jacobian, log_lambda_density, ss_density]',
-                      delta0_marginal(median, deviation, offset2, variance, delta0_bound));
+                      delta0_marginal(mean_centre, deviation, offset2, variance,
+                                      delta0_bound));
   }
 }
 data {
@@ -174,6 +178,10 @@ data {
   vector<lower=0>[n_datasets] sigma_lower;  // floor_i (device 7)
   real<lower=max(sigma_lower)> sigma_upper; // sigma_bar
   int<lower=0, upper=1> population;         // 1: Student-t delta_i; 0: normal (no nu)
+  // the means' centre: their median weighted by their precision under a normal population
+  // (bayescomp.models.hierarchical_program.mean_centre), the point their deviations are
+  // taken from (devices 4 and 5)
+  real mean_centre;
   // the prior of log(nu - 1), tabulated by the caller (bayescomp.models.nu_prior) as log
   // density and derivative on a grid (device 8)
   real nu_prior_start;
@@ -192,16 +200,10 @@ transformed data {
   vector[n_datasets] mean_share = rho + (1 - rho) ./ to_vector(n_scores);  // v_i
   vector[n_datasets] ss_contrasts = ss ./ (1 - rho);                       // S_i
   int n_lambda = population ? n_datasets : 0;
-  // the means' deviations from their median and the squares (for delta0_marginal and the
+  // the means' deviations from their centre and the squares (for delta0_marginal and the
   // centring, device 5), and the squared standard errors of the means (the fold variance
   // held at least at the floor, as constant datasets need)
-  real median;
-  {
-    vector[n_datasets] sorted = sort_asc(mean_diff);
-    int half = n_datasets %/% 2;
-    median = n_datasets % 2 == 1 ? sorted[half + 1] : 0.5 * (sorted[half] + sorted[half + 1]);
-  }
-  vector[n_datasets] deviation = mean_diff - median;
+  vector[n_datasets] deviation = mean_diff - mean_centre;
   vector[n_datasets] offset2 = square(deviation);
   vector[n_datasets] se2 = fmax(ss ./ (exponent .* (1 - rho)), square(sigma_lower)) .* mean_share;
   // the offset and scale of u_i (device 10)
@@ -229,7 +231,7 @@ parameters {
 }
 model {
   vector[6] terms = log_density_terms(sigma0, sigma_log_odds, log_nu_minus_one, lambda_z,
-                                      sigma_lower, sigma_width, mean_share, se2, median,
+                                      sigma_lower, sigma_width, mean_share, se2, mean_centre,
                                       deviation, offset2, delta0_bound, exponent, ss_contrasts);
   // uniform priors of sigma0 and sigma_i: constants inside their bounds; u_i's Jacobian
   target += terms[1];
@@ -249,7 +251,7 @@ generated quantities {
   real delta0_sd;
   {
     vector[6] terms = log_density_terms(sigma0, sigma_log_odds, log_nu_minus_one, lambda_z,
-                                        sigma_lower, sigma_width, mean_share, se2, median,
+                                        sigma_lower, sigma_width, mean_share, se2, mean_centre,
                                         deviation, offset2, delta0_bound, exponent,
                                         ss_contrasts);
     delta0_centre = terms[4];

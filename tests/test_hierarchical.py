@@ -195,6 +195,47 @@ def test_sigma0_median_matches_quadrature():
     assert sigma0_median(means, se, upper) == pytest.approx(median, rel=0.03)
 
 
+def test_weighted_median_against_numpy_and_by_its_definition():
+    """Equal weights give numpy's median (odd and even counts, ties, any order); a weight
+    above half the total takes the median to its value; otherwise it is a value (or the
+    midpoint of two) with at most half the weight strictly on either side."""
+    from bayescomp.models.hierarchical_program import weighted_median
+
+    rng = np.random.default_rng(3)
+    for size in (1, 2, 3, 4, 7, 10, 51):
+        values = rng.choice([-0.2, 0.0, 0.1, 0.3], size) + (rng.normal(0, 1, size) if size > 4
+                                                           else 0)
+        for weight in (1.0, 1 / 3, 0.1):
+            assert weighted_median(values, np.full(size, weight)) == np.median(values)
+    values = rng.normal(0, 1, 25)
+    weights = rng.uniform(0.1, 1.0, 25)
+    heavy = weights.copy()
+    heavy[7] = weights.sum()
+    assert weighted_median(values, heavy) == values[7]
+    median = weighted_median(values, weights)
+    for side in (values < median, values > median):
+        assert weights[side].sum() <= 0.5 * weights.sum()
+    shuffled = rng.permutation(25)
+    assert weighted_median(values[shuffled], weights[shuffled]) == median
+
+
+def test_mean_centre_follows_a_dataset_that_pins_delta0():
+    """The means' centre of the program's data: with equal standard errors the plain median;
+    where one dataset's standard error is tiny (constant differences at a small floor), that
+    dataset's mean, which delta0 then sits at whenever sigma0 is small."""
+    from bayescomp.models.hierarchical_program import mean_centre
+
+    # means that differ by less than their standard errors (0.024), as a near-identical
+    # pair's do: sigma0 is then small and the constant dataset's precision dominates
+    means = np.array([0.012, -0.004, 0.008, 0.02, 0.0, 0.004, 0.016])
+    base = dict(mean_diff=means.tolist(), n_scores=[25] * 7, rho=[0.2] * 7,
+                sigma_lower=[1e-3] * 7, sigma0_upper=10.0)
+    alike = dict(base, ss=[24 * 0.8 * 0.05 ** 2] * 7)
+    assert mean_centre(alike) == np.median(means)
+    pinned = dict(base, ss=[24 * 0.8 * 0.05 ** 2] * 4 + [0.0] + [24 * 0.8 * 0.05 ** 2] * 2)
+    assert np.median(means) == 0.008 and mean_centre(pinned) == 0.0
+
+
 def test_standard_errors_and_their_floor():
     """The standard error of a dataset's mean: sigma sqrt(rho + (1 - rho) / n) with sigma
     estimated from ss, never below the resolution floor."""

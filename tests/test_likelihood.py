@@ -10,6 +10,7 @@ import pytest
 from scipy import integrate, special, stats
 
 from bayescomp.models import nu_prior
+from bayescomp.models.hierarchical_program import mean_centre
 from bayescomp import sampling
 
 
@@ -58,6 +59,7 @@ def test_stan_log_density_equals_scipy(pystan_backend, population):
                 mean_diff=means.tolist(), ss=ss.tolist(), delta0_bound=bound, sigma0_upper=3.0,
                 sigma_lower=lower.tolist(), sigma_upper=upper, population=population,
                 **nu_prior.stan_data((0.5, 5.0), (0.05, 0.15)))
+    data["mean_centre"] = mean_centre(data)
     _, code = sampling.program_code("hierarchical")
     sampling.engine("pystan").compile("hierarchical", code, route="public")  # not in ./build
     model = stan.build(code, data=data, random_seed=1)
@@ -80,12 +82,12 @@ def test_stan_log_density_equals_scipy(pystan_backend, population):
         if population:
             half = nu / 2
             # z-scores of log(lambda) under Gamma((nu + w) / 2, (nu + w r^2) / 2): r the mean's
-            # deviation from the median mean over sqrt(sigma0^2 + se^2), w = sigma0^2 / (sigma0^2
-            # + se^2); digamma(a) - log(a) and sqrt(trigamma(a)) linear in w between a = nu / 2
-            # and a = (nu + 1) / 2
+            # deviation from the means' centre (the data's mean_centre) over sqrt(sigma0^2 +
+            # se^2), w = sigma0^2 / (sigma0^2 + se^2); digamma(a) - log(a) and
+            # sqrt(trigamma(a)) linear in w between a = nu / 2 and a = (nu + 1) / 2
             fold_variance = np.maximum(ss / (n - 1) / (1 - rho), lower ** 2)
             total_variance = sigma0 ** 2 + fold_variance * (rho + (1 - rho) / n)
-            r2 = (means - np.median(means)) ** 2 / total_variance
+            r2 = (means - data["mean_centre"]) ** 2 / total_variance
             w = sigma0 ** 2 / total_variance
             shapes = np.array([nu / 2, (nu + 1) / 2])
             centres = special.digamma(shapes) - np.log(shapes)
@@ -200,7 +202,7 @@ def test_delta_draws_follow_their_conditional():
     from bayescomp.models.hierarchical_program import draw_delta
 
     data = dict(mean_diff=[0.4, -1.0], ss=[1.0, 2.0], n_scores=[10, 4], rho=[0.1, 0.25],
-                sigma_lower=[0.01, 0.01])
+                sigma_lower=[0.01, 0.01], mean_centre=-0.3)
     size = 200_000
     delta0, sigma0 = np.full((1, size), 0.1), np.full((1, size), 0.5)
     sigma = np.broadcast_to([0.6, 1.2], (1, size, 2))
