@@ -77,7 +77,7 @@ def mean_centre(data: dict) -> float:
     OC1's two search variants over 51 UCI datasets (5 x 5-fold), one dataset's differences
     are all 0 with a floor of 1e-5 (unit scale) while the median mean is 0.011, so that
     dataset pins delta0 near 0 whenever sigma0 is small, yet the median's centring put its
-    log(lambda_i) about 5 too low there: its z-score ran to 15-22, 47-75 divergent
+    log(lambda_i) about 5 too low there: its z-score ran to 15-22, 12-75 divergent
     transitions a fit, and 2 seeds of 8 unreliable. Weighted by the precision, the median
     is that dataset's 0 (no divergence, 15 leapfrog steps a draw instead of 33-39); with
     equal standard errors it is the plain median, and it stays robust to outlying datasets,
