@@ -202,7 +202,7 @@ def test_delta_draws_follow_their_conditional():
     from bayescomp.models.hierarchical_program import draw_delta
 
     data = dict(mean_diff=[0.4, -1.0], ss=[1.0, 2.0], n_scores=[10, 4], rho=[0.1, 0.25],
-                sigma_lower=[0.01, 0.01], mean_centre=-0.3)
+                sigma_lower=[0.01, 0.01], mean_centre=-0.3)   # read by data_terms, unused here
     size = 200_000
     delta0, sigma0 = np.full((1, size), 0.1), np.full((1, size), 0.5)
     sigma = np.broadcast_to([0.6, 1.2], (1, size, 2))

@@ -80,8 +80,9 @@ def data_terms(data: dict) -> dict:
     """The program's data as float arrays (``mean_diff``, ``ss``, ``n_scores``, ``rho``,
     ``sigma_lower``) and what its transformed data derive from them, by the program's names:
     ``exponent`` n_i - 1, ``mean_share`` v_i, ``contrasts`` S_i = ss_i / (1 - rho_i) (the
-    program's ss_contrasts), the means' ``deviation`` from the data's ``mean_centre``
-    (:func:`bayescomp.models.hierarchical_program.mean_centre`) and its square ``offset2``,
+    program's ss_contrasts), the data's ``mean_centre``
+    (:func:`bayescomp.models.hierarchical_program.mean_centre`), the means' ``deviation``
+    from it and its square ``offset2``,
     and ``se2``, the squared standard errors of the means (the fold variance held at least
     at the floor)."""
     terms = {k: np.asarray(data[k], dtype=float)
@@ -89,7 +90,8 @@ def data_terms(data: dict) -> dict:
     terms["exponent"] = terms["n_scores"] - 1
     terms["mean_share"] = terms["rho"] + (1 - terms["rho"]) / terms["n_scores"]
     terms["contrasts"] = terms["ss"] / (1 - terms["rho"])
-    terms["deviation"] = terms["mean_diff"] - float(data["mean_centre"])
+    terms["mean_centre"] = float(data["mean_centre"])
+    terms["deviation"] = terms["mean_diff"] - terms["mean_centre"]
     terms["offset2"] = terms["deviation"] ** 2
     terms["se2"] = squared_standard_errors(terms["ss"], terms["n_scores"], terms["rho"],
                                            terms["sigma_lower"])
@@ -193,8 +195,7 @@ def log_density(data: dict, points: np.ndarray) -> np.ndarray:
     weight = 1 / variance
     precision = weight.sum(axis=-1)
     shift = (weight * deviation).sum(axis=-1) / precision
-    centre, sd = float(data["mean_centre"]) + shift, 1 / np.sqrt(precision)
-    bound = data["delta0_bound"]
+    centre, sd, bound = terms["mean_centre"] + shift, 1 / np.sqrt(precision), data["delta0_bound"]
     inside = _log_diff_exp(stats.norm.logcdf((bound - centre) / sd),
                            stats.norm.logcdf((-bound - centre) / sd))
     return target + (-0.5 * (np.log(variance).sum(axis=-1) + np.log(precision))
