@@ -9,7 +9,9 @@ you cloned it and not shipped here)::
     python benchmarks/bench_real_pairs.py /tmp/tutorial --seeds 3 --backend pystan
 
 A clone of github.com/bogdanvuk/phd (decision-tree inducers on 51 UCI datasets, 5 x
-5-fold; :func:`read_trees`) is read too: ``bench_real_pairs.py /tmp/phd --easy cart gale``.
+5-fold; :func:`read_trees`) is read too: ``bench_real_pairs.py /tmp/phd --easy cart gale``, and so is a clone of
+github.com/openml/automlbenchmark (seven frameworks on 39 OpenML tasks, 10 folds;
+:func:`read_automl`): ``bench_real_pairs.py /tmp/amlb --easy h2oautoml randomforest``.
 Any other collection in a CSV that ``bayescomp.read_csv`` reads (long or wide) is run the same
 way when the easy pair is named: ``bench_real_pairs.py scores.csv --easy tree logistic
 --pairs tree-tree_pruned``. ``sklearn_pairs.py`` beside this file makes such a file of
@@ -100,12 +102,37 @@ def read_trees(root: Path) -> bc.Scores:
     return bc.from_long(pd.concat(frames), n_folds=5)
 
 
+#: where a clone of github.com/openml/automlbenchmark keeps the per-fold results of its 2019
+#: study (Gijsbers et al., "An open source AutoML benchmark", AutoML workshop at ICML 2019)
+AUTOML_RESULTS = Path("reports") / "old" / "tables" / "4h" / "all_results.csv"
+
+
+def read_automl(root: Path) -> bc.Scores:
+    """Test accuracy of seven frameworks (four AutoML systems, a random forest, a tuned random
+    forest and a constant predictor; 4-hour budget) on 39 OpenML tasks, each its 10 folds,
+    from the AutoML benchmark's 2019 results. A framework that failed on a fold has no score
+    there (autoweka 21 folds, tpot 12, h2oautoml 11, autosklearn 3); that (task, fold) is left
+    out for every framework, so that the scores stay paired, and what was left out is printed.
+    rho stays 1/10: a left-out fold does not change the others' test sets."""
+    frame = pd.read_csv(Path(root) / AUTOML_RESULTS, usecols=["task", "framework", "fold", "acc"])
+    frame = frame.rename(columns={"task": "dataset", "framework": "algorithm", "acc": "score"})
+    complete = frame["score"].notna().groupby([frame["dataset"], frame["fold"]]).transform("all")
+    left_out = frame.loc[~complete, ["dataset", "fold"]].drop_duplicates()
+    if len(left_out):
+        print(f"left out {len(left_out)} (task, fold) of {frame.groupby(['dataset', 'fold']).ngroups}"
+              f" where a framework has no score: "
+              + ", ".join(f"{d} {n}" for d, n in left_out.groupby("dataset").size().items()))
+    return bc.from_long(frame[complete].assign(run=1), n_folds=10)
+
+
 def read_collection(source: str) -> bc.Scores:
-    """The tutorial's collection or the thesis's trees from a clone of either repository,
-    else a CSV file."""
+    """The tutorial's collection, the thesis's trees or the AutoML benchmark's results from a
+    clone of its repository, else a CSV file."""
     path = Path(source)
     if (path / TREE_RESULTS).is_dir():
         return read_trees(path)
+    if (path / AUTOML_RESULTS).is_file():
+        return read_automl(path)
     return read_tutorial(path) if path.is_dir() else bc.read_csv(path)
 
 

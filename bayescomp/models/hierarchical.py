@@ -39,13 +39,12 @@ from bayescomp.models.diagnostics import diagnose, variable_convergence, warn_if
 from bayescomp.models.estimate import Estimate
 from bayescomp.models.hierarchical_density import log_density
 from bayescomp.models.hierarchical_program import (PROGRAM, continuation_inits, initial_values,
-                                                   pool_draws, prepare, to_user_scale,
-                                                   unconstrained)
+                                                   prepare, to_user_scale, unconstrained)
 from bayescomp.models.hierarchical_result import HierarchicalResult, region_summary
 from bayescomp.models.hierarchical_runs import (MAX_CLOSE_FACTOR, MAX_DRAWS_FACTOR, REPORTED,
-                                                energy_explained, extension, region_estimates,
-                                                reported_ess, safer_run, steps_failed,
-                                                too_close_to_call)
+                                                energy_explained, extension, kept_adaptation,
+                                                pool_draws, region_estimates, reported_ess,
+                                                safer_run, steps_failed, too_close_to_call)
 from bayescomp.models.modes import find_modes, mixture_indices, settled_decisions
 from bayescomp.decisions import THRESHOLD
 from bayescomp.rope import Rope, check_rope, region_labels
@@ -241,9 +240,7 @@ def hierarchical(scores: Scores, first: str, second: str, *, rope: RopeLike = 0.
         inits = (continuation_inits(fit, data) if run["continued"] else
                  initial_values(data, chains, seeds.generator("initial_values")))
         # a continued chain keeps its adapted step size and metric where the engine can
-        kept = (dict(step_size=[step * run["step_scale"] for step in fit.attrs["step_size"]],
-                     inv_metric=fit.attrs["inv_metric"])
-                if run["continued"] and "inv_metric" in fit.attrs else {})
+        kept = kept_adaptation(fit, run)
         new = sampling.sample(PROGRAM, data, backend=backend, route=route, chains=chains,
                               inits=inits, iter_warmup=0 if kept else run["iter_warmup"],
                               **kept,

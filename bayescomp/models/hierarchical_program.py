@@ -208,21 +208,6 @@ def continuation_inits(idata, data: dict) -> list[dict]:
     return inits
 
 
-def pool_draws(earlier, later) -> az.InferenceData:
-    """The draws of a continued fit appended, chain by chain, to those of the fit it
-    continues (posterior and sampler statistics); the attrs are the later fit's."""
-    offset = earlier.posterior.sizes["draw"]
-    groups = {}
-    for group in ("posterior", "sample_stats"):
-        before, after = getattr(earlier, group), getattr(later, group)
-        after = after.assign_coords(draw=after["draw"].values + offset)
-        groups[group] = xr.concat([before, after], dim="draw")
-        groups[group].attrs = dict(after.attrs)
-    pooled = az.InferenceData(**groups)
-    pooled.attrs.update(later.attrs)
-    return pooled
-
-
 def sampled_scales(posterior, data: dict):
     """nu (chain, draw), sigma_i and log(lambda_i) (chain, draw, dataset) at every draw of a
     fit of the program, from the sampled u_i, sigma0, log(nu - 1) and z_i (the program

@@ -1,9 +1,13 @@
 """How a hierarchical fit is run again: retries with safer settings after its diagnostics
 fail, and extensions from where its chains are while its effective draws are below the
-target or its probabilities too close to the threshold to decide."""
+target or its probabilities too close to the threshold to decide. The pairwise model
+(:func:`bayescomp.hierarchical`) and the joint one (:func:`bayescomp.compare_many`) both
+run their fits by these rules."""
 from __future__ import annotations
 
+import arviz as az
 import numpy as np
+import xarray as xr
 
 from bayescomp.decisions import THRESHOLD, too_close
 from bayescomp.models.diagnostics import BFMI_MIN, Diagnostics
@@ -104,27 +108,60 @@ def extension(run: dict, draws: int, achieved: float, ess: int, cap: int, *,
     heavy-tailed mode took the smallest ESS from 626 to 437, nu's tail, over 657 draws per
     chain; 2343 more left it at 417, and the fit took 3.9 times an easy pair's time.) A fit
     with enough ESS whose probabilities are ``close`` to the threshold
-    (:func:`too_close_to_call`) doubles its draws, up to ``close_cap``: the Monte Carlo
-    error falls as one over the square root of the draws, and each doubling narrows the
-    band in which a decision could differ between seeds.
+    (:func:`too_close_to_call`) doubles its draws, up to ``close_cap`` (:func:`narrowing`).
     """
     stalled = previous is not None and achieved <= previous
     if achieved >= ess or draws >= cap or stalled:
-        if not close or draws >= close_cap:
-            return None
-        return continuation(run, iter_sampling=int(min(draws, close_cap - draws)))
+        return narrowing(run, draws, close_cap) if close else None
     missing = draws * (ess / max(achieved, 1.0) - 1) * 1.1
     chunk = int(min(max(np.ceil(missing), draws / 10), cap - draws))
     return continuation(run, iter_sampling=chunk)
+
+
+def narrowing(run: dict, draws: int, close_cap: int) -> dict | None:
+    """Settings of a chunk that doubles the ``draws`` per chain of a fit whose probabilities
+    are too close to the threshold (:func:`too_close_to_call`), up to ``close_cap`` draws
+    per chain, or None at the cap. The Monte Carlo error falls as one over the square root
+    of the draws, and each doubling narrows the band in which a decision could differ
+    between seeds."""
+    if draws >= close_cap:
+        return None
+    return continuation(run, iter_sampling=int(min(draws, close_cap - draws)))
 
 
 def continuation(run: dict, **changes) -> dict:
     """Settings of a fit that goes on from the last draws of the fit before it, with that
     fit's step size and metric and no warm-up where the engine can keep them (else a
     warm-up of at most :data:`CONTINUATION_WARMUP`): its draws are pooled with the earlier
-    ones unless ``redraw``, and its step is the kept one times ``step_scale``."""
+    ones unless ``redraw`` (:func:`pool_draws`), and its step is the kept one times
+    ``step_scale``."""
     return {**run, "continued": True, "redraw": False, "step_scale": 1.0,
             "iter_warmup": min(CONTINUATION_WARMUP, run["iter_warmup"]), **changes}
+
+
+def kept_adaptation(fit, run: dict) -> dict:
+    """The step size (times ``run["step_scale"]``) and metric a continued fit keeps from
+    ``fit``, the engine's draws of the fit it goes on from; none for a fit started afresh
+    or from an engine route that does not report them (which then adapts again)."""
+    if not run["continued"] or "inv_metric" not in fit.attrs:
+        return {}
+    return dict(step_size=[step * run["step_scale"] for step in fit.attrs["step_size"]],
+                inv_metric=fit.attrs["inv_metric"])
+
+
+def pool_draws(earlier, later) -> az.InferenceData:
+    """The draws of a continued fit appended, chain by chain, to those of the fit it
+    continues (posterior and sampler statistics); the attrs are the later fit's."""
+    offset = earlier.posterior.sizes["draw"]
+    groups = {}
+    for group in ("posterior", "sample_stats"):
+        before, after = getattr(earlier, group), getattr(later, group)
+        after = after.assign_coords(draw=after["draw"].values + offset)
+        groups[group] = xr.concat([before, after], dim="draw")
+        groups[group].attrs = dict(after.attrs)
+    pooled = az.InferenceData(**groups)
+    pooled.attrs.update(later.attrs)
+    return pooled
 
 
 def redraw_draws(iter_sampling: int) -> int:

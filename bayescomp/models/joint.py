@@ -38,13 +38,16 @@ from bayescomp.models.diagnostics import diagnose, warn_if_problems
 from bayescomp.models.estimate import Estimate
 from bayescomp.models.hierarchical import PRIORS, HierarchicalPrior
 from bayescomp.models.hierarchical_result import region_summary
-from bayescomp.models.hierarchical_runs import (energy_explained, region_estimates, safer_run,
-                                                steps_failed)
+from bayescomp.models.hierarchical_runs import (MAX_CLOSE_FACTOR, energy_explained,
+                                                kept_adaptation, narrowing, pool_draws,
+                                                region_estimates, safer_run, steps_failed,
+                                                too_close_to_call)
 from bayescomp.models.joint_density import log_density, unconstrained
 from bayescomp.models.joint_modes import find_joint_modes
-from bayescomp.models.joint_program import (PROGRAM, algorithm_effects, draw_delta,
-                                            initial_values, lower_factor, pair_vectors, prepare,
-                                            rotate, sampling_rotation, stan_data)
+from bayescomp.models.joint_program import (PROGRAM, algorithm_effects, continuation_inits,
+                                            draw_delta, initial_values, lower_factor,
+                                            pair_vectors, prepare, rotate, sampling_rotation,
+                                            stan_data)
 from bayescomp.models.joint_result import JointResult
 from bayescomp.models.modes import mixture_indices
 from bayescomp.models.ranking import tie_groups
@@ -179,9 +182,18 @@ def compare_many(scores: Scores, algorithms=None, rope: RopeLike = 0.01, seed: i
     backend, chains, iter_warmup, iter_sampling, adapt_delta, max_treedepth, show_progress
         NUTS settings, as :func:`bayescomp.hierarchical`'s.
     retries : int
-        How many times a fit that fails its diagnostics is sampled again, afresh: twice
-        the draws when it only mixed slowly, adapt_delta 0.99 after divergences, twice the
-        warm-up and draws after saturated tree depth (:func:`hierarchical_runs.safer_run`).
+        How many times a fit that fails its diagnostics is sampled again, by the pairwise
+        model's rules (:func:`hierarchical_runs.safer_run`): a fit that only mixed slowly
+        goes on from where its chains are, with their step size and metric, for
+        ``iter_sampling`` more draws (twice that at the second retry), pooled with the
+        earlier ones; after divergences the chains go on at half their step and new draws
+        replace the divergent ones; a fit that diverges again, or saturates the tree depth,
+        starts afresh with twice the warm-up and draws. A fit that passes, but on which a
+        pair's probability lies within two Monte Carlo errors of the threshold, doubles its
+        draws from where its chains are, up to :data:`~hierarchical_runs.MAX_CLOSE_FACTOR`
+        times ``iter_sampling`` (so that the decisions do not depend on the seed there).
+        ``settings["attempts"]`` records every fit, ``settings["iter_sampling"]`` the
+        draws per chain of the result.
 
     Returns
     -------
@@ -211,21 +223,28 @@ def compare_many(scores: Scores, algorithms=None, rope: RopeLike = 0.01, seed: i
     k = len(names)
     data, scale = prepare(scores, prior)
     run = dict(adapt_delta=adapt_delta, iter_warmup=iter_warmup, iter_sampling=iter_sampling,
-               continued=False)
+               continued=False, redraw=False, step_scale=1.0)
     # sampled along the population's principal directions, turned back in _idata
     rotation = sampling_rotation(data)
     sampled = rotate(data, rotation)
-    attempts, inits = [], initial_values(sampled, chains, seeds.generator("initial_values"))
+    start = initial_values(sampled, chains, seeds.generator("initial_values"))
+    fresh, attempts, fit, retries_made = run, [], None, 0
     index_pairs, vectors = pair_vectors(k)
     pair_names = [f"{names[a]} - {names[b]}" for a, b in index_pairs]
     while True:
         started = time.perf_counter()
         stan_seed = seeds.stan_seed(len(attempts) + 1)
-        fit = sampling.sample(PROGRAM, stan_data(sampled), backend=backend, chains=chains,
-                              inits=inits, iter_warmup=run["iter_warmup"],
-                              iter_sampling=run["iter_sampling"], seed=stan_seed,
+        # a continued chain goes on from its last draw, with its adapted step size and
+        # metric where the engine can keep them (hierarchical_runs.continuation)
+        inits = continuation_inits(fit, sampled) if run["continued"] else start
+        kept = kept_adaptation(fit, run)
+        new = sampling.sample(PROGRAM, stan_data(sampled), backend=backend, chains=chains,
+                              inits=inits, iter_warmup=0 if kept else run["iter_warmup"],
+                              **kept, iter_sampling=run["iter_sampling"], seed=stan_seed,
                               adapt_delta=run["adapt_delta"], max_treedepth=max_treedepth,
                               show_progress=show_progress)
+        # a redraw replaces the draws of a fit that diverged; a continuation adds to them
+        fit = pool_draws(fit, new) if run["continued"] and not run["redraw"] else new
         idata = _idata(fit, data, scale, scores.dataset_names, pair_names, rotation,
                        seeds.generator("post_draws"))
         diagnostics = diagnose(idata, var_names=CHECKED, max_treedepth=max_treedepth)
@@ -242,23 +261,40 @@ def compare_many(scores: Scores, algorithms=None, rope: RopeLike = 0.01, seed: i
                                      rng=seeds.generator("mode_mass"))
         # chains in one group only mix slowly, and more draws help: they are read one by one
         # only when the retries are spent
-        last = len(attempts) + 1 > retries
+        last = retries_made >= retries
         settled = (modes is not None and (modes.groups > 1 or last)
                    and energy_explained(diagnostics, modes.groups) and modes.settled(THRESHOLD))
         attempts.append(dict(attempt=len(attempts) + 1, stan_seed=stan_seed,
-                             adapt_delta=run["adapt_delta"], iter_warmup=run["iter_warmup"],
-                             iter_sampling=run["iter_sampling"], ok=diagnostics.ok or settled,
+                             continued=run["continued"], redraw=run["redraw"],
+                             step_scale=run["step_scale"], adapt_delta=run["adapt_delta"],
+                             iter_warmup=0 if kept else run["iter_warmup"],
+                             iter_sampling=run["iter_sampling"],
+                             draws=int(post.sizes["draw"]), ok=diagnostics.ok or settled,
                              verdict=(("separate modes" if modes.separate else "chains agree")
                                       if settled else diagnostics.verdict),
                              problems=list(diagnostics.problems),
                              seconds=time.perf_counter() - started))
-        following = safer_run(run, len(attempts), diagnostics) \
-            if not diagnostics.ok and not settled and len(attempts) <= retries else None
-        if following is None:
+        if diagnostics.ok:
+            # a fit whose probabilities of some pair are too close to the threshold to
+            # decide doubles its draws from where its chains are, as the pairwise model's
+            # (its draws as sampled: no modes were read)
+            estimates = pair_estimates(post["delta0"].values, next_masses,
+                                       np.arange(post.sizes["chain"] * post.sizes["draw"]),
+                                       rope)
+            close = any(too_close_to_call(pair) for pair in estimates)
+            more = narrowing(run, attempts[-1]["draws"], MAX_CLOSE_FACTOR * iter_sampling) \
+                if close else None
+            if more is None:
+                break
+            run = more
+            continue
+        safer = None if settled or retries_made >= retries else \
+            safer_run(fresh, retries_made + 1, diagnostics)
+        if safer is None:
             break
-        if following["continued"]:   # afresh, from the same start, with the longer run
-            following = dict(following, continued=False, iter_warmup=run["iter_warmup"])
-        run = following
+        run, retries_made = safer, retries_made + 1
+        if not run["continued"]:
+            fresh = run
     if not settled:
         modes = None
         warn_if_problems(diagnostics, f"joint model of {k} algorithms")
@@ -319,7 +355,7 @@ def compare_many(scores: Scores, algorithms=None, rope: RopeLike = 0.01, seed: i
                                        region_summary(delta[:, i, p], rope).items()}))
     settings = dict(seed=seeds.seed, stan_seeds=tuple(a["stan_seed"] for a in attempts),
                     prior=prior_name, backend=fit.attrs.get("backend", backend), chains=chains,
-                    iter_warmup=run["iter_warmup"], iter_sampling=run["iter_sampling"],
+                    iter_warmup=fresh["iter_warmup"], iter_sampling=n_draws,
                     adapt_delta=run["adapt_delta"], max_treedepth=max_treedepth,
                     datasets=len(scores), scale=scale, attempts=tuple(attempts),
                     seconds=float(sum(a["seconds"] for a in attempts)),

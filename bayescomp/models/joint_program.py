@@ -223,6 +223,26 @@ def initial_values(data: dict, chains: int, rng: np.random.Generator) -> list[di
     return inits
 
 
+def continuation_inits(fit, data: dict) -> list[dict]:
+    """Each chain's last draw of ``fit`` (the engine's draws, in the sampled coordinates of
+    ``data``) as initial values, so that a continued fit picks up where the chain stopped.
+    sigma0 and the Bartlett factor's diagonal are nudged inside their bounds: a draw next
+    to a bound can equal it in double precision, where Stan rejects an initial value."""
+    margin = 1e-6
+    upper = data["sigma0_upper"]
+    inits = []
+    for chain in range(fit.posterior.sizes["chain"]):
+        last = fit.posterior.isel(chain=chain, draw=-1)
+        inits.append(dict(
+            sigma0=float(np.clip(float(last["sigma0"]), margin * upper, (1 - margin) * upper)),
+            shape_diagonal=np.maximum(np.ravel(last["shape_diagonal"].values), margin).tolist(),
+            shape_lower=np.ravel(last["shape_lower"].values).tolist(),
+            log_nu_minus_one=float(last["log_nu_minus_one"]),
+            kappa_z=np.ravel(last["kappa_z"].values).tolist(),
+            lambda_z=np.ravel(last["lambda_z"].values).tolist()))
+    return inits
+
+
 def draw_delta(delta0, factor, log_kappa, log_lambda, data: dict, rng) -> np.ndarray:
     """Draws of every delta_i (chain, draw, dataset, d) from its normal conditional given
     the sampled parameters (the program's device 4): prior N(delta0, S_i), S_i = F F' /

@@ -1,0 +1,117 @@
+"""How the joint model runs a fit again: by the pairwise model's rules
+(:mod:`bayescomp.models.hierarchical_runs`), from where its chains are."""
+import dataclasses
+import importlib
+import warnings
+
+import arviz as az
+import numpy as np
+import pytest
+
+import bayescomp as bc
+from bayescomp.models.hierarchical_runs import continuation, narrowing
+from bayescomp.models.joint_program import continuation_inits
+
+joint_module = importlib.import_module("bayescomp.models.joint")
+
+RUN = dict(adapt_delta=0.95, iter_warmup=500, iter_sampling=1000, continued=False,
+           redraw=False, step_scale=1.0)
+
+
+def test_narrowing_doubles_the_draws_up_to_the_cap():
+    """Each chunk as many draws as the fit has, the last one cut at the cap, then none."""
+    assert narrowing(RUN, 1000, 8000) == continuation(RUN, iter_sampling=1000)
+    assert narrowing(RUN, 4000, 8000)["iter_sampling"] == 4000
+    assert narrowing(RUN, 6000, 8000)["iter_sampling"] == 2000
+    assert narrowing(RUN, 8000, 8000) is None
+    chunk = narrowing(RUN, 1000, 8000)
+    assert chunk["continued"] and not chunk["redraw"] and chunk["step_scale"] == 1.0
+
+
+def test_joint_continuation_starts_every_chain_at_its_last_draw_inside_the_bounds():
+    """The last draw of each chain, with sigma0 and the Bartlett diagonal moved off their
+    bounds (where Stan rejects an initial value) by a relative 1e-6, nothing else changed."""
+    rng = np.random.default_rng(1)
+    chains, draws, d, q = 2, 3, 2, 4
+    values = dict(sigma0=rng.uniform(0.1, 0.5, (chains, draws)),
+                  shape_diagonal=rng.uniform(0.5, 2, (chains, draws, d)),
+                  shape_lower=rng.normal(size=(chains, draws, 1)),
+                  log_nu_minus_one=rng.normal(size=(chains, draws)),
+                  kappa_z=rng.normal(size=(chains, draws, q)),
+                  lambda_z=rng.normal(size=(chains, draws, q)))
+    values["sigma0"][0, -1] = 2.0          # at the upper bound
+    values["shape_diagonal"][1, -1, 0] = 0.0   # at the lower bound
+    fit = az.from_dict(posterior=values)
+    inits = continuation_inits(fit, dict(sigma0_upper=2.0))
+    assert inits[0]["sigma0"] == pytest.approx(2.0 * (1 - 1e-6))
+    assert inits[1]["sigma0"] == values["sigma0"][1, -1]
+    assert inits[1]["shape_diagonal"] == [1e-6, values["shape_diagonal"][1, -1, 1]]
+    for chain in range(chains):
+        for name in ("shape_lower", "kappa_z", "lambda_z"):
+            assert inits[chain][name] == values[name][chain, -1].tolist()
+        assert inits[chain]["log_nu_minus_one"] == values["log_nu_minus_one"][chain, -1]
+
+
+def joint_with_made_up_verdicts(scores, monkeypatch, verdicts, close):
+    """``bc.compare_many`` (2 chains x (100 + 50)) whose diagnostics of fit k are replaced
+    by ``verdicts[k]`` (fields of Diagnostics; a clean sampler otherwise), every pair's
+    probabilities called too close to the threshold or not (``close``). Returns the result
+    and the InferenceData diagnosed, in order."""
+    real, seen = joint_module.diagnose, []
+
+    def diagnose(idata, **options):
+        seen.append(idata)
+        made_up = dict(divergences=0, treedepth_saturated=0, min_bfmi=1.0)
+        made_up.update(verdicts[min(len(seen), len(verdicts)) - 1])
+        return dataclasses.replace(real(idata, **options), **made_up)
+
+    monkeypatch.setattr(joint_module, "diagnose", diagnose)
+    monkeypatch.setattr(joint_module, "too_close_to_call", lambda estimates: close)
+    # chains that fail only their ESS are read as modes first: not this test's subject
+    monkeypatch.setattr(joint_module, "find_joint_modes", lambda *args, **options: None)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        result = bc.compare_many(scores, seed=5, chains=2, iter_warmup=100, iter_sampling=50)
+    return result, seen
+
+
+def pooled_from_the_first(seen, first: int):
+    """The fits diagnosed after the first begin with the first fit's draws, unchanged."""
+    for later in seen[1:]:
+        for name in ("delta0", "sigma0", "nu"):
+            np.testing.assert_array_equal(later.posterior[name].values[:, :first],
+                                          seen[0].posterior[name].values)
+
+
+@pytest.mark.stan
+def test_a_joint_fit_that_mixes_slowly_goes_on_from_its_chains(three_algorithms, monkeypatch):
+    """The first fit fails its ESS (made up): the chains go on from their last draws with
+    their adapted step size and no warm-up, and the draws are pooled."""
+    result, seen = joint_with_made_up_verdicts(three_algorithms, monkeypatch, [
+        dict(problems=("effective sample size 99 < 200: made up by the test",)),
+        dict(problems=())], close=False)
+    assert [(a["continued"], a["iter_warmup"], a["iter_sampling"], a["draws"], a["ok"])
+            for a in result.attempts] == [(False, 100, 50, 50, False), (True, 0, 50, 100, True)]
+    pooled_from_the_first(seen, 50)
+    steps = seen[1].sample_stats["step_size"].values
+    np.testing.assert_allclose(steps[:, 50:], np.repeat(steps[:, 49:50], 50, axis=1), rtol=1e-5)
+    assert result.reliable and result.settings["iter_sampling"] == 100
+    assert result.idata.posterior.sizes["draw"] == 100
+
+
+@pytest.mark.stan
+def test_a_joint_fit_too_close_to_the_threshold_doubles_its_draws_to_the_cap(
+        three_algorithms, monkeypatch):
+    """Probabilities called too close on every fit: the draws double from where the chains
+    are until MAX_CLOSE_FACTOR times iter_sampling; called decided, one fit."""
+    result, seen = joint_with_made_up_verdicts(three_algorithms, monkeypatch,
+                                               [dict(problems=())], close=True)
+    cap = joint_module.MAX_CLOSE_FACTOR * 50
+    assert [a["draws"] for a in result.attempts] == [50, 100, 200, 400]
+    assert result.attempts[-1]["draws"] == cap
+    assert all(a["continued"] and a["iter_warmup"] == 0 for a in result.attempts[1:])
+    pooled_from_the_first(seen, 50)
+    assert result.settings["iter_sampling"] == cap and result.reliable
+    decided, _ = joint_with_made_up_verdicts(three_algorithms, monkeypatch,
+                                             [dict(problems=())], close=False)
+    assert [a["draws"] for a in decided.attempts] == [50]
