@@ -40,9 +40,11 @@ def main(argv=None) -> pd.DataFrame:
             result = bc.compare_many(scores, rope=0.01, seed=seed, backend=args.backend)
         seconds = time.perf_counter() - started
         first_seconds = first_seconds or seconds
+        # draws per chain after each attempt (earlier versions did not record them)
         print(f"seed {seed}: {seconds:.1f} s, attempts "
-              + ", ".join(f"{a['draws']} draws {'ok' if a['ok'] else 'failed'} "
-                          f"({a['seconds']:.1f} s)" for a in result.attempts), flush=True)
+              + ", ".join(f"{a.get('draws', a['iter_sampling'])} draws "
+                          f"{'ok' if a['ok'] else 'failed'} ({a['seconds']:.1f} s)"
+                          for a in result.attempts), flush=True)
         for _, pair in result.to_frame().iterrows():
             rows.append(dict(pair=f"{pair['first']}-{pair['second']}", seed=seed,
                              seconds=seconds, vs_easy=seconds / first_seconds,

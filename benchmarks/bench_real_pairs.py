@@ -9,9 +9,10 @@ you cloned it and not shipped here)::
     python benchmarks/bench_real_pairs.py /tmp/tutorial --seeds 3 --backend pystan
 
 A clone of github.com/bogdanvuk/phd (decision-tree inducers on 51 UCI datasets, 5 x
-5-fold; :func:`read_trees`) is read too: ``bench_real_pairs.py /tmp/phd --easy cart gale``, and so is a clone of
-github.com/openml/automlbenchmark (seven frameworks on 39 OpenML tasks, 10 folds;
-:func:`read_automl`): ``bench_real_pairs.py /tmp/amlb --easy h2oautoml randomforest``.
+5-fold; :func:`read_trees`) is read too: ``bench_real_pairs.py /tmp/phd --easy cart gale``,
+and so is a clone of github.com/openml/automlbenchmark (seven frameworks on 39 OpenML tasks,
+10 folds; :func:`read_automl`): ``bench_real_pairs.py /tmp/amlb --easy h2oautoml
+randomforest``.
 Any other collection in a CSV that ``bayescomp.read_csv`` reads (long or wide) is run the same
 way when the easy pair is named: ``bench_real_pairs.py scores.csv --easy tree logistic
 --pairs tree-tree_pruned``. ``sklearn_pairs.py`` beside this file makes such a file of
@@ -119,8 +120,8 @@ def read_automl(root: Path) -> bc.Scores:
     complete = frame["score"].notna().groupby([frame["dataset"], frame["fold"]]).transform("all")
     left_out = frame.loc[~complete, ["dataset", "fold"]].drop_duplicates()
     if len(left_out):
-        print(f"left out {len(left_out)} (task, fold) of {frame.groupby(['dataset', 'fold']).ngroups}"
-              f" where a framework has no score: "
+        total = frame.groupby(["dataset", "fold"]).ngroups
+        print(f"left out {len(left_out)} (task, fold) of {total} where a framework has no score: "
               + ", ".join(f"{d} {n}" for d, n in left_out.groupby("dataset").size().items()))
     return bc.from_long(frame[complete].assign(run=1), n_folds=10)
 

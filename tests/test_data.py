@@ -40,6 +40,27 @@ def test_long_wide_arrays_and_csv_agree(tmp_path):
                                [np.mean(arrays["a"][i] - arrays["b"][i]) for i in range(3)])
 
 
+def test_a_csv_without_a_run_column_is_one_run_of_cross_validation(tmp_path):
+    """An OpenML task's folds: no run column. Long and wide files read as from_long with
+    run=None; repeated runs under a column of another name are duplicated folds, an error."""
+    long = long_frame()
+    single = long[long["run"] == long["run"].min()].drop(columns="run")
+    single.to_csv(tmp_path / "long.csv", index=False)
+    expected = bc.from_long(single, run=None)
+    wide = single.pivot(index=["dataset", "fold"], columns="algorithm",
+                        values="score").reset_index()
+    wide.to_csv(tmp_path / "wide.csv", index=False)
+    for name in ("long.csv", "wide.csv"):
+        scores = bc.read_csv(tmp_path / name)
+        assert scores.algorithms == expected.algorithms
+        for got, want in zip(scores.datasets, expected.datasets):
+            np.testing.assert_array_equal(got.values, want.values)
+            assert got.rho == want.rho == pytest.approx(1 / 5)
+    long.rename(columns={"run": "repeat"}).to_csv(tmp_path / "repeats.csv", index=False)
+    with pytest.raises(ValueError, match="repeats.csv: dataset .*: run 0, fold .* appears 2 times"):
+        bc.read_csv(tmp_path / "repeats.csv")
+
+
 def test_ragged_collection_with_distinct_rho():
     scores = bc.from_arrays({"x": [np.arange(10.0), np.arange(4.0)],
                              "y": [np.arange(10.0) + 1, np.arange(4.0) * 2]},

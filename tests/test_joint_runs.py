@@ -9,23 +9,9 @@ import numpy as np
 import pytest
 
 import bayescomp as bc
-from bayescomp.models.hierarchical_runs import continuation, narrowing
 from bayescomp.models.joint_program import continuation_inits
 
 joint_module = importlib.import_module("bayescomp.models.joint")
-
-RUN = dict(adapt_delta=0.95, iter_warmup=500, iter_sampling=1000, continued=False,
-           redraw=False, step_scale=1.0)
-
-
-def test_narrowing_doubles_the_draws_up_to_the_cap():
-    """Each chunk as many draws as the fit has, the last one cut at the cap, then none."""
-    assert narrowing(RUN, 1000, 8000) == continuation(RUN, iter_sampling=1000)
-    assert narrowing(RUN, 4000, 8000)["iter_sampling"] == 4000
-    assert narrowing(RUN, 6000, 8000)["iter_sampling"] == 2000
-    assert narrowing(RUN, 8000, 8000) is None
-    chunk = narrowing(RUN, 1000, 8000)
-    assert chunk["continued"] and not chunk["redraw"] and chunk["step_scale"] == 1.0
 
 
 def test_joint_continuation_starts_every_chain_at_its_last_draw_inside_the_bounds():
@@ -52,21 +38,19 @@ def test_joint_continuation_starts_every_chain_at_its_last_draw_inside_the_bound
         assert inits[chain]["log_nu_minus_one"] == values["log_nu_minus_one"][chain, -1]
 
 
-def joint_with_made_up_verdicts(scores, monkeypatch, verdicts, close):
+def joint_with_made_up_verdicts(scores, monkeypatch, verdicts):
     """``bc.compare_many`` (2 chains x (100 + 50)) whose diagnostics of fit k are replaced
-    by ``verdicts[k]`` (fields of Diagnostics; a clean sampler otherwise), every pair's
-    probabilities called too close to the threshold or not (``close``). Returns the result
-    and the InferenceData diagnosed, in order."""
+    by ``verdicts[k]`` (fields of Diagnostics; a clean sampler otherwise). Returns the
+    result and the InferenceData diagnosed, in order."""
     real, seen = joint_module.diagnose, []
 
     def diagnose(idata, **options):
         seen.append(idata)
         made_up = dict(divergences=0, treedepth_saturated=0, min_bfmi=1.0)
-        made_up.update(verdicts[min(len(seen), len(verdicts)) - 1])
+        made_up.update(verdicts[len(seen) - 1])
         return dataclasses.replace(real(idata, **options), **made_up)
 
     monkeypatch.setattr(joint_module, "diagnose", diagnose)
-    monkeypatch.setattr(joint_module, "too_close_to_call", lambda estimates: close)
     # chains that fail only their ESS are read as modes first: not this test's subject
     monkeypatch.setattr(joint_module, "find_joint_modes", lambda *args, **options: None)
     with warnings.catch_warnings():
@@ -75,24 +59,19 @@ def joint_with_made_up_verdicts(scores, monkeypatch, verdicts, close):
     return result, seen
 
 
-def pooled_from_the_first(seen, first: int):
-    """The fits diagnosed after the first begin with the first fit's draws, unchanged."""
-    for later in seen[1:]:
-        for name in ("delta0", "sigma0", "nu"):
-            np.testing.assert_array_equal(later.posterior[name].values[:, :first],
-                                          seen[0].posterior[name].values)
-
-
 @pytest.mark.stan
 def test_a_joint_fit_that_mixes_slowly_goes_on_from_its_chains(three_algorithms, monkeypatch):
     """The first fit fails its ESS (made up): the chains go on from their last draws with
     their adapted step size and no warm-up, and the draws are pooled."""
     result, seen = joint_with_made_up_verdicts(three_algorithms, monkeypatch, [
         dict(problems=("effective sample size 99 < 200: made up by the test",)),
-        dict(problems=())], close=False)
+        dict(problems=())])
     assert [(a["continued"], a["iter_warmup"], a["iter_sampling"], a["draws"], a["ok"])
             for a in result.attempts] == [(False, 100, 50, 50, False), (True, 0, 50, 100, True)]
-    pooled_from_the_first(seen, 50)
+    # the continued fit begins with the first fit's draws, unchanged
+    for name in ("delta0", "sigma0", "nu"):
+        np.testing.assert_array_equal(seen[1].posterior[name].values[:, :50],
+                                      seen[0].posterior[name].values)
     steps = seen[1].sample_stats["step_size"].values
     np.testing.assert_allclose(steps[:, 50:], np.repeat(steps[:, 49:50], 50, axis=1), rtol=1e-5)
     assert result.reliable and result.settings["iter_sampling"] == 100
@@ -100,18 +79,18 @@ def test_a_joint_fit_that_mixes_slowly_goes_on_from_its_chains(three_algorithms,
 
 
 @pytest.mark.stan
-def test_a_joint_fit_too_close_to_the_threshold_doubles_its_draws_to_the_cap(
-        three_algorithms, monkeypatch):
-    """Probabilities called too close on every fit: the draws double from where the chains
-    are until MAX_CLOSE_FACTOR times iter_sampling; called decided, one fit."""
-    result, seen = joint_with_made_up_verdicts(three_algorithms, monkeypatch,
-                                               [dict(problems=())], close=True)
-    cap = joint_module.MAX_CLOSE_FACTOR * 50
-    assert [a["draws"] for a in result.attempts] == [50, 100, 200, 400]
-    assert result.attempts[-1]["draws"] == cap
-    assert all(a["continued"] and a["iter_warmup"] == 0 for a in result.attempts[1:])
-    pooled_from_the_first(seen, 50)
-    assert result.settings["iter_sampling"] == cap and result.reliable
-    decided, _ = joint_with_made_up_verdicts(three_algorithms, monkeypatch,
-                                             [dict(problems=())], close=False)
-    assert [a["draws"] for a in decided.attempts] == [50]
+def test_a_joint_fit_that_diverged_redraws_at_half_its_step(three_algorithms, monkeypatch):
+    """The first fit diverges (made up): the chains go on from their last draws at half
+    their adapted step, and half as many new draws replace the divergent ones."""
+    result, seen = joint_with_made_up_verdicts(three_algorithms, monkeypatch, [
+        dict(problems=("1 divergent transition(s): made up by the test",), divergences=1),
+        dict(problems=())])
+    assert [(a["continued"], a["redraw"], a["adapt_delta"], a["iter_warmup"],
+             a["iter_sampling"], a["draws"], a["ok"]) for a in result.attempts] == [
+        (False, False, 0.95, 100, 50, 50, False), (True, True, 0.99, 0, 25, 25, True)]
+    first_step = seen[0].sample_stats["step_size"].values[:, -1]
+    np.testing.assert_allclose(seen[1].sample_stats["step_size"].values,
+                               np.repeat(0.5 * first_step[:, None], 25, axis=1), rtol=1e-5)
+    np.testing.assert_array_equal(result.idata.posterior["delta0"].values,
+                                  seen[1].posterior["delta0"].values)
+    assert result.reliable and result.settings["iter_sampling"] == 25

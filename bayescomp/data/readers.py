@@ -243,7 +243,8 @@ def read_csv(path: str | os.PathLike, *, format: str = "auto", **columns) -> Sco
 
     ``format="auto"`` reads the long layout when the file has the algorithm and score
     columns (``algorithm``, ``score``, or the names given for them), else the wide one.
-    Keyword arguments name the columns and give ``rho`` or ``n_folds``.
+    Keyword arguments name the columns and give ``rho`` or ``n_folds``. A file without a
+    ``run`` column, when none is named, holds one run of cross-validation.
     """
     if format not in ("auto", "long", "wide"):
         raise ValueError(f"format must be 'auto', 'long' or 'wide', got {format!r}")
@@ -271,6 +272,11 @@ def read_csv(path: str | os.PathLike, *, format: str = "auto", **columns) -> Sco
         named = {columns.get("algorithm", "algorithm"), columns.get("score", "score")}
         format = "long" if named <= set(frame.columns) else "wide"
     reader = from_long if format == "long" else from_wide
+    if "run" not in columns and "run" not in frame.columns:
+        # one run of cross-validation (an OpenML task's folds): each fold's scores are
+        # then unique, and a file with repeated runs under another name fails as
+        # duplicated folds, which names the column to give
+        columns = dict(columns, run=None)
     try:
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")

@@ -1,8 +1,8 @@
 """How a hierarchical fit is run again: retries with safer settings after its diagnostics
 fail, and extensions from where its chains are while its effective draws are below the
-target or its probabilities too close to the threshold to decide. The pairwise model
-(:func:`bayescomp.hierarchical`) and the joint one (:func:`bayescomp.compare_many`) both
-run their fits by these rules."""
+target or its probabilities too close to the threshold to decide. The joint model
+(:func:`bayescomp.compare_many`) retries its fits by the same rules, without the
+extensions."""
 from __future__ import annotations
 
 import arviz as az
@@ -108,25 +108,18 @@ def extension(run: dict, draws: int, achieved: float, ess: int, cap: int, *,
     heavy-tailed mode took the smallest ESS from 626 to 437, nu's tail, over 657 draws per
     chain; 2343 more left it at 417, and the fit took 3.9 times an easy pair's time.) A fit
     with enough ESS whose probabilities are ``close`` to the threshold
-    (:func:`too_close_to_call`) doubles its draws, up to ``close_cap`` (:func:`narrowing`).
+    (:func:`too_close_to_call`) doubles its draws, up to ``close_cap``: the Monte Carlo
+    error falls as one over the square root of the draws, and each doubling narrows the
+    band in which a decision could differ between seeds.
     """
     stalled = previous is not None and achieved <= previous
     if achieved >= ess or draws >= cap or stalled:
-        return narrowing(run, draws, close_cap) if close else None
+        if not close or draws >= close_cap:
+            return None
+        return continuation(run, iter_sampling=int(min(draws, close_cap - draws)))
     missing = draws * (ess / max(achieved, 1.0) - 1) * 1.1
     chunk = int(min(max(np.ceil(missing), draws / 10), cap - draws))
     return continuation(run, iter_sampling=chunk)
-
-
-def narrowing(run: dict, draws: int, close_cap: int) -> dict | None:
-    """Settings of a chunk that doubles the ``draws`` per chain of a fit whose probabilities
-    are too close to the threshold (:func:`too_close_to_call`), up to ``close_cap`` draws
-    per chain, or None at the cap. The Monte Carlo error falls as one over the square root
-    of the draws, and each doubling narrows the band in which a decision could differ
-    between seeds."""
-    if draws >= close_cap:
-        return None
-    return continuation(run, iter_sampling=int(min(draws, close_cap - draws)))
 
 
 def continuation(run: dict, **changes) -> dict:

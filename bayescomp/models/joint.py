@@ -38,10 +38,8 @@ from bayescomp.models.diagnostics import diagnose, warn_if_problems
 from bayescomp.models.estimate import Estimate
 from bayescomp.models.hierarchical import PRIORS, HierarchicalPrior
 from bayescomp.models.hierarchical_result import region_summary
-from bayescomp.models.hierarchical_runs import (MAX_CLOSE_FACTOR, energy_explained,
-                                                kept_adaptation, narrowing, pool_draws,
-                                                region_estimates, safer_run, steps_failed,
-                                                too_close_to_call)
+from bayescomp.models.hierarchical_runs import (energy_explained, kept_adaptation, pool_draws,
+                                                region_estimates, safer_run, steps_failed)
 from bayescomp.models.joint_density import log_density, unconstrained
 from bayescomp.models.joint_modes import find_joint_modes
 from bayescomp.models.joint_program import (PROGRAM, algorithm_effects, continuation_inits,
@@ -188,12 +186,10 @@ def compare_many(scores: Scores, algorithms=None, rope: RopeLike = 0.01, seed: i
         ``iter_sampling`` more draws (twice that at the second retry), pooled with the
         earlier ones; after divergences the chains go on at half their step and new draws
         replace the divergent ones; a fit that diverges again, or saturates the tree depth,
-        starts afresh with twice the warm-up and draws. A fit that passes, but on which a
-        pair's probability lies within two Monte Carlo errors of the threshold, doubles its
-        draws from where its chains are, up to :data:`~hierarchical_runs.MAX_CLOSE_FACTOR`
-        times ``iter_sampling`` (so that the decisions do not depend on the seed there).
-        ``settings["attempts"]`` records every fit, ``settings["iter_sampling"]`` the
-        draws per chain of the result.
+        starts afresh with twice the warm-up and draws. A fit that passes is not extended
+        (a probability within two Monte Carlo errors of the threshold is reported so, and
+        a larger ``iter_sampling`` narrows that band). ``settings["attempts"]`` records
+        every fit, ``settings["iter_sampling"]`` the draws per chain of the result.
 
     Returns
     -------
@@ -275,19 +271,12 @@ def compare_many(scores: Scores, algorithms=None, rope: RopeLike = 0.01, seed: i
                              problems=list(diagnostics.problems),
                              seconds=time.perf_counter() - started))
         if diagnostics.ok:
-            # a fit whose probabilities of some pair are too close to the threshold to
-            # decide doubles its draws from where its chains are, as the pairwise model's
-            # (its draws as sampled: no modes were read)
-            estimates = pair_estimates(post["delta0"].values, next_masses,
-                                       np.arange(post.sizes["chain"] * post.sizes["draw"]),
-                                       rope)
-            close = any(too_close_to_call(pair) for pair in estimates)
-            more = narrowing(run, attempts[-1]["draws"], MAX_CLOSE_FACTOR * iter_sampling) \
-                if close else None
-            if more is None:
-                break
-            run = more
-            continue
+            # no extension when a pair's probability is near the threshold, unlike the
+            # pairwise model's: with K(K-1)/2 pairs and two questions some probability
+            # usually is, and the whole joint fit would pay for it (on the tutorial every
+            # fit then ran to 8 times its draws, 3.5-4.5 times as long, deciding the same;
+            # benchmarks/results/joint.md)
+            break
         safer = None if settled or retries_made >= retries else \
             safer_run(fresh, retries_made + 1, diagnostics)
         if safer is None:
