@@ -1,5 +1,7 @@
 """Shared fixtures: which Stan backends this machine has (tests needing one skip, saying why),
-a Python without scikit-learn, and scmamp's published example with its published numbers."""
+a Python without scikit-learn, scmamp's published example with its published numbers, and
+made-up diagnostics for the tests of retries."""
+import dataclasses
 import os
 import subprocess
 import sys
@@ -152,3 +154,22 @@ def scmamp_example():
         "right": [0.0058, 0.0162, 0.1858, 0.5010, 0.3944, 0.0160, 0.7240, 0.3612, 0.3000, 0.7108],
     }, index=[str(i) for i in range(1, 11)])
     return scores, published
+
+
+@pytest.fixture
+def made_up_diagnostics(monkeypatch):
+    """``install(module, verdicts)`` replaces ``module.diagnose`` so that fit k's diagnostics
+    take the fields ``verdicts[k]`` (of Diagnostics; a clean sampler otherwise) over the real
+    ones, and returns the list the InferenceData diagnosed are appended to, in order."""
+    def install(module, verdicts):
+        real, seen = module.diagnose, []
+
+        def diagnose(idata, **options):
+            seen.append(idata)
+            made_up = dict(divergences=0, treedepth_saturated=0, min_bfmi=1.0)
+            made_up.update(verdicts[len(seen) - 1])
+            return dataclasses.replace(real(idata, **options), **made_up)
+
+        monkeypatch.setattr(module, "diagnose", diagnose)
+        return seen
+    return install

@@ -1,6 +1,5 @@
 """How the joint model runs a fit again: by the pairwise model's rules
 (:mod:`bayescomp.models.hierarchical_runs`), from where its chains are."""
-import dataclasses
 import importlib
 import warnings
 
@@ -38,19 +37,11 @@ def test_joint_continuation_starts_every_chain_at_its_last_draw_inside_the_bound
         assert inits[chain]["log_nu_minus_one"] == values["log_nu_minus_one"][chain, -1]
 
 
-def joint_with_made_up_verdicts(scores, monkeypatch, verdicts):
+def joint_with_made_up_verdicts(scores, monkeypatch, made_up_diagnostics, verdicts):
     """``bc.compare_many`` (2 chains x (100 + 50)) whose diagnostics of fit k are replaced
-    by ``verdicts[k]`` (fields of Diagnostics; a clean sampler otherwise). Returns the
-    result and the InferenceData diagnosed, in order."""
-    real, seen = joint_module.diagnose, []
-
-    def diagnose(idata, **options):
-        seen.append(idata)
-        made_up = dict(divergences=0, treedepth_saturated=0, min_bfmi=1.0)
-        made_up.update(verdicts[len(seen) - 1])
-        return dataclasses.replace(real(idata, **options), **made_up)
-
-    monkeypatch.setattr(joint_module, "diagnose", diagnose)
+    by ``verdicts[k]`` (:func:`conftest.made_up_diagnostics`). Returns the result and the
+    InferenceData diagnosed, in order."""
+    seen = made_up_diagnostics(joint_module, verdicts)
     # chains that fail only their ESS are read as modes first: not this test's subject
     monkeypatch.setattr(joint_module, "find_joint_modes", lambda *args, **options: None)
     with warnings.catch_warnings():
@@ -60,10 +51,12 @@ def joint_with_made_up_verdicts(scores, monkeypatch, verdicts):
 
 
 @pytest.mark.stan
-def test_a_joint_fit_that_mixes_slowly_goes_on_from_its_chains(three_algorithms, monkeypatch):
+def test_a_joint_fit_that_mixes_slowly_goes_on_from_its_chains(three_algorithms, monkeypatch,
+                                                                made_up_diagnostics):
     """The first fit fails its ESS (made up): the chains go on from their last draws with
     their adapted step size and no warm-up, and the draws are pooled."""
-    result, seen = joint_with_made_up_verdicts(three_algorithms, monkeypatch, [
+    result, seen = joint_with_made_up_verdicts(three_algorithms, monkeypatch,
+                                               made_up_diagnostics, [
         dict(problems=("effective sample size 99 < 200: made up by the test",)),
         dict(problems=())])
     assert [(a["continued"], a["iter_warmup"], a["iter_sampling"], a["draws"], a["ok"])
@@ -79,10 +72,12 @@ def test_a_joint_fit_that_mixes_slowly_goes_on_from_its_chains(three_algorithms,
 
 
 @pytest.mark.stan
-def test_a_joint_fit_that_diverged_redraws_at_half_its_step(three_algorithms, monkeypatch):
+def test_a_joint_fit_that_diverged_redraws_at_half_its_step(three_algorithms, monkeypatch,
+                                                             made_up_diagnostics):
     """The first fit diverges (made up): the chains go on from their last draws at half
     their adapted step, and half as many new draws replace the divergent ones."""
-    result, seen = joint_with_made_up_verdicts(three_algorithms, monkeypatch, [
+    result, seen = joint_with_made_up_verdicts(three_algorithms, monkeypatch,
+                                               made_up_diagnostics, [
         dict(problems=("1 divergent transition(s): made up by the test",), divergences=1),
         dict(problems=())])
     assert [(a["continued"], a["redraw"], a["adapt_delta"], a["iter_warmup"],

@@ -198,19 +198,11 @@ def test_two_retries_then_unreliable_and_reproducible(scores):
                                   result.idata.posterior["delta"].values)
 
 
-def fit_with_made_up_verdicts(scores, monkeypatch, verdicts):
+def fit_with_made_up_verdicts(scores, monkeypatch, made_up_diagnostics, verdicts):
     """``bc.hierarchical`` (2 chains x (100 + 50), adapt_delta 0.9) whose diagnostics of fit
-    k are replaced by ``verdicts[k]`` (fields of Diagnostics; a clean sampler otherwise).
-    Returns the result, the warnings by kind and the InferenceData diagnosed, in order."""
-    real, seen = hierarchical_module.diagnose, []
-
-    def diagnose(idata, **options):
-        seen.append(idata)
-        made_up = dict(divergences=0, treedepth_saturated=0, min_bfmi=1.0)
-        made_up.update(verdicts[len(seen) - 1])
-        return dataclasses.replace(real(idata, **options), **made_up)
-
-    monkeypatch.setattr(hierarchical_module, "diagnose", diagnose)
+    k are replaced by ``verdicts[k]`` (:func:`conftest.made_up_diagnostics`). Returns the
+    result, the warnings by kind and the InferenceData diagnosed, in order."""
+    seen = made_up_diagnostics(hierarchical_module, verdicts)
     # the test is of the retries: no extension towards the ESS target
     monkeypatch.setattr(hierarchical_module, "extension", lambda *args, **options: None)
     with warnings.catch_warnings(record=True) as caught:
@@ -222,10 +214,11 @@ def fit_with_made_up_verdicts(scores, monkeypatch, verdicts):
 
 @pytest.mark.stan
 def test_a_continued_fit_keeps_the_first_draws_then_a_struggling_one_starts_afresh(
-        scores, monkeypatch):
+        scores, monkeypatch, made_up_diagnostics):
     """Made-up verdicts: the first fit mixes slowly (continued), the continuation diverges
     (afresh, longer, smaller step), the third passes."""
-    result, said, seen = fit_with_made_up_verdicts(scores, monkeypatch, [
+    result, said, seen = fit_with_made_up_verdicts(
+        scores, monkeypatch, made_up_diagnostics, [
         dict(problems=("effective sample size 99 < 200: made up by the test",)),
         dict(problems=("1 divergent transition(s): made up by the test",), divergences=1),
         dict(problems=())])
@@ -254,10 +247,12 @@ def test_a_continued_fit_keeps_the_first_draws_then_a_struggling_one_starts_afre
 
 
 @pytest.mark.stan
-def test_a_retry_that_passes_is_announced_but_not_flagged(scores, monkeypatch):
+def test_a_retry_that_passes_is_announced_but_not_flagged(scores, monkeypatch,
+                                                         made_up_diagnostics):
     """The first fit is declared failed (a made-up problem), the retry passes: a RetryWarning,
     no SamplingWarning, a reliable result from the retry's draws."""
-    result, said, seen = fit_with_made_up_verdicts(scores, monkeypatch, [
+    result, said, seen = fit_with_made_up_verdicts(
+        scores, monkeypatch, made_up_diagnostics, [
         dict(problems=("1 divergent transition(s): made up by the test",), divergences=1),
         dict(problems=())])
     calls = [idata.posterior.sizes["draw"] for idata in seen]
