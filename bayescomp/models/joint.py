@@ -274,7 +274,7 @@ def compare_many(scores: Scores, algorithms=None, rope: RopeLike = 0.01, seed: i
             # no extension when a pair's probability is near the threshold, unlike the
             # pairwise model's: with K(K-1)/2 pairs and two questions some probability
             # usually is, and the whole joint fit would pay for it (on the tutorial every
-            # fit then ran to 8 times its draws, 3.5-4.5 times as long, deciding the same;
+            # fit then ran to 8 times its draws, 4.4-5.3 times as long, deciding the same;
             # benchmarks/results/joint.md)
             break
         safer = None if settled or retries_made >= retries else \
