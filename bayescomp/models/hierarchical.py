@@ -42,8 +42,8 @@ from bayescomp.models.hierarchical_program import (PROGRAM, continuation_inits, 
                                                    prepare, to_user_scale, unconstrained)
 from bayescomp.models.hierarchical_result import HierarchicalResult, region_summary
 from bayescomp.models.hierarchical_runs import (MAX_CLOSE_FACTOR, MAX_DRAWS_FACTOR, REPORTED,
-                                                energy_explained, extension, kept_adaptation,
-                                                pool_draws, region_estimates, reported_ess,
+                                                adaptation, energy_explained, extension,
+                                                joined_draws, region_estimates, reported_ess,
                                                 safer_run, steps_failed, too_close_to_call)
 from bayescomp.models.modes import find_modes, mixture_indices, settled_decisions
 from bayescomp.decisions import THRESHOLD
@@ -240,15 +240,13 @@ def hierarchical(scores: Scores, first: str, second: str, *, rope: RopeLike = 0.
         inits = (continuation_inits(fit, data) if run["continued"] else
                  initial_values(data, chains, seeds.generator("initial_values")))
         # a continued chain keeps its adapted step size and metric where the engine can
-        kept = kept_adaptation(fit, run)
+        adapted = adaptation(fit, run)
         new = sampling.sample(PROGRAM, data, backend=backend, route=route, chains=chains,
-                              inits=inits, iter_warmup=0 if kept else run["iter_warmup"],
-                              **kept,
+                              inits=inits, **adapted,
                               iter_sampling=run["iter_sampling"], seed=stan_seed,
                               adapt_delta=run["adapt_delta"], max_treedepth=max_treedepth,
                               show_progress=show_progress)
-        # a redraw replaces the draws of a fit that diverged; a continuation adds to them
-        fit = pool_draws(fit, new) if run["continued"] and not run["redraw"] else new
+        fit = joined_draws(fit, new, run)
         idata = to_user_scale(fit, data, scale, scores.dataset_names,
                               seeds.generator("post_draws"), log_likelihood, prior)
         # R-hat and ESS of the checked and the reported quantities (REPORTED), computed once
@@ -276,7 +274,7 @@ def hierarchical(scores: Scores, first: str, second: str, *, rope: RopeLike = 0.
             attempt=len(attempts) + 1, stan_seed=stan_seed,
             continued=run["continued"], redraw=run["redraw"], step_scale=run["step_scale"],
             adapt_delta=run["adapt_delta"],
-            iter_warmup=0 if kept else run["iter_warmup"], iter_sampling=run["iter_sampling"],
+            iter_warmup=adapted["iter_warmup"], iter_sampling=run["iter_sampling"],
             draws=int(fit.posterior.sizes["draw"]), ok=diagnostics.ok or settled,
             verdict=(("separate modes" if separate else "chains agree") if settled
                      else diagnostics.verdict),

@@ -82,9 +82,8 @@ def data_terms(data: dict) -> dict:
     ``exponent`` n_i - 1, ``mean_share`` v_i, ``contrasts`` S_i = ss_i / (1 - rho_i) (the
     program's ss_contrasts), the data's ``mean_centre``
     (:func:`bayescomp.models.hierarchical_program.mean_centre`), the means' ``deviation``
-    from it and its square ``offset2``,
-    and ``se2``, the squared standard errors of the means (the fold variance held at least
-    at the floor)."""
+    from it and its square ``offset2``, and ``se2``, the squared standard errors of the
+    means (the fold variance held at least at the floor)."""
     terms = {k: np.asarray(data[k], dtype=float)
              for k in ("mean_diff", "ss", "n_scores", "rho", "sigma_lower")}
     terms["exponent"] = terms["n_scores"] - 1

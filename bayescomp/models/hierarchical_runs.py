@@ -126,34 +126,40 @@ def continuation(run: dict, **changes) -> dict:
     """Settings of a fit that goes on from the last draws of the fit before it, with that
     fit's step size and metric and no warm-up where the engine can keep them (else a
     warm-up of at most :data:`CONTINUATION_WARMUP`): its draws are pooled with the earlier
-    ones unless ``redraw`` (:func:`pool_draws`), and its step is the kept one times
+    ones unless ``redraw`` (:func:`joined_draws`), and its step is the kept one times
     ``step_scale``."""
     return {**run, "continued": True, "redraw": False, "step_scale": 1.0,
             "iter_warmup": min(CONTINUATION_WARMUP, run["iter_warmup"]), **changes}
 
 
-def kept_adaptation(fit, run: dict) -> dict:
-    """The step size (times ``run["step_scale"]``) and metric a continued fit keeps from
-    ``fit``, the engine's draws of the fit it goes on from; none for a fit started afresh
-    or from an engine route that does not report them (which then adapts again)."""
+def adaptation(fit, run: dict) -> dict:
+    """The warm-up, step size and metric of a fit made with the settings ``run``
+    (arguments of :func:`bayescomp.sampling.sample`): a continued fit keeps the step size
+    (times ``run["step_scale"]``) and metric of ``fit``, the engine's draws of the fit it
+    goes on from, and has no warm-up; a fit afresh, or one from an engine route that does
+    not report them, adapts for ``run["iter_warmup"]`` iterations."""
     if not run["continued"] or "inv_metric" not in fit.attrs:
-        return {}
-    return dict(step_size=[step * run["step_scale"] for step in fit.attrs["step_size"]],
-                inv_metric=fit.attrs["inv_metric"])
+        return dict(iter_warmup=run["iter_warmup"])
+    return dict(iter_warmup=0, inv_metric=fit.attrs["inv_metric"],
+                step_size=[step * run["step_scale"] for step in fit.attrs["step_size"]])
 
 
-def pool_draws(earlier, later) -> az.InferenceData:
-    """The draws of a continued fit appended, chain by chain, to those of the fit it
-    continues (posterior and sampler statistics); the attrs are the later fit's."""
+def joined_draws(earlier, new, run: dict) -> az.InferenceData:
+    """The draws of a fit made with the settings ``run``, as the engine returned them
+    (``new``): a continuation's appended, chain by chain, to those of the fit it continues
+    (``earlier``); a fit afresh's, or a redraw's (which replace the draws of a fit that
+    diverged), alone. Posterior and sampler statistics; the attrs are ``new``'s."""
+    if not run["continued"] or run["redraw"]:
+        return new
     offset = earlier.posterior.sizes["draw"]
     groups = {}
     for group in ("posterior", "sample_stats"):
-        before, after = getattr(earlier, group), getattr(later, group)
+        before, after = getattr(earlier, group), getattr(new, group)
         after = after.assign_coords(draw=after["draw"].values + offset)
         groups[group] = xr.concat([before, after], dim="draw")
         groups[group].attrs = dict(after.attrs)
     pooled = az.InferenceData(**groups)
-    pooled.attrs.update(later.attrs)
+    pooled.attrs.update(new.attrs)
     return pooled
 
 

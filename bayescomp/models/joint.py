@@ -38,7 +38,7 @@ from bayescomp.models.diagnostics import diagnose, warn_if_problems
 from bayescomp.models.estimate import Estimate
 from bayescomp.models.hierarchical import PRIORS, HierarchicalPrior
 from bayescomp.models.hierarchical_result import region_summary
-from bayescomp.models.hierarchical_runs import (energy_explained, kept_adaptation, pool_draws,
+from bayescomp.models.hierarchical_runs import (adaptation, energy_explained, joined_draws,
                                                 region_estimates, safer_run, steps_failed)
 from bayescomp.models.joint_density import log_density, unconstrained
 from bayescomp.models.joint_modes import find_joint_modes
@@ -233,14 +233,13 @@ def compare_many(scores: Scores, algorithms=None, rope: RopeLike = 0.01, seed: i
         # a continued chain goes on from its last draw, with its adapted step size and
         # metric where the engine can keep them (hierarchical_runs.continuation)
         inits = continuation_inits(fit, sampled) if run["continued"] else start
-        kept = kept_adaptation(fit, run)
+        adapted = adaptation(fit, run)
         new = sampling.sample(PROGRAM, stan_data(sampled), backend=backend, chains=chains,
-                              inits=inits, iter_warmup=0 if kept else run["iter_warmup"],
-                              **kept, iter_sampling=run["iter_sampling"], seed=stan_seed,
-                              adapt_delta=run["adapt_delta"], max_treedepth=max_treedepth,
+                              inits=inits, **adapted, iter_sampling=run["iter_sampling"],
+                              seed=stan_seed, adapt_delta=run["adapt_delta"],
+                              max_treedepth=max_treedepth,
                               show_progress=show_progress)
-        # a redraw replaces the draws of a fit that diverged; a continuation adds to them
-        fit = pool_draws(fit, new) if run["continued"] and not run["redraw"] else new
+        fit = joined_draws(fit, new, run)
         idata = _idata(fit, data, scale, scores.dataset_names, pair_names, rotation,
                        seeds.generator("post_draws"))
         diagnostics = diagnose(idata, var_names=CHECKED, max_treedepth=max_treedepth)
@@ -263,7 +262,7 @@ def compare_many(scores: Scores, algorithms=None, rope: RopeLike = 0.01, seed: i
         attempts.append(dict(attempt=len(attempts) + 1, stan_seed=stan_seed,
                              continued=run["continued"], redraw=run["redraw"],
                              step_scale=run["step_scale"], adapt_delta=run["adapt_delta"],
-                             iter_warmup=0 if kept else run["iter_warmup"],
+                             iter_warmup=adapted["iter_warmup"],
                              iter_sampling=run["iter_sampling"],
                              draws=int(post.sizes["draw"]), ok=diagnostics.ok or settled,
                              verdict=(("separate modes" if modes.separate else "chains agree")
