@@ -11,6 +11,7 @@ import asyncio
 import contextlib
 import io
 import re
+import tempfile
 import warnings
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -427,9 +428,15 @@ def httpstan_fits():
     return sorted(httpstan.cache.cache_directory().glob("models/*/fits/*"))
 
 
+def httpstan_sockets():
+    """The socket files httpstan binds in the temporary directory, one per fit of pystan's
+    public route (the route must remove them)."""
+    return set(Path(tempfile.gettempdir()).glob("httpstan_*.sock"))
+
+
 @pytest.mark.stan
 def test_quiet_and_nothing_written_to_cwd(engine, tmp_path, monkeypatch, capfd):
-    before = httpstan_fits()
+    before, sockets = httpstan_fits(), httpstan_sockets()
     monkeypatch.chdir(tmp_path)
     fit(engine, seed=11)
     with pytest.raises(RuntimeError):
@@ -438,6 +445,7 @@ def test_quiet_and_nothing_written_to_cwd(engine, tmp_path, monkeypatch, capfd):
     fit(engine, seed=12)
     assert list(tmp_path.iterdir()) == []
     assert httpstan_fits() == before
+    assert httpstan_sockets() <= sockets
     out, err = capfd.readouterr()
     assert out == "" and err == ""
 

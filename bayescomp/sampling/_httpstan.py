@@ -4,9 +4,10 @@ pystan's public API (``stan.build``, ``model.sample``) is used by :mod:`.pystan_
 directly. What it does not offer is here: where httpstan caches compiled programs and fits,
 its compiled driver's defaults for the sampler's arguments, the way it splits data into the
 arrays Stan's C++ reads, its stanc and the compiler settings of its own modules (read from
-its source, not copied, so that the native driver follows when httpstan changes them), and
-its process pool. Checked with the httpstan versions in :data:`CHECKED`; with another
-version the pystan engine still works through pystan's public API, and says so.
+its source, not copied, so that the native driver follows when httpstan changes them), its
+process pool, and the socket files its fits leave in the temporary directory. Checked with
+the httpstan versions in :data:`CHECKED`; with another version the pystan engine still works
+through pystan's public API, and says so.
 """
 from __future__ import annotations
 
@@ -176,6 +177,56 @@ def forget_fits(model, sample_kwargs: dict) -> None:
 
 
 _pool_finalized = {"pid": None}
+
+
+def sockets() -> set[Path]:
+    """The Unix sockets httpstan has bound in the temporary directory, by its name pattern."""
+    return set(Path(tempfile.gettempdir()).glob("httpstan_*.sock"))
+
+
+def _family_sockets() -> set[str]:
+    """The inodes of the sockets that this process and its descendants hold (Linux)."""
+    held, pids = set(), [os.getpid()]
+    while pids:
+        pid = pids.pop()
+        for task in Path(f"/proc/{pid}/task").glob("*/children"):
+            pids.extend(task.read_text().split())
+        for fd in Path(f"/proc/{pid}/fd").glob("*"):
+            try:
+                target = os.readlink(fd)
+            except OSError:   # closed meanwhile
+                continue
+            if target.startswith("socket:["):
+                held.add(target[8:-1])
+    return held
+
+
+def remove_closed_sockets(earlier: set[Path]) -> None:
+    """Remove the sockets of :func:`sockets` that were not there before a fit (``earlier``)
+    and that no other process holds.
+
+    httpstan binds a socket file in the temporary directory for every fit
+    (``services_stub.call``), closes it when the fit ends and never removes the file: a
+    test run left over a hundred a day. Its process pool's workers, forked while the socket
+    was open, hold it on. A file that appeared during a fit may also be another process's
+    socket, in use; Linux lists every bound socket's path and inode in /proc/net/unix, and
+    a file is removed only when nothing holds it or only this process and its descendants
+    do. Elsewhere the files are left.
+    """
+    try:
+        table = Path("/proc/net/unix").read_text()
+        inodes = {fields[7]: fields[6] for fields in map(str.split, table.splitlines()[1:])
+                  if len(fields) > 7}
+        ours = _family_sockets()
+    except OSError:   # not Linux, or /proc unreadable
+        return
+    for path in sockets() - earlier:
+        inode = inodes.get(str(path))
+        if inode is None or inode in ours:
+            try:
+                path.unlink()
+            except OSError:   # removed meanwhile
+                pass
 
 
 def shut_pool_at_exit() -> None:

@@ -117,11 +117,13 @@ class PystanEngine(Engine):
         with _quiet(show_progress):  # errors in the data come back in the exception itself
             model = stan.build(code, data=data, random_seed=settings.seed)  # cached: no compile
         # pystan only prints the sampler's messages (e.g. why initialization failed): replay them
+        earlier_sockets = _httpstan.sockets()
         with _quiet(show_progress, replay_on_error=True):
             try:
                 fit = model.sample(**kwargs)
             finally:
                 _httpstan.forget_fits(model, kwargs)
+                _httpstan.remove_closed_sockets(earlier_sockets)
                 _httpstan.shut_pool_at_exit()
         if fit is None:  # pystan swallows KeyboardInterrupt and returns None
             raise KeyboardInterrupt
