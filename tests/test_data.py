@@ -61,6 +61,27 @@ def test_a_csv_without_a_run_column_is_one_run_of_cross_validation(tmp_path):
         bc.read_csv(tmp_path / "repeats.csv")
 
 
+def test_a_gap_in_the_fold_labels_is_named_with_the_rho_it_gives(tmp_path):
+    """Fold 2 of 0-9 missing on d1 (a failed fold of 10-fold CV): rho is 1/9 from the folds
+    seen, and a warning names the dataset, the fold and the rho, and how to set it. A design
+    of 6-fold and 10-fold datasets, or n_folds given, warns nothing."""
+    import warnings
+
+    long = long_frame(n_runs=1, n_folds=10).drop(columns="run")
+    gap = long[(long["dataset"] != "d1") | (long["fold"] != 2)]
+    gap.to_csv(tmp_path / "gap.csv", index=False)
+    with pytest.warns(bc.exceptions.InputWarning,
+                      match=r"dataset 'd1' \(fold 2 of 0-9 missing; rho = 1/9\).*give n_folds "
+                            r"\(the CLI's --n-folds\)"):
+        scores = bc.read_csv(tmp_path / "gap.csv")
+    np.testing.assert_allclose(scores.rho, [1 / 10, 1 / 9, 1 / 10])
+    ragged = long[(long["dataset"] != "d1") | (long["fold"] < 6)]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        np.testing.assert_allclose(bc.from_long(ragged, run=None).rho, [1 / 10, 1 / 6, 1 / 10])
+        np.testing.assert_allclose(bc.from_long(gap, run=None, n_folds=10).rho, 1 / 10)
+
+
 def test_ragged_collection_with_distinct_rho():
     scores = bc.from_arrays({"x": [np.arange(10.0), np.arange(4.0)],
                              "y": [np.arange(10.0) + 1, np.arange(4.0) * 2]},

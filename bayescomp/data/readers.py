@@ -54,6 +54,35 @@ def _resolve_rho(names, rho, n_folds, inferred_folds=None) -> list[float]:
     return [1.0 / int(k) for k in folds]
 
 
+def _warn_missing_folds(frame: pd.DataFrame, dataset: str, fold: str, names,
+                        stacklevel: int) -> None:
+    """One :class:`~bayescomp.exceptions.InputWarning` naming the datasets whose integer fold
+    labels have gaps (0, 1, 2, 4, ...): rho = 1/k from the k folds seen is then that of
+    k-fold cross-validation, where a fold of a larger k is more likely missing."""
+    from bayescomp.exceptions import InputWarning
+
+    gaps = []
+    for name in names:
+        try:
+            numbers = {float(label) for label in frame.loc[frame[dataset] == name, fold]}
+        except (TypeError, ValueError):   # labels that are not numbers: nothing to tell
+            return
+        if not all(number.is_integer() for number in numbers):
+            return
+        labels = sorted(int(number) for number in numbers)
+        missing = sorted(set(range(labels[0], labels[-1] + 1)) - set(labels))
+        if missing:
+            gaps.append(f"{name!r} (fold{'s' if len(missing) > 1 else ''} "
+                        f"{', '.join(map(str, missing))} of {labels[0]}-{labels[-1]} missing; "
+                        f"rho = 1/{len(labels)})")
+    if gaps:
+        more = f" and {len(gaps) - 5} more" if len(gaps) > 5 else ""
+        warnings.warn(f"dataset{'s' if len(gaps) > 1 else ''} {'; '.join(gaps[:5])}{more}: rho "
+                      "is 1/k for the k folds seen, as for k-fold cross-validation; if a fold "
+                      "of a larger k is missing, give n_folds (the CLI's --n-folds) or rho",
+                      InputWarning, stacklevel=stacklevel)
+
+
 def from_arrays(scores: Mapping[str, object], *, rho: float | None = None,
                 n_folds: int | None = None, datasets: Sequence[str] | None = None) -> Scores:
     """Scores from numpy fold matrices, one per algorithm.
@@ -191,6 +220,8 @@ def from_long(frame: pd.DataFrame, *, dataset: str = "dataset", algorithm: str =
     folds_seen = [frame.loc[frame[dataset] == n, fold].nunique() for n in names]
     if rho is None and n_folds is None and RHO_COLUMN in frame.columns:
         rho = _rho_column(frame, dataset, names)
+    if rho is None and n_folds is None:
+        _warn_missing_folds(frame, dataset, fold, names, stacklevel=4 if _wide else 3)
     rhos = _resolve_rho(names, rho, n_folds, inferred_folds=folds_seen)
     built = []
     for name, rho_i in zip(names, rhos):
