@@ -121,6 +121,29 @@ def test_draw_delta_is_the_normal_conditional(rank):
             np.testing.assert_allclose((sample - delta0) @ null, 0, atol=1e-9)
 
 
+def test_delta0_copies_are_draws_of_its_normal_conditional():
+    """delta0_copies draws N(centre, precision^-1) in the sampled coordinates and turns them
+    by the rotation: 200,000 copies of one posterior draw have mean V c and covariance
+    V P^-1 V' (known answer, within six standard errors)."""
+    from bayescomp.models.joint_program import delta0_copies
+
+    rng = np.random.default_rng(11)
+    root = rng.normal(size=(3, 3))
+    precision = root @ root.T + 0.5 * np.eye(3)
+    centre = np.array([0.3, -1.0, 2.0])
+    rotation, _ = np.linalg.qr(rng.normal(size=(3, 3)))
+    copies = delta0_copies(centre[None, None], precision[None, None], rotation, 200_000,
+                           rng)[0, 0]
+    covariance = rotation @ np.linalg.inv(precision) @ rotation.T
+    sd = np.sqrt(np.diag(covariance))
+    n = len(copies)
+    np.testing.assert_array_less(np.abs(copies.mean(axis=0) - rotation @ centre),
+                                 6 * sd / np.sqrt(n))
+    # a sample covariance's standard error is at most sd_i sd_j sqrt(2 / n)
+    np.testing.assert_array_less(np.abs(np.cov(copies.T) - covariance),
+                                 6 * np.outer(sd, sd) * np.sqrt(2 / n))
+
+
 def test_lower_factor_is_choleskys_and_defined_on_a_null_direction():
     rng = np.random.default_rng(5)
     full = rng.normal(size=(6, 4, 4))
@@ -223,6 +246,31 @@ def test_pair_table_and_ranks_come_from_the_same_draws(three_algorithms):
     assert "Joint comparison" in result.to_markdown()
     assert "a0 vs a1" in result.summary()
     assert "tabular" in result.to_latex()
+
+
+@pytest.mark.stan
+def test_copies_of_delta0_agree_with_the_programs_draw_and_halve_its_error(three_algorithms):
+    """The pair table reads 16 copies of delta0 per posterior draw, drawn in numpy from its
+    conditional; the program draws one from the same conditional (generated quantities).
+    Two routes to P(left / rope / right): they agree within Monte Carlo error, and the
+    copies' error is under half the single draw's."""
+    from bayescomp.models.joint import population_masses
+    from bayescomp.models.modes import probability_mcse
+
+    result = three_algorithms
+    post = result.idata.posterior
+    copies = population_masses(post, result.rope)
+    single = result.rope.indicators(post["delta0"].values)
+    for p, row in enumerate(result.to_frame().itertuples()):
+        by_copies, by_draw = copies[:, :, p], single[:, :, p]
+        estimate = by_copies.reshape(-1, 3).mean(axis=0)
+        np.testing.assert_allclose(estimate, [row.population_p_left, row.population_p_rope,
+                                              row.population_p_right], rtol=0, atol=1e-12)
+        errors = probability_mcse(by_copies), probability_mcse(by_draw)
+        assert np.all(np.abs(estimate - by_draw.reshape(-1, 3).mean(axis=0))
+                      <= 4 * np.hypot(*errors) + 1e-12)
+        away = (estimate > 0.01) & (estimate < 0.99)
+        assert away.any() and np.all(errors[0][away] < 0.5 * errors[1][away]), errors
 
 
 def _k2_agreement(scores, first, second, backend, seed=5):

@@ -33,6 +33,16 @@ def _idata(centres, n_draws=1000, seed=0):
         energy=rng.normal(size=(4, n_draws))))
 
 
+def _population(idata):
+    """Every draw's population masses: one copy of delta0 per draw, the draw itself."""
+    return ROPE.indicators(idata.posterior["delta0"].values)
+
+
+def _masses(idata, probabilities=(0.0, 0.01, 0.99)):
+    """Every draw's population and next-dataset masses (:func:`_population`, :func:`_next`)."""
+    return _population(idata), _next(idata, probabilities)
+
+
 def _next(idata, probabilities):
     """Every draw's next-dataset masses: the same per pair."""
     chains, draws = idata.posterior.sizes["chain"], idata.posterior.sizes["draw"]
@@ -42,7 +52,7 @@ def _next(idata, probabilities):
 def test_separate_modes_that_agree_decide():
     # pair 0 inside the ROPE in both modes, pair 1 right of it in both
     idata = _idata([[0.0, 0.0, 0.0, 0.05], [3.0, 1.5, 0.002, 0.04]])
-    modes = find_joint_modes(idata, _next(idata, [0.0, 0.01, 0.99]), ROPE, **OPTIONS)
+    modes = find_joint_modes(idata, *_masses(idata), **OPTIONS)
     assert modes.separate and modes.parts == ((0, 1), (2, 3))
     assert modes.settled(0.95)
     for part in modes.probabilities[("population", 0)]:
@@ -54,7 +64,7 @@ def test_separate_modes_that_agree_decide():
 def test_separate_modes_that_disagree_settle_without_deciding_that_pair():
     # pair 0: inside the ROPE in one mode, right of it in the other
     idata = _idata([[0.0, 0.0, 0.0, 0.05], [3.0, 1.5, 0.03, 0.05]])
-    modes = find_joint_modes(idata, _next(idata, [0.0, 0.01, 0.99]), ROPE, **OPTIONS)
+    modes = find_joint_modes(idata, *_masses(idata), **OPTIONS)
     assert modes.separate and modes.settled(0.95)
     decided = bc.decisions.decide_modes(modes.probabilities[("population", 0)],
                                         modes.mcse[("population", 0)], 0.95)
@@ -74,17 +84,17 @@ def test_separate_modes_are_weighed_by_their_known_masses():
                               for c, w in zip(centres, (0.7, 0.3))])
 
     idata = _idata(centres)
-    modes = find_joint_modes(idata, _next(idata, [0.0, 0.01, 0.99]), ROPE, **OPTIONS,
+    modes = find_joint_modes(idata, *_masses(idata), **OPTIONS,
                              unconstrained=_draws(centres), log_density=density,
                              rng=np.random.default_rng(0))
     assert modes.separate and modes.weighed and modes.weights_note is None
     np.testing.assert_allclose(modes.weights, [0.7, 0.3], atol=0.02)
     assert np.all(modes.weight_errors < 0.02)
     # without a log density, or with draws too few for the dimension: not weighed, and why
-    unweighed = find_joint_modes(idata, _next(idata, [0.0, 0.01, 0.99]), ROPE, **OPTIONS)
+    unweighed = find_joint_modes(idata, *_masses(idata), **OPTIONS)
     assert not unweighed.weighed and "no log density" in unweighed.weights_note
     wide = np.concatenate([_draws(centres), np.zeros((4, 1000, 600))], axis=-1)
-    refused = find_joint_modes(idata, _next(idata, [0.0, 0.01, 0.99]), ROPE, **OPTIONS,
+    refused = find_joint_modes(idata, *_masses(idata), **OPTIONS,
                                unconstrained=wide, log_density=lambda p: density(p[:, :4]),
                                rng=np.random.default_rng(0))
     assert not refused.weighed and np.isnan(refused.weights).all()
@@ -94,18 +104,18 @@ def test_separate_modes_are_weighed_by_their_known_masses():
 def test_one_group_of_chains_is_read_chain_by_chain():
     # all four chains in one mode: one part per chain, and they agree
     idata = _idata([[0.0, 0.0, 0.0, 0.05], [0.0, 0.0, 0.0, 0.05]])
-    modes = find_joint_modes(idata, _next(idata, [0.0, 0.01, 0.99]), ROPE, **OPTIONS)
+    modes = find_joint_modes(idata, *_masses(idata), **OPTIONS)
     assert not modes.separate and modes.parts == ((0,), (1,), (2,), (3,))
     assert modes.settled(0.95)
     # a chain whose next-dataset probability sits just below the threshold: not settled
     masses = _next(idata, [0.0, 0.01, 0.99])
     masses[3] = [0.0, 0.06, 0.94]
-    assert not find_joint_modes(idata, masses, ROPE, **OPTIONS).settled(0.95)
+    assert not find_joint_modes(idata, _population(idata), masses, **OPTIONS).settled(0.95)
 
 
 def test_chains_too_short_to_read_one_by_one_are_not_read():
     idata = _idata([[0.0, 0.0, 0.0, 0.05], [0.0, 0.0, 0.0, 0.05]], n_draws=60)
-    assert find_joint_modes(idata, _next(idata, [0.0, 0.01, 0.99]), ROPE, **OPTIONS) is None
+    assert find_joint_modes(idata, *_masses(idata), **OPTIONS) is None
 
 
 @pytest.mark.stan
@@ -217,11 +227,11 @@ def test_pair_probabilities_mix_the_modes_by_their_weights():
     masses = np.concatenate([np.broadcast_to([0.0, 0.2, 0.8], (2, 100, 1, 3)),
                              np.broadcast_to([0.1, 0.9, 0.0], (2, 100, 1, 3))])
     order = mixture_indices(((0, 1), (2, 3)), (0.7, 0.3), 4, 100)
-    (population, population_mcse), (next_dataset, _) = pair_estimates(delta0, masses, order,
-                                                                        ROPE)[0]
+    regions = ROPE.indicators(delta0)
+    (population, population_mcse), (next_dataset, _) = pair_estimates(regions, masses, order)[0]
     np.testing.assert_allclose(population, [0.0, 0.3, 0.7])
     np.testing.assert_allclose(next_dataset, 0.7 * np.array([0.0, 0.2, 0.8])
                                + 0.3 * np.array([0.1, 0.9, 0.0]))
-    (as_sampled, mcse), _ = pair_estimates(delta0, masses, np.arange(400), ROPE)[0]
+    (as_sampled, mcse), _ = pair_estimates(regions, masses, np.arange(400))[0]
     np.testing.assert_allclose(as_sampled, [0.0, 0.5, 0.5])
     np.testing.assert_array_equal(mcse, population_mcse)

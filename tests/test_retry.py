@@ -11,8 +11,8 @@ import pytest
 import bayescomp as bc
 from bayescomp import plots
 from bayescomp.models.diagnostics import BFMI_MIN, diagnose
-from bayescomp.models.hierarchical_runs import (energy_explained, safer_run, steps_failed,
-                                                struggles)
+from bayescomp.models.hierarchical_runs import (Retries, energy_explained, safer_run,
+                                                steps_failed, struggles)
 
 hierarchical_module = importlib.import_module("bayescomp.models.hierarchical")
 
@@ -70,6 +70,25 @@ def test_safer_settings_ladder():
     assert safer_run(first, 3, _diagnostics(1)) is None   # only two retries are defined
     # adapt_delta is never lowered
     assert safer_run(dict(first, adapt_delta=0.995), 1, _diagnostics(2))["adapt_delta"] == 0.995
+
+
+def test_retries_count_against_the_budget_and_start_from_the_last_fresh_fit():
+    """Both models' loops take their retries from Retries: a continuation after divergences
+    keeps the first fit as the one later retries start from; a fresh start replaces it;
+    nothing is offered once the budget is spent."""
+    first = dict(adapt_delta=0.95, iter_warmup=1000, iter_sampling=500, continued=False,
+                 redraw=False, step_scale=1.0)
+    retries = Retries(first, budget=2)
+    assert retries.next(_diagnostics(3)) == dict(first, adapt_delta=0.99, iter_warmup=300,
+                                                 continued=True, redraw=True, step_scale=0.5,
+                                                 iter_sampling=250)
+    assert retries.fresh == first and retries.made == 1 and not retries.spent
+    # twice the first fit's warm-up and draws, not the continuation's
+    again = retries.next(_diagnostics(1))
+    assert again == dict(first, adapt_delta=0.99, iter_warmup=2000, iter_sampling=1000)
+    assert retries.fresh == again and retries.spent
+    assert retries.next(_diagnostics(1)) is None and retries.made == 2
+    assert Retries(first, budget=0).next(_diagnostics(1)) is None
 
 
 def test_a_low_e_bfmi_from_a_crossing_between_modes_lets_the_modes_be_read():

@@ -42,9 +42,9 @@ from bayescomp.models.hierarchical_program import (PROGRAM, continuation_inits, 
                                                    prepare, to_user_scale, unconstrained)
 from bayescomp.models.hierarchical_result import HierarchicalResult, region_summary
 from bayescomp.models.hierarchical_runs import (MAX_CLOSE_FACTOR, MAX_DRAWS_FACTOR, REPORTED,
-                                                adaptation, energy_explained, extension,
-                                                joined_draws, region_estimates, reported_ess,
-                                                safer_run, steps_failed, too_close_to_call)
+                                                Retries, adaptation, energy_explained,
+                                                extension, joined_draws, region_estimates,
+                                                reported_ess, steps_failed, too_close_to_call)
 from bayescomp.models.modes import find_modes, mixture_indices, settled_decisions
 from bayescomp.decisions import THRESHOLD
 from bayescomp.rope import Rope, check_rope, region_labels
@@ -231,7 +231,7 @@ def hierarchical(scores: Scores, first: str, second: str, *, rope: RopeLike = 0.
     var_names = ["delta0", "sigma0", "delta", "sigma"] + (["nu"] if data["population"] else [])
     run = dict(adapt_delta=adapt_delta, iter_warmup=iter_warmup, iter_sampling=iter_sampling,
                continued=False, redraw=False, step_scale=1.0)
-    fresh, attempts, fit, retries_made = run, [], None, 0
+    retry, attempts, fit = Retries(run, retries), [], None
     extended_from = None   # the reported ESS of the fit the last extension went on from
     while True:
         started = time.perf_counter()
@@ -293,13 +293,10 @@ def hierarchical(scores: Scores, first: str, second: str, *, rope: RopeLike = 0.
                 break
             run, extended_from = more, min(achieved)
             continue
-        safer = None if settled or retries_made >= retries else \
-            safer_run(fresh, retries_made + 1, diagnostics)
+        safer = None if settled else retry.next(diagnostics)
         if safer is None:
             break
-        run, retries_made, extended_from = safer, retries_made + 1, None
-        if not run["continued"]:
-            fresh = run
+        run, extended_from = safer, None
         how = (f"continued every chain from its last draw at {run['step_scale']:g} times "
                f"its step size, {run['iter_sampling']} new draws in place of the earlier ones"
                if run["redraw"] else
@@ -358,7 +355,7 @@ def hierarchical(scores: Scores, first: str, second: str, *, rope: RopeLike = 0.
                     backend=fit.attrs.get("backend", backend), seed=seeds.seed,
                     stan_seeds=tuple(a["stan_seed"] for a in attempts), scale=scale,
                     **{key: fit.attrs.get(key) for key in ("engine_version", "route", "stan_version")},
-                    chains=chains, iter_warmup=fresh["iter_warmup"],
+                    chains=chains, iter_warmup=retry.fresh["iter_warmup"],
                     iter_sampling=attempts[-1]["draws"], adapt_delta=run["adapt_delta"],
                     max_treedepth=max_treedepth, retries=retries, attempts=tuple(attempts),
                     ess=dict(target=ess, **dict(zip(("bulk", "tail"), achieved))))

@@ -5,6 +5,8 @@ target or its probabilities too close to the threshold to decide. The joint mode
 extensions."""
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import arviz as az
 import numpy as np
 import xarray as xr
@@ -208,3 +210,37 @@ def safer_run(run: dict, retry: int, diagnostics: Diagnostics) -> dict | None:
                     iter_sampling=2 * run["iter_sampling"])
     return dict(run, continued=False,
                 iter_warmup=2 * run["iter_warmup"], iter_sampling=2 * run["iter_sampling"])
+
+
+@dataclass
+class Retries:
+    """The retries of one analysis: what :func:`safer_run` is given, and how many are left.
+
+    Attributes
+    ----------
+    fresh : dict
+        The settings of the last fit started afresh (the first fit's, at first).
+    budget : int
+        How many retries the analysis may make.
+    made : int
+        How many it has made.
+    """
+
+    fresh: dict
+    budget: int
+    made: int = 0
+
+    @property
+    def spent(self) -> bool:
+        """Whether no retry is left."""
+        return self.made >= self.budget
+
+    def next(self, diagnostics: Diagnostics) -> dict | None:
+        """The settings of the next retry after a fit with ``diagnostics``
+        (:func:`safer_run`), counted, or None when none is left or none is safer."""
+        run = None if self.spent else safer_run(self.fresh, self.made + 1, diagnostics)
+        if run is not None:
+            self.made += 1
+            if not run["continued"]:
+                self.fresh = run
+        return run

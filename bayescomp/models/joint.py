@@ -11,9 +11,19 @@ dataset's shrunken pair effect are linear functions of the same draws, and so ar
 ranks: the pair table, ``p_best`` and ``rank_probabilities`` cannot contradict each other
 as K(K-1)/2 separate fits can.
 
+Copies of delta0. Given the sampled parameters delta0 is normal (``stan/joint.stan``,
+device 4), and every posterior draw carries 16 draws of delta0 from that conditional
+(:func:`~bayescomp.models.joint_program.delta0_copies`). The pair table, P(best), the ranks
+and :attr:`JointResult.population_draws` are shares of these copies: still shares of one
+set of draws, so they cannot contradict each other, but with most of delta0's conditional
+noise averaged away (on the AutoML benchmark's pairs near 0.95, a Monte Carlo error of
+P(equivalent) of 0.0014 instead of 0.0034 with one draw; benchmarks/results/joint.md). The
+program's own draw of delta0 (``delta0`` of :attr:`JointResult.idata`) is what the
+diagnostics check and the modes are found by.
+
 Ranks with the ROPE. Per draw, the algorithms' population means (relative to their
 average, :attr:`JointResult.population_draws`) are sorted best first and grouped as the
-Plackett-Luce ranking groups mean scores (:func:`bayescomp.models.ranking.tie_groups`): an
+Plackett-Luce ranking groups mean scores (:func:`bayescomp.models.ranking.tie_places`): an
 algorithm joins the current group when it is within the ROPE's upper bound of the group's
 best, else it leads the next group. A group of g algorithms holding places r..r+g-1 gives
 each of them 1/g of each of these ranks. So rows and columns of ``rank_probabilities`` sum
@@ -38,17 +48,17 @@ from bayescomp.models.diagnostics import diagnose, warn_if_problems
 from bayescomp.models.estimate import Estimate
 from bayescomp.models.hierarchical import PRIORS, HierarchicalPrior
 from bayescomp.models.hierarchical_result import region_summary
-from bayescomp.models.hierarchical_runs import (adaptation, energy_explained, joined_draws,
-                                                region_estimates, safer_run, steps_failed)
+from bayescomp.models.hierarchical_runs import (Retries, adaptation, energy_explained,
+                                                joined_draws, region_estimates, steps_failed)
 from bayescomp.models.joint_density import log_density, unconstrained
 from bayescomp.models.joint_modes import find_joint_modes
-from bayescomp.models.joint_program import (PROGRAM, algorithm_effects, continuation_inits,
-                                            draw_delta, initial_values, lower_factor,
-                                            pair_vectors, prepare, rotate, sampling_rotation,
-                                            stan_data)
+from bayescomp.models.joint_program import (DELTA0_COPIES, PROGRAM, algorithm_effects,
+                                            continuation_inits, delta0_copies, draw_delta,
+                                            initial_values, lower_factor, pair_vectors,
+                                            prepare, rotate, sampling_rotation, stan_data)
 from bayescomp.models.joint_result import JointResult
 from bayescomp.models.modes import mixture_indices
-from bayescomp.models.ranking import tie_groups
+from bayescomp.models.ranking import tie_places
 from bayescomp.rope import Rope, region_labels
 
 if TYPE_CHECKING:
@@ -62,12 +72,13 @@ def rank_probabilities(effects: np.ndarray, rope: Rope, algorithms) -> pd.DataFr
     """Algorithms x ranks 1..K: the probability of each rank of the population means
     ``effects`` (draws x K), ties within the ROPE sharing their places (module notes)."""
     draws, k = effects.shape
+    order, start, end = tie_places(effects, True, max(rope.high, 0.0))
     shares = np.zeros((k, k))
-    for row in effects:
-        place = 0
-        for group in tie_groups(row, True, max(rope.high, 0.0)):
-            shares[np.ix_(group, np.arange(place, place + len(group)))] += 1 / len(group)
-            place += len(group)
+    for place in range(k):
+        for rank in range(k):
+            # the algorithm at this place takes 1/g of each rank its group of g holds
+            share = ((start[:, place] <= rank) & (rank < end[:, place])) / (end - start)[:, place]
+            shares[:, rank] += np.bincount(order[:, place], weights=share, minlength=k)
     names = pd.Index(list(algorithms), name="algorithm")
     return pd.DataFrame(shares / draws, index=names,
                         columns=pd.Index(range(1, k + 1), name="rank"))
@@ -82,23 +93,29 @@ def next_dataset_masses(posterior, rope: Rope) -> np.ndarray:
                                       scale=posterior["population_sd"].values))
 
 
-def pair_estimates(delta0: np.ndarray, next_masses: np.ndarray, order: np.ndarray,
-                   rope: Rope) -> list[tuple]:
+def population_masses(posterior, rope: Rope) -> np.ndarray:
+    """Per draw and pair (chain, draw, pair, 3), the shares of the draw's copies of delta0
+    (``delta0_copies``, :func:`~bayescomp.models.joint_program.delta0_copies`) left of,
+    inside and right of ``rope``."""
+    copies = posterior["delta0_copies"].values                  # chain, draw, copy, contrast
+    _, vectors = pair_vectors(copies.shape[-1] + 1)
+    return rope.indicators(copies @ vectors.T).mean(axis=2)
+
+
+def pair_estimates(population: np.ndarray, next_masses: np.ndarray,
+                   order: np.ndarray) -> list[tuple]:
     """Per pair, ``((P(left / rope / right) of delta0, their Monte Carlo errors), (the same
     of the next dataset))``: the probabilities from the chain-major draws in ``order`` (every
     draw as sampled, or separate modes mixed by their weights), the errors from the chains
     as sampled (:func:`~bayescomp.models.hierarchical_runs.region_estimates`), as
-    :func:`bayescomp.hierarchical` reports them. ``delta0`` is (chain, draw, pair),
-    ``next_masses`` (chain, draw, pair, 3)."""
-    n_pairs = delta0.shape[-1]
-    mixed_delta0 = delta0.reshape(-1, n_pairs)[order]
-    mixed_masses = next_masses.reshape(-1, n_pairs, 3)[order]
+    :func:`bayescomp.hierarchical` reports them. ``population`` (:func:`population_masses`)
+    and ``next_masses`` are (chain, draw, pair, 3)."""
     estimates = []
-    for p in range(n_pairs):
-        (_, population_mcse), (_, next_mcse) = region_estimates(
-            rope.indicators(delta0[..., p]), next_masses[..., p, :])
-        estimates.append(((rope.shares(mixed_delta0[:, p]), population_mcse),
-                          (mixed_masses[:, p].mean(axis=0), next_mcse)))
+    for p in range(population.shape[-2]):
+        pair_masses = (population[..., p, :], next_masses[..., p, :])
+        errors = [mcse for _, mcse in region_estimates(*pair_masses)]
+        estimates.append(tuple((masses.reshape(-1, 3)[order].mean(axis=0), error)
+                               for masses, error in zip(pair_masses, errors)))
     return estimates
 
 
@@ -123,6 +140,8 @@ def _idata(fit, data: dict, scale: float, datasets, pairs: list[str], rotation: 
     B = lower_factor(factor)
     delta = draw_delta(contrast0, factor, post["log_kappa"].values, post["log_lambda"].values,
                        data, rng)
+    copies = delta0_copies(post["delta0_centre"].values, post["delta0_precision"].values,
+                           rotation, DELTA0_COPIES, rng)
     spread = np.linalg.norm(np.einsum("csij,pi->cspj", B, vectors), axis=-1) * scale
     variables = dict(
         delta0=xr.DataArray(contrast0 * scale @ vectors.T, dims=("chain", "draw", "pair"),
@@ -135,6 +154,8 @@ def _idata(fit, data: dict, scale: float, datasets, pairs: list[str], rotation: 
         nu=post["nu"],
         delta0_contrast=xr.DataArray(contrast0 * scale, dims=("chain", "draw", "contrast"),
                                      coords=coords),
+        delta0_copies=xr.DataArray(copies * scale, dims=("chain", "draw", "copy", "contrast"),
+                                   coords=coords),
         B=xr.DataArray(B * scale, dims=("chain", "draw", "row", "column"), coords=coords))
     return az.InferenceData(posterior=xr.Dataset(variables, attrs=post.attrs),
                             sample_stats=fit.sample_stats)
@@ -224,7 +245,7 @@ def compare_many(scores: Scores, algorithms=None, rope: RopeLike = 0.01, seed: i
     rotation = sampling_rotation(data)
     sampled = rotate(data, rotation)
     start = initial_values(sampled, chains, seeds.generator("initial_values"))
-    fresh, attempts, fit, retries_made = run, [], None, 0
+    retry, attempts, fit = Retries(run, retries), [], None
     index_pairs, vectors = pair_vectors(k)
     pair_names = [f"{names[a]} - {names[b]}" for a, b in index_pairs]
     while True:
@@ -244,20 +265,19 @@ def compare_many(scores: Scores, algorithms=None, rope: RopeLike = 0.01, seed: i
                        seeds.generator("post_draws"))
         diagnostics = diagnose(idata, var_names=CHECKED, max_treedepth=max_treedepth)
         post = idata.posterior
-        next_masses = next_dataset_masses(post, rope)
+        masses = population_masses(post, rope), next_dataset_masses(post, rope)
         modes = None
         if not diagnostics.ok and not steps_failed(diagnostics):
             # chains in separate modes, or crossing slowly: retries rarely make them agree,
             # but their decisions may (bayescomp.models.joint_modes)
-            modes = find_joint_modes(idata, next_masses, rope, var_names=CHECKED,
+            modes = find_joint_modes(idata, *masses, var_names=CHECKED,
                                      max_treedepth=max_treedepth,
                                      unconstrained=unconstrained(fit, sampled),
                                      log_density=partial(log_density, sampled),
                                      rng=seeds.generator("mode_mass"))
         # chains in one group only mix slowly, and more draws help: they are read one by one
         # only when the retries are spent
-        last = retries_made >= retries
-        settled = (modes is not None and (modes.groups > 1 or last)
+        settled = (modes is not None and (modes.groups > 1 or retry.spent)
                    and energy_explained(diagnostics, modes.groups) and modes.settled(THRESHOLD))
         attempts.append(dict(attempt=len(attempts) + 1, stan_seed=stan_seed,
                              continued=run["continued"], redraw=run["redraw"],
@@ -276,13 +296,10 @@ def compare_many(scores: Scores, algorithms=None, rope: RopeLike = 0.01, seed: i
             # fit then ran to 8 times its draws, 4.4-5.3 times as long, deciding the same;
             # benchmarks/results/joint.md)
             break
-        safer = None if settled or retries_made >= retries else \
-            safer_run(fresh, retries_made + 1, diagnostics)
+        safer = None if settled else retry.next(diagnostics)
         if safer is None:
             break
-        run, retries_made = safer, retries_made + 1
-        if not run["continued"]:
-            fresh = run
+        run = safer
     if not settled:
         modes = None
         warn_if_problems(diagnostics, f"joint model of {k} algorithms")
@@ -296,12 +313,15 @@ def compare_many(scores: Scores, algorithms=None, rope: RopeLike = 0.01, seed: i
         """(chain, draw, ...) -> the draws of ``order`` (draw, ...)."""
         return values.reshape((n_chains * n_draws,) + values.shape[2:])[order]
 
-    delta0 = mixed(post["delta0"].values)               # draw, pair
-    estimates = pair_estimates(post["delta0"].values, next_masses, order, rope)
+    # every draw's copies of delta0 (contrast coordinates), one row each, and nu and the
+    # population's scale repeated alongside them
+    contrast = mixed(post["delta0_copies"].values).reshape(-1, k - 1)
+    delta0 = contrast @ vectors.T                       # draw x copy, pair
+    estimates = pair_estimates(*masses, order)
     rows, population, next_dataset = [], {}, {}
     post_rng = seeds.generator("post_draws")
-    nu = mixed(post["nu"].values)
-    spread = mixed(post["population_sd"].values)
+    nu = np.repeat(mixed(post["nu"].values), DELTA0_COPIES)
+    spread = np.repeat(mixed(post["population_sd"].values), DELTA0_COPIES, axis=0)
     for p, ((a, b), label) in enumerate(zip(index_pairs, pair_names)):
         first, second = names[a], names[b]
         per_mode = {scope: dict(mode_probabilities=modes.probabilities[(scope, p)],
@@ -329,7 +349,6 @@ def compare_many(scores: Scores, algorithms=None, rope: RopeLike = 0.01, seed: i
         row["reliable"] = reliable
         rows.append(row)
     table = pd.DataFrame(rows)
-    contrast = mixed(post["delta0_contrast"].values)
     effects = algorithm_effects(contrast, k)
     ranks = rank_probabilities(effects, rope, names)
     delta = mixed(post["delta"].values)                  # draw, dataset, pair
@@ -343,7 +362,7 @@ def compare_many(scores: Scores, algorithms=None, rope: RopeLike = 0.01, seed: i
                                        region_summary(delta[:, i, p], rope).items()}))
     settings = dict(seed=seeds.seed, stan_seeds=tuple(a["stan_seed"] for a in attempts),
                     prior=prior_name, backend=fit.attrs.get("backend", backend), chains=chains,
-                    iter_warmup=fresh["iter_warmup"], iter_sampling=n_draws,
+                    iter_warmup=retry.fresh["iter_warmup"], iter_sampling=n_draws,
                     adapt_delta=run["adapt_delta"], max_treedepth=max_treedepth,
                     datasets=len(scores), scale=scale, attempts=tuple(attempts),
                     seconds=float(sum(a["seconds"] for a in attempts)),

@@ -42,7 +42,6 @@ import numpy as np
 from bayescomp.models.convergence import ess_bulk, ess_tail
 from bayescomp.models.diagnostics import ESS_PER_CHAIN_MIN, diagnose
 from bayescomp.models.modes import cluster_chains, decide_alike, probability_mcse, weigh_modes
-from bayescomp.rope import Rope
 
 
 @dataclass(frozen=True)
@@ -91,7 +90,7 @@ class JointModes:
                                     for key, parts in self.probabilities.items())
 
 
-def find_joint_modes(idata, next_masses: np.ndarray, rope: Rope, *, var_names,
+def find_joint_modes(idata, population: np.ndarray, next_masses: np.ndarray, *, var_names,
                      max_treedepth: int, unconstrained: np.ndarray | None = None,
                      log_density: Callable[[np.ndarray], np.ndarray] | None = None,
                      rng: np.random.Generator | None = None) -> JointModes | None:
@@ -102,9 +101,9 @@ def find_joint_modes(idata, next_masses: np.ndarray, rope: Rope, *, var_names,
     ----------
     idata : arviz.InferenceData
         The fit in score units (``bayescomp.models.joint._idata``).
-    next_masses : ndarray (chain, draw, pair, 3)
-        Every draw's next-dataset probabilities.
-    rope : Rope
+    population, next_masses : ndarray (chain, draw, pair, 3)
+        Every draw's probabilities of the regions of the ROPE, of delta0
+        (:func:`bayescomp.models.joint.population_masses`) and of the next dataset.
     var_names, max_treedepth
         What each mode's diagnostics check, as for the whole fit.
     unconstrained : ndarray (chain, draw, dimension), optional
@@ -140,21 +139,21 @@ def find_joint_modes(idata, next_masses: np.ndarray, rope: Rope, *, var_names,
                         for c in range(n_chains) for p in range(n_pairs))
         if not per_chain >= ESS_PER_CHAIN_MIN:
             return None
-    probabilities, mcse = part_probabilities(delta0, next_masses, rope, parts)
+    probabilities, mcse = part_probabilities(population, next_masses, parts)
     return JointModes(parts=parts, separate=separate, groups=len(groups),
                       probabilities=probabilities, mcse=mcse, weights=weights,
                       weight_errors=weight_errors, weights_note=note)
 
 
-def part_probabilities(delta0: np.ndarray, next_masses: np.ndarray, rope: Rope,
+def part_probabilities(population: np.ndarray, next_masses: np.ndarray,
                        parts) -> tuple[dict, dict]:
-    """Each part's P(left), P(rope), P(right) of every pair's delta0 (chain, draw, pair) and
-    next dataset (``next_masses``: chain, draw, pair, 3), and their Monte Carlo errors:
-    ``(scope, pair index) -> tuple`` over the parts (tuples of chains)."""
-    regions = rope.indicators(delta0)                           # chain, draw, pair, 3
+    """Each part's P(left), P(rope), P(right) of every pair's delta0 and next dataset, from
+    every draw's probabilities of the regions (``population``, ``next_masses``: chain, draw,
+    pair, 3), and their Monte Carlo errors: ``(scope, pair index) -> tuple`` over the parts
+    (tuples of chains)."""
     probabilities, mcse = {}, {}
-    for p in range(delta0.shape[-1]):
-        for scope, per_draw in (("population", regions[:, :, p]),
+    for p in range(population.shape[-2]):
+        for scope, per_draw in (("population", population[:, :, p]),
                                 ("next_dataset", next_masses[:, :, p])):
             probabilities[(scope, p)] = tuple(per_draw[list(part)].reshape(-1, 3).mean(axis=0)
                                               for part in parts)

@@ -271,6 +271,32 @@ def draw_delta(delta0, factor, log_kappa, log_lambda, data: dict, rng) -> np.nda
     return u + np.einsum("csnij,csnj->csni", prior, gain)
 
 
+#: draws of delta0 per posterior draw (:func:`delta0_copies`): at 16 the Monte Carlo error of
+#: the AutoML pairs' P(equivalent) near 0.95 is 0.0014, against 0.0034 with one and 0.0012
+#: with its conditional probabilities in closed form (benchmarks/results/joint.md)
+DELTA0_COPIES = 16
+
+
+def delta0_copies(centre, precision, rotation: np.ndarray, copies: int,
+                  rng: np.random.Generator) -> np.ndarray:
+    """``copies`` draws of delta0 per posterior draw (chain, draw, copy, d) from its exact
+    conditional given the sampled parameters, N(``centre``, ``precision``^-1) (the
+    program's device 4; both chain, draw, ...), in the sampled coordinates ``V'z``, turned
+    back to those of the data by ``rotation`` V (:func:`sampling_rotation`).
+
+    Why several: the pair table, P(best) and the ranks are shares of delta0's draws, read
+    from the same draws so that they cannot contradict each other. One draw of delta0 per
+    posterior draw adds its conditional noise to their Monte Carlo error; many, drawn
+    cheaply here, average most of it away while every share is still a share of draws.
+    """
+    centre = np.asarray(centre, dtype=float)
+    factor = np.linalg.cholesky(np.asarray(precision, dtype=float))        # L, L L' = P
+    noise = rng.standard_normal(centre.shape[:2] + (copies, centre.shape[-1]))
+    # centre + L'^-1 e has covariance (L L')^-1 = P^-1
+    spread = np.linalg.solve(np.swapaxes(factor, -1, -2)[:, :, None], noise[..., None])[..., 0]
+    return (centre[:, :, None, :] + spread) @ np.asarray(rotation, dtype=float).T
+
+
 def lower_factor(factor: np.ndarray) -> np.ndarray:
     """The lower-triangular L with a non-negative diagonal and L L' = F F' (F: ..., d, d),
     from the QR decomposition of F': Cholesky's factor of F F' where that is positive

@@ -28,14 +28,17 @@ class JointResult(SamplerChecked, Reportable):
     idata : arviz.InferenceData
         Draws in score units: ``delta0`` and ``population_sd`` (the population's location and
         Student-t scale) of every pair, ``delta`` (dataset, pair), ``sigma0``, ``nu``, and
-        the contrast coordinates ``delta0_contrast``, ``population_chol``.
+        in the contrast coordinates ``delta0_contrast``, ``B`` (the population scale's
+        Cholesky factor) and ``delta0_copies`` (copy, contrast: the draws of delta0 from its
+        conditional that the pair table and the ranks read; :mod:`bayescomp.models.joint`).
     table : pandas.DataFrame
         One row per pair, the columns of :meth:`to_frame`.
     population, next_dataset : dict
         ``(first, second) -> Estimate`` of delta0 and of the next dataset's difference.
-    population_draws : ndarray (draws, K)
+    population_draws : ndarray (draws x copies, K)
         Each algorithm's population mean relative to the mean of all K, in score units
-        (rows sum to 0); pair (a, b)'s delta0 is column a minus column b.
+        (rows sum to 0), one row per copy of delta0 of every draw (``delta0_copies``); pair
+        (a, b)'s delta0 is column a minus column b.
     p_best : pandas.Series
         P(rank 1) of every algorithm (:attr:`rank_probabilities`' first column).
     rank_probabilities : pandas.DataFrame
@@ -55,8 +58,9 @@ class JointResult(SamplerChecked, Reportable):
     modes_separate : bool
     draw_order : ndarray
         Indices of the chain-major flattened draws of ``idata`` that every summary number,
-        the pair table, ``population_draws``, ``p_best`` and the ranks are of: every draw
-        once as sampled, or separate modes mixed by their weights.
+        the pair table, ``population_draws``, ``p_best`` and the ranks are of (each with
+        its copies of delta0): every draw once as sampled, or separate modes mixed by
+        their weights.
     mode_weights, mode_weight_errors : tuple of float
         Each separate mode's estimated posterior mass and its standard error (bridge
         sampling, :func:`bayescomp.models.modes.weigh_modes`); NaN where not estimated.

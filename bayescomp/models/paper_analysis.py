@@ -28,7 +28,7 @@ from bayescomp.decisions import SCOPES as DECISION_SCOPES
 from bayescomp.decisions import UNRELIABLE, decide, decide_modes
 from bayescomp.models.hierarchical import PRIORS
 from bayescomp.models.joint import (compare_many, next_dataset_masses, pair_estimates,
-                                    select_algorithms)
+                                    population_masses, select_algorithms)
 from bayescomp.models.joint_modes import part_probabilities
 from bayescomp.models.joint_program import prepare
 from bayescomp.models.joint_result import JointResult
@@ -94,7 +94,7 @@ def rope_sensitivity(result: JointResult, factors=ROPE_FACTORS) -> pd.DataFrame:
     """The pair table's probabilities and decisions at other ROPE widths, from the same draws.
 
     Each ROPE is the result's ROPE times a factor (both ends scaled). Per pair: P(left /
-    rope / right) of delta0 (the share of its draws) and of the next dataset (the posterior
+    rope / right) of delta0 (the share of its draws' copies) and of the next dataset (the posterior
     mean of its Student-t masses), computed as :func:`~bayescomp.models.joint.compare_many`
     computes them, and the decision at the result's threshold by two Monte Carlo errors; at
     factor 1 every number and decision is the pair table's.
@@ -107,19 +107,18 @@ def rope_sensitivity(result: JointResult, factors=ROPE_FACTORS) -> pd.DataFrame:
         ``_decision`` of the population and the next dataset.
     """
     post = result.idata.posterior
-    delta0 = post["delta0"].values
     rows = []
     for factor in factors:
         rope = Rope(result.rope.low * factor + 0.0, result.rope.high * factor)   # + 0.0: not -0
-        masses = next_dataset_masses(post, rope)
+        masses = population_masses(post, rope), next_dataset_masses(post, rope)
         # where the chains did not mix, a pair decides what every part decides, as in the
         # pair table (bayescomp.models.joint_modes)
-        parts = part_probabilities(delta0, masses, rope, result.modes) if result.modes else None
+        parts = part_probabilities(*masses, result.modes) if result.modes else None
         # the draws as the pair table reads them (separate modes mixed by their weights)
         order = (result.draw_order if result.draw_order is not None
-                 else np.arange(delta0.shape[0] * delta0.shape[1]))
+                 else np.arange(post.sizes["chain"] * post.sizes["draw"]))
         for p, (row, estimates) in enumerate(zip(result.table.itertuples(),
-                                                 pair_estimates(delta0, masses, order, rope))):
+                                                 pair_estimates(*masses, order))):
             labels = region_labels(row.first, row.second)
             entry = dict(factor=float(factor), rope_low=rope.low, rope_high=rope.high,
                          first=row.first, second=row.second)

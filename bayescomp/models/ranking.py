@@ -54,28 +54,48 @@ def mean_scores(scores: Scores) -> pd.DataFrame:
                         columns=pd.Index(scores.algorithms, name="algorithm"))
 
 
+def tie_places(values, higher_is_better: bool = True, rope: float = 0.0,
+               rtol: float = 1e-9) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The tie groups of many rows at once (rows x algorithms: each row one dataset's means,
+    or one draw's population means).
+
+    Sorted best first, an algorithm joins the current group when its value is within ``rope``
+    of the group's best, else it starts a new group (see the module notes). A gap that
+    exceeds ``rope`` by less than ``rtol`` times the row's largest absolute value (at least
+    1) is floating-point rounding (the same scores summed in another order; 0.9 - 0.89 >
+    0.01).
+
+    Returns
+    -------
+    order, start, end : ndarray of int (rows x algorithms)
+        Per row, the algorithms best first; for each place, the first place of its group and
+        the place after the group's last.
+    """
+    values = np.atleast_2d(np.asarray(values, dtype=float))
+    key = -values if higher_is_better else values
+    order = np.argsort(key, axis=1, kind="stable")
+    ranked = np.take_along_axis(key, order, axis=1)
+    tolerance = float(rope) + rtol * np.maximum(1.0, np.abs(values).max(axis=1))
+    rows, k = values.shape
+    start = np.zeros((rows, k), dtype=int)
+    best = ranked[:, 0]                      # each row's current group's best
+    for place in range(1, k):
+        leads = ranked[:, place] - best > tolerance      # the gap to the group's best
+        start[:, place] = np.where(leads, place, start[:, place - 1])
+        best = np.where(leads, ranked[:, place], best)
+    end = np.full((rows, k), k)
+    for place in range(k - 2, -1, -1):
+        end[:, place] = np.where(start[:, place + 1] == start[:, place], end[:, place + 1],
+                                 place + 1)
+    return order, start, end
+
+
 def tie_groups(means, higher_is_better: bool = True, rope: float = 0.0,
                rtol: float = 1e-9) -> list[np.ndarray]:
-    """Indices of the algorithms grouped as tied on one dataset (``means``), best first.
-
-    Sorted best first, an algorithm joins the current group when its mean is within ``rope``
-    of the group's best mean, else it starts a new group (see the module notes). A gap that
-    exceeds ``rope`` by less than ``rtol`` times the largest absolute mean (at least 1) is
-    floating-point rounding (the same scores summed in another order; 0.9 - 0.89 > 0.01).
-    """
-    means = np.asarray(means, dtype=float)
-    key = -means if higher_is_better else means
-    order = np.argsort(key, kind="stable")
-    tolerance = float(rope) + rtol * max(1.0, float(np.abs(means).max()))
-    groups, current = [], [order[0]]
-    for index in order[1:]:
-        if key[index] - key[current[0]] <= tolerance:  # the gap to the group's best
-            current.append(index)
-        else:
-            groups.append(np.array(current))
-            current = [index]
-    groups.append(np.array(current))
-    return groups
+    """Indices of the algorithms grouped as tied on one dataset (``means``), best first, as
+    :func:`tie_places` groups them."""
+    order, start, end = (row[0] for row in tie_places(means, higher_is_better, rope, rtol))
+    return [order[first:end[first]] for first in np.unique(start)]
 
 
 def tie_orders(groups, ties: str = "average", max_orders: int = 720,
