@@ -51,11 +51,14 @@ def joint_with_made_up_verdicts(scores, monkeypatch, made_up_diagnostics, verdic
 
 
 @pytest.mark.stan
+@pytest.mark.parametrize("k", [2, 3])
 def test_a_joint_fit_that_mixes_slowly_goes_on_from_its_chains(three_algorithms, monkeypatch,
-                                                                made_up_diagnostics):
+                                                                made_up_diagnostics, k):
     """The first fit fails its ESS (made up): the chains go on from their last draws with
-    their adapted step size and no warm-up, and the draws are pooled."""
-    result, seen = joint_with_made_up_verdicts(three_algorithms, monkeypatch,
+    their adapted step size and no warm-up, and the draws are pooled. At K = 2 the draws
+    have no ``shape_lower`` (the Bartlett factor is 1 x 1)."""
+    scores = three_algorithms.subset(algorithms=three_algorithms.algorithms[:k])
+    result, seen = joint_with_made_up_verdicts(scores, monkeypatch,
                                                made_up_diagnostics, [
         dict(problems=("effective sample size 99 < 200: made up by the test",)),
         dict(problems=())])

@@ -227,7 +227,9 @@ def continuation_inits(fit, data: dict) -> list[dict]:
     """Each chain's last draw of ``fit`` (the engine's draws, in the sampled coordinates of
     ``data``) as initial values, so that a continued fit picks up where the chain stopped.
     sigma0 and the Bartlett factor's diagonal are nudged inside their bounds: a draw next
-    to a bound can equal it in double precision, where Stan rejects an initial value."""
+    to a bound can equal it in double precision, where Stan rejects an initial value. At
+    K = 2 the Bartlett factor has nothing below its diagonal, and the draws no
+    ``shape_lower``."""
     margin = 1e-6
     upper = data["sigma0_upper"]
     inits = []
@@ -236,7 +238,8 @@ def continuation_inits(fit, data: dict) -> list[dict]:
         inits.append(dict(
             sigma0=float(np.clip(float(last["sigma0"]), margin * upper, (1 - margin) * upper)),
             shape_diagonal=np.maximum(np.ravel(last["shape_diagonal"].values), margin).tolist(),
-            shape_lower=np.ravel(last["shape_lower"].values).tolist(),
+            shape_lower=(np.ravel(last["shape_lower"].values).tolist()
+                         if "shape_lower" in last else []),
             log_nu_minus_one=float(last["log_nu_minus_one"]),
             kappa_z=np.ravel(last["kappa_z"].values).tolist(),
             lambda_z=np.ravel(last["lambda_z"].values).tolist()))
