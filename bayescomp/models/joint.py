@@ -319,7 +319,8 @@ def compare_many(scores: Scores, algorithms=None, rope: RopeLike = 0.01, seed: i
     delta0 = contrast @ vectors.T                       # draw x copy, pair
     estimates = pair_estimates(*masses, order)
     rows, population, next_dataset = [], {}, {}
-    post_rng = seeds.generator("post_draws")
+    # its own stream: "post_draws" gave delta_i and the copies of delta0 their numbers
+    next_rng = seeds.generator("next_draws")
     nu = np.repeat(mixed(post["nu"].values), DELTA0_COPIES)
     spread = np.repeat(mixed(post["population_sd"].values), DELTA0_COPIES, axis=0)
     for p, ((a, b), label) in enumerate(zip(index_pairs, pair_names)):
@@ -329,7 +330,7 @@ def compare_many(scores: Scores, algorithms=None, rope: RopeLike = 0.01, seed: i
                     for scope in ("population", "next_dataset")}
         (pop_p, pop_e), (next_p, next_e) = estimates[p]
         low, high = az.hdi(delta0[:, p], hdi_prob=0.95)
-        next_draws = delta0[:, p] + spread[:, p] * post_rng.standard_t(nu)
+        next_draws = delta0[:, p] + spread[:, p] * next_rng.standard_t(nu)
         nlow, nhigh = az.hdi(next_draws, hdi_prob=0.95)
         labels = region_labels(first, second)
         population[(first, second)] = Estimate(

@@ -18,9 +18,11 @@ stream               ``spawn_key``                what draws from it
 ``"baselines"``      ``(3,)``                     the Bayesian sign and signed-rank tests
 ``"tie_orders"``     ``(4,)``                     the rankings' orders of tied algorithms
 ``"mode_mass"``      ``(5,)``                     the proposals weighing separate modes
+``"next_draws"``     ``(6,)``                     the joint model's draws of a new dataset's
+                                                  differences (its mean and interval)
 ===================  ===========================  ==========================================
 
-So ``SeedSequence(seed).spawn(6)[1]`` is the initial values' stream and
+So ``SeedSequence(seed).spawn(7)[1]`` is the initial values' stream and
 ``SeedSequence(seed).spawn(1)[0].spawn(k + 1)[k]`` attempt k+1's Stan stream. A Stan seed is
 the first 32-bit word of its stream halved, in ``[0, 2**31 - 1]``, the range both engines
 accept.
@@ -35,7 +37,8 @@ import numpy as np
 SEED_MAX = 2 ** 31 - 1
 
 #: the streams of an analysis, in the order of their spawn keys
-STREAMS = ("stan", "initial_values", "post_draws", "baselines", "tie_orders", "mode_mass")
+STREAMS = ("stan", "initial_values", "post_draws", "baselines", "tie_orders", "mode_mass",
+           "next_draws")
 
 
 def draw_seed() -> int:
