@@ -18,6 +18,7 @@ import multiprocessing.util
 import os
 import re
 import shutil
+import stat
 import subprocess
 import sys
 import tempfile
@@ -184,6 +185,13 @@ def sockets() -> set[Path]:
     return set(Path(tempfile.gettempdir()).glob("httpstan_*.sock"))
 
 
+def _is_socket(path: Path) -> bool:
+    try:
+        return stat.S_ISSOCK(path.lstat().st_mode)
+    except OSError:   # removed meanwhile
+        return False
+
+
 def _family_sockets() -> set[str]:
     """The inodes of the sockets that this process and its descendants hold (Linux)."""
     held, pids = set(), [os.getpid()]
@@ -215,13 +223,18 @@ def remove_closed_sockets(earlier: set[Path]) -> None:
     """
     try:
         table = Path("/proc/net/unix").read_text()
-        inodes = {fields[7]: fields[6] for fields in map(str.split, table.splitlines()[1:])
+        # Num RefCount Protocol Flags Type St Inode Path (a path may hold spaces)
+        inodes = {fields[7]: fields[6] for fields in
+                  (line.split(maxsplit=7) for line in table.splitlines()[1:])
                   if len(fields) > 7}
         ours = _family_sockets()
     except OSError:   # not Linux, or /proc unreadable
         return
     for path in sockets() - earlier:
         inode = inodes.get(str(path))
+        # not a socket yet: httpstan's mkstemp file, which it removes itself before binding
+        if not _is_socket(path):
+            continue
         if inode is None or inode in ours:
             try:
                 path.unlink()
