@@ -495,6 +495,9 @@ def test_faults_are_one_line_before_any_fit(tmp_path):
     out = ["--out", tmp_path / "out"]
     line = one_line_error(["report", path, *out, "--algorithms", "knn,zzz"], tmp_path)
     assert line.startswith(f"bayescomp: error: {path}: ") and "'zzz'" in line
+    line = one_line_error(["report", path, *out, "--algorithms", "knn,svm"], tmp_path)
+    assert "at least 3 algorithms" in line and "['knn', 'svm']" in line
+    assert line.endswith("for two, use bayescomp.hierarchical (bayescomp compare)")
     one = write_csv(scores.subset(datasets=["d0"]), tmp_path / "one.csv")
     line = one_line_error(["report", one, *out], tmp_path)
     assert line.endswith("the joint model needs at least 2 datasets, got 1")

@@ -67,7 +67,7 @@ def run(args, console) -> int:
                                         write_outputs)
     from bayescomp.cli.export import plain
     from bayescomp.cli.io import CliError, read_scores
-    from bayescomp.models.paper_analysis import check_joint_input, paper_analysis
+    from bayescomp.models.paper_analysis import check_analysis_input, paper_analysis
 
     if args.out is None:
         raise CliError("report needs --out DIR: the report is the files written there")
@@ -75,7 +75,7 @@ def run(args, console) -> int:
     rope = _rope(args)
     options = joint_options(args)
     with _naming_the_input(args):   # faults of the input fail before any compile
-        chosen = check_joint_input(scores, _algorithms(args), options.get("prior", "paper"))
+        chosen = check_analysis_input(scores, _algorithms(args), options.get("prior", "paper"))
     for i, first in enumerate(chosen.algorithms):
         for second in chosen.algorithms[i + 1:]:
             _check_pair(args, chosen, first, second, rope)   # a ROPE in other units warns

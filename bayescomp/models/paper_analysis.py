@@ -67,6 +67,17 @@ def check_joint_input(scores: Scores, algorithms=None, prior: str = "paper") -> 
     return chosen
 
 
+def check_analysis_input(scores: Scores, algorithms=None, prior: str = "paper") -> Scores:
+    """:func:`check_joint_input`'s checks, and at least 3 algorithms: the analysis ranks
+    them and runs Friedman's test beside the joint model, which a pair has no use for."""
+    chosen = check_joint_input(scores, algorithms, prior)
+    if len(chosen.algorithms) < 3:
+        raise ValueError(f"a paper's analysis compares at least 3 algorithms (it ranks them "
+                         f"and runs Friedman's test), got {list(chosen.algorithms)}; for two, "
+                         "use bayescomp.hierarchical (bayescomp compare)")
+    return chosen
+
+
 def _oriented(table: pd.DataFrame, best: str) -> pd.DataFrame:
     """The rows of ``table`` (columns first, second, *_p_left, *_p_rope, *_p_right, and a
     mean and HDI) that hold ``best``, turned to read ``best - other``: where ``best`` is the
@@ -279,7 +290,7 @@ def paper_analysis(scores: Scores, algorithms=None, rope: RopeLike = 0.01,
     -------
     PaperAnalysis
     """
-    scores = check_joint_input(scores, algorithms, prior)
+    scores = check_analysis_input(scores, algorithms, prior)
     from bayescomp.sampling import check_seed
 
     seed = check_seed(seed)   # drawn here once when None: both fits get this one
