@@ -61,10 +61,10 @@ def test_a_csv_without_a_run_column_is_one_run_of_cross_validation(tmp_path):
         bc.read_csv(tmp_path / "repeats.csv")
 
 
-def test_a_gap_in_the_fold_labels_is_named_with_the_rho_it_gives(tmp_path):
-    """Fold 2 of 0-9 missing on d1 (a failed fold of 10-fold CV): rho is 1/9 from the folds
-    seen, and a warning names the dataset, the fold and the rho, and how to set it. A design
-    of 6-fold and 10-fold datasets, or n_folds given, warns nothing."""
+def test_a_dataset_that_may_have_lost_a_fold_is_named_with_the_rho_it_gives(tmp_path):
+    """Fold 2 of 0-9 missing on d1, or its last fold (9 folds where the others have 10): rho
+    is 1/9 from the folds seen, and a warning names the dataset, why, the rho and how to set
+    it. The same fold labels everywhere, or n_folds given, warn nothing."""
     import warnings
 
     long = long_frame(n_runs=1, n_folds=10).drop(columns="run")
@@ -75,11 +75,17 @@ def test_a_gap_in_the_fold_labels_is_named_with_the_rho_it_gives(tmp_path):
                             r"\(the CLI's --n-folds\)"):
         scores = bc.read_csv(tmp_path / "gap.csv")
     np.testing.assert_allclose(scores.rho, [1 / 10, 1 / 9, 1 / 10])
-    ragged = long[(long["dataset"] != "d1") | (long["fold"] < 6)]
+    short = long[(long["dataset"] != "d1") | (long["fold"] < 9)]
+    with pytest.warns(bc.exceptions.InputWarning,
+                      match=r"dataset 'd1' \(9 folds where most datasets have 10; rho = 1/9\)"):
+        np.testing.assert_allclose(bc.from_long(short, run=None).rho, [1 / 10, 1 / 9, 1 / 10])
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        np.testing.assert_allclose(bc.from_long(ragged, run=None).rho, [1 / 10, 1 / 6, 1 / 10])
+        np.testing.assert_allclose(bc.from_long(long, run=None).rho, 1 / 10)
         np.testing.assert_allclose(bc.from_long(gap, run=None, n_folds=10).rho, 1 / 10)
+        folds = {"d0": 10, "d1": 9, "d2": 10}
+        np.testing.assert_allclose(bc.from_long(short, run=None, n_folds=folds).rho,
+                                   [1 / 10, 1 / 9, 1 / 10])
 
 
 def test_ragged_collection_with_distinct_rho():

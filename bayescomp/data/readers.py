@@ -56,31 +56,38 @@ def _resolve_rho(names, rho, n_folds, inferred_folds=None) -> list[float]:
 
 def _warn_missing_folds(frame: pd.DataFrame, dataset: str, fold: str, names,
                         stacklevel: int) -> None:
-    """One :class:`~bayescomp.exceptions.InputWarning` naming the datasets whose integer fold
-    labels have gaps (0, 1, 2, 4, ...): rho = 1/k from the k folds seen is then that of
-    k-fold cross-validation, where a fold of a larger k is more likely missing."""
+    """One :class:`~bayescomp.exceptions.InputWarning` naming the datasets that may have lost
+    a fold: integer fold labels with a gap (0, 1, 2, 4, ...), or fewer folds than most
+    datasets of the table have. rho = 1/k from the k folds seen is that of k-fold
+    cross-validation, which is wrong if a fold of a larger k failed."""
     from bayescomp.exceptions import InputWarning
 
-    gaps = []
+    labels = {name: set(frame.loc[frame[dataset] == name, fold]) for name in names}
+    counts = pd.Series({name: len(seen) for name, seen in labels.items()})
+    usual = int(counts.mode().max())
+    try:
+        numbers = {name: sorted(float(label) for label in seen) for name, seen in labels.items()}
+        integers = all(n.is_integer() for seen in numbers.values() for n in seen)
+    except (TypeError, ValueError):   # labels that are not numbers: no gaps to tell
+        integers = False
+    suspects = []
     for name in names:
-        try:
-            numbers = {float(label) for label in frame.loc[frame[dataset] == name, fold]}
-        except (TypeError, ValueError):   # labels that are not numbers: nothing to tell
-            return
-        if not all(number.is_integer() for number in numbers):
-            return
-        labels = sorted(int(number) for number in numbers)
-        missing = sorted(set(range(labels[0], labels[-1] + 1)) - set(labels))
+        k = counts[name]
+        missing = (sorted(set(range(int(numbers[name][0]), int(numbers[name][-1]) + 1))
+                          - {int(n) for n in numbers[name]}) if integers else [])
         if missing:
-            gaps.append(f"{name!r} (fold{'s' if len(missing) > 1 else ''} "
-                        f"{', '.join(map(str, missing))} of {labels[0]}-{labels[-1]} missing; "
-                        f"rho = 1/{len(labels)})")
-    if gaps:
-        more = f" and {len(gaps) - 5} more" if len(gaps) > 5 else ""
-        warnings.warn(f"dataset{'s' if len(gaps) > 1 else ''} {'; '.join(gaps[:5])}{more}: rho "
-                      "is 1/k for the k folds seen, as for k-fold cross-validation; if a fold "
-                      "of a larger k is missing, give n_folds (the CLI's --n-folds) or rho",
-                      InputWarning, stacklevel=stacklevel)
+            suspects.append(f"{name!r} (fold{'s' if len(missing) > 1 else ''} "
+                            f"{', '.join(map(str, missing))} of {int(numbers[name][0])}-"
+                            f"{int(numbers[name][-1])} missing; rho = 1/{k})")
+        elif k < usual:
+            suspects.append(f"{name!r} ({k} folds where most datasets have {usual}; "
+                            f"rho = 1/{k})")
+    if suspects:
+        more = f" and {len(suspects) - 5} more" if len(suspects) > 5 else ""
+        warnings.warn(f"dataset{'s' if len(suspects) > 1 else ''} {'; '.join(suspects[:5])}"
+                      f"{more}: rho is 1/k for the k folds seen, as for k-fold "
+                      "cross-validation; if a fold of a larger k is missing, give n_folds (the "
+                      "CLI's --n-folds) or rho", InputWarning, stacklevel=stacklevel)
 
 
 def from_arrays(scores: Mapping[str, object], *, rho: float | None = None,
