@@ -179,7 +179,7 @@ def select_algorithms(scores: Scores, algorithms) -> Scores:
 
 def compare_many(scores: Scores, algorithms=None, rope: RopeLike = 0.01, seed: int | None = None,
                  *, prior: str | HierarchicalPrior = "paper", backend: str = "auto",
-                 chains: int = 4, iter_warmup: int = 1000, iter_sampling: int = 1000,
+                 chains: int = 4, iter_warmup: int = 500, iter_sampling: int = 1000,
                  adapt_delta: float = 0.95, max_treedepth: int = 10, retries: int = 2,
                  show_progress: bool = False) -> JointResult:
     """Compare K algorithms across datasets with one joint hierarchical model.
@@ -199,7 +199,10 @@ def compare_many(scores: Scores, algorithms=None, rope: RopeLike = 0.01, seed: i
         The pairwise model's priors (:data:`bayescomp.PRIORS`) of nu and of the bounds of
         delta0 and sigma0; the population must be Student-t ("gaussian" is refused).
     backend, chains, iter_warmup, iter_sampling, adapt_delta, max_treedepth, show_progress
-        NUTS settings, as :func:`bayescomp.hierarchical`'s.
+        NUTS settings, as :func:`bayescomp.hierarchical`'s (a warm-up of 500 decided as
+        1000 did on three real collections and four hard simulated ones, but for two pairs
+        at the threshold that differ between seeds at either, in 0.62-0.80 of the time on
+        the real ones; benchmarks/results/joint.md).
     retries : int
         How many times a fit that fails its diagnostics is sampled again, by the pairwise
         model's rules (:func:`hierarchical_runs.safer_run`): a fit that only mixed slowly
