@@ -62,7 +62,8 @@ def _warn_missing_folds(frame: pd.DataFrame, dataset: str, fold: str, names,
     cross-validation, which is wrong if a fold of a larger k failed."""
     from bayescomp.exceptions import InputWarning
 
-    labels = {name: set(frame.loc[frame[dataset] == name, fold]) for name in names}
+    seen_by_dataset = frame.groupby(dataset, sort=False)[fold].agg(set)
+    labels = {name: seen_by_dataset[name] for name in names}
     counts = pd.Series({name: len(seen) for name, seen in labels.items()})
     usual = int(counts.mode().max())
     try:
