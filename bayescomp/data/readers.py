@@ -54,16 +54,14 @@ def _resolve_rho(names, rho, n_folds, inferred_folds=None) -> list[float]:
     return [1.0 / int(k) for k in folds]
 
 
-def _warn_missing_folds(frame: pd.DataFrame, dataset: str, fold: str, names,
-                        stacklevel: int) -> None:
+def _warn_missing_folds(labels: dict, stacklevel: int) -> None:
     """One :class:`~bayescomp.exceptions.InputWarning` naming the datasets that may have lost
-    a fold: integer fold labels with a gap (0, 1, 2, 4, ...), or fewer folds than most
-    datasets of the table have. rho = 1/k from the k folds seen is that of k-fold
-    cross-validation, which is wrong if a fold of a larger k failed."""
+    a fold, from each dataset's set of fold ``labels``: integer labels with a gap (0, 1, 2,
+    4, ...), or fewer folds than most datasets of the table have. rho = 1/k from the k folds
+    seen is that of k-fold cross-validation, which is wrong if a fold of a larger k failed."""
     from bayescomp.exceptions import InputWarning
 
-    seen_by_dataset = frame.groupby(dataset, sort=False)[fold].agg(set)
-    labels = {name: seen_by_dataset[name] for name in names}
+    names = list(labels)
     counts = pd.Series({name: len(seen) for name, seen in labels.items()})
     usual = int(counts.mode().max())
     try:
@@ -225,12 +223,15 @@ def from_long(frame: pd.DataFrame, *, dataset: str = "dataset", algorithm: str =
             f"fold {first[fold]} appears {len(same)} times ({frame.index.name or 'row'}s {same})")
     algorithms = tuple(pd.unique(frame[algorithm]))
     names = list(pd.unique(frame[dataset]))
-    folds_seen = [frame.loc[frame[dataset] == n, fold].nunique() for n in names]
+    # each dataset's fold labels, once: their number gives rho when nothing else does
+    by_dataset = frame.groupby(dataset, sort=False)[fold].agg(lambda seen: set(seen.dropna()))
+    fold_labels = {name: by_dataset[name] for name in names}
     if rho is None and n_folds is None and RHO_COLUMN in frame.columns:
         rho = _rho_column(frame, dataset, names)
     if rho is None and n_folds is None:
-        _warn_missing_folds(frame, dataset, fold, names, stacklevel=4 if _wide else 3)
-    rhos = _resolve_rho(names, rho, n_folds, inferred_folds=folds_seen)
+        _warn_missing_folds(fold_labels, stacklevel=4 if _wide else 3)
+    rhos = _resolve_rho(names, rho, n_folds,
+                        inferred_folds=[len(seen) for seen in fold_labels.values()])
     built = []
     for name, rho_i in zip(names, rhos):
         wide = (frame[frame[dataset] == name]
