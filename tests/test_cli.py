@@ -142,17 +142,19 @@ def test_all_pairs_joint_is_compare_many_with_the_same_seed(tmp_path, capsys, wr
     path = write_long_csv(three_algorithms, tmp_path / "three.csv")
     out, target = tmp_path / "joint", tmp_path / "joint.json"
     code = main(["all-pairs", str(path), "--joint", "--seed", "2", "--backend", stan_backend,
-                 "--iter-warmup", "300", "--iter-sampling", "300", "--json", str(target),
-                 "--out", str(out)])
+                 "--iter-warmup", "300", "--iter-sampling", "300", "--ess", "400",
+                 "--json", str(target), "--out", str(out)])
     captured = capsys.readouterr()
     direct = bc.compare_many(three_algorithms, rope=0.01, seed=2, backend=stan_backend,
-                             iter_warmup=300, iter_sampling=300)
+                             iter_warmup=300, iter_sampling=300, ess=400)
     assert code == (0 if direct.reliable else 1)
     document = json.loads(target.read_text())
     expected = plain(direct.to_dict())
     for key in ("method", "algorithms", "n_datasets", "rope", "seed", "reliable", "best",
                 "pairs", "p_best", "rank_probabilities", "diagnostics"):
         assert document["joint"][key] == expected[key], key
+    assert document["joint"]["settings"]["ess"] == expected["settings"]["ess"]
+    assert document["joint"]["settings"]["ess"]["target"] == 400
     assert document["command"] == "all-pairs" and document["exit_code"] == code
     for sentence in direct.verdicts():
         assert sentence in captured.out
@@ -163,9 +165,6 @@ def test_all_pairs_joint_is_compare_many_with_the_same_seed(tmp_path, capsys, wr
 def test_all_pairs_joint_faults_are_one_line(tmp_path, capsys, write_long_csv,
                                              three_algorithms):
     path = write_long_csv(three_algorithms, tmp_path / "three.csv")
-    assert main(["all-pairs", str(path), "--joint", "--ess", "400"]) == 2
-    assert capsys.readouterr().err == ("bayescomp: error: --ess: the joint model takes no ESS "
-                                       "target; set --iter-sampling instead\n")
     assert main(["all-pairs", str(path), "--joint", "--prior", "gaussian"]) == 2
     line, = capsys.readouterr().err.splitlines()
     assert line.startswith(f"bayescomp: error: {path}: the joint model takes a Student-t prior")

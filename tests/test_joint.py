@@ -254,7 +254,7 @@ def test_copies_of_delta0_agree_with_the_programs_draw_and_halve_its_error(three
     conditional; the program draws one from the same conditional (generated quantities).
     Two routes to P(left / rope / right): they agree within Monte Carlo error, and the
     copies' error is under half the single draw's."""
-    from bayescomp.models.joint import population_masses
+    from bayescomp.models.joint_posterior import population_masses
     from bayescomp.models.modes import probability_mcse
 
     result = three_algorithms

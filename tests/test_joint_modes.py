@@ -220,7 +220,7 @@ def test_pair_probabilities_mix_the_modes_by_their_weights():
     (chains 2-3), each mode's next-dataset masses constant: mixed by weights 0.7 and 0.3 the
     probabilities are 0.7 / 0.3 exactly (systematic resampling), as sampled 0.5 / 0.5; the
     Monte Carlo errors are the chains' as sampled either way."""
-    from bayescomp.models.joint import pair_estimates
+    from bayescomp.models.joint_posterior import pair_estimates
     from bayescomp.models.modes import mixture_indices
 
     delta0 = np.concatenate([np.full((2, 100, 1), 0.05), np.zeros((2, 100, 1))])

@@ -38,15 +38,17 @@ def test_joint_continuation_starts_every_chain_at_its_last_draw_inside_the_bound
 
 
 def joint_with_made_up_verdicts(scores, monkeypatch, made_up_diagnostics, verdicts):
-    """``bc.compare_many`` (2 chains x (100 + 50)) whose diagnostics of fit k are replaced
-    by ``verdicts[k]`` (:func:`conftest.made_up_diagnostics`). Returns the result and the
-    InferenceData diagnosed, in order."""
+    """``bc.compare_many`` (2 chains x (100 + 50), an ESS target of 1: the retries alone)
+    whose diagnostics of fit k are replaced by ``verdicts[k]``
+    (:func:`conftest.made_up_diagnostics`). Returns the result and the InferenceData
+    diagnosed, in order."""
     seen = made_up_diagnostics(joint_module, verdicts)
     # chains that fail only their ESS are read as modes first: not this test's subject
     monkeypatch.setattr(joint_module, "find_joint_modes", lambda *args, **options: None)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        result = bc.compare_many(scores, seed=5, chains=2, iter_warmup=100, iter_sampling=50)
+        result = bc.compare_many(scores, seed=5, chains=2, iter_warmup=100, iter_sampling=50,
+                                 ess=1)
     return result, seen
 
 
@@ -92,3 +94,45 @@ def test_a_joint_fit_that_diverged_redraws_at_half_its_step(three_algorithms, mo
     np.testing.assert_array_equal(result.idata.posterior["delta0"].values,
                                   seen[1].posterior["delta0"].values)
     assert result.reliable and result.settings["iter_sampling"] == 25
+
+
+@pytest.mark.stan
+def test_a_joint_fit_is_extended_until_the_ess_target_or_the_cap(three_algorithms, monkeypatch):
+    """2 chains x 500 draws fall short of an ESS target of 800 (the 4 datasets' posterior
+    mixes slowly: a tail ESS of 0.3 per draw): the fit goes on from where
+    its chains are, with their step size and no warm-up, until the target holds or the cap
+    (MAX_DRAWS_FACTOR times the draws) is reached; the ESS recorded is ArviZ's."""
+    short_run = dict(seed=4, chains=2, iter_warmup=300, iter_sampling=500, ess=800)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        result = bc.compare_many(three_algorithms, **short_run)
+        # the cap at the first fit's draws: that fit alone
+        monkeypatch.setattr(joint_module, "MAX_DRAWS_FACTOR", 1)
+        short = bc.compare_many(three_algorithms, **short_run)
+    assert len(short.attempts) == 1
+    assert min(short.settings["ess"]["bulk"], short.settings["ess"]["tail"]) < 800
+    assert len(result.attempts) > 1 and all(a["continued"] and a["iter_warmup"] == 0
+                                            for a in result.attempts[1:])
+    draws = result.idata.posterior.sizes["draw"]
+    assert result.settings["iter_sampling"] == draws > 500
+    bulk, tail = (min(float(az.ess(result.idata, var_names=[name], method=method)[name].min())
+                      for name in joint_module.REPORTED) for method in ("bulk", "tail"))
+    assert result.settings["ess"]["target"] == 800
+    np.testing.assert_allclose([result.settings["ess"]["bulk"], result.settings["ess"]["tail"]],
+                               [bulk, tail], rtol=1e-10)
+    assert min(bulk, tail) >= 800 or draws == 4 * 500
+    assert f"ESS of the reported quantities {bulk:.0f} bulk, {tail:.0f} tail (target 800)" \
+        in result.summary()
+    assert result.to_dict()["settings"]["ess"]["target"] == 800
+    # from where the chains were: the first fit's draws unchanged, its step size kept
+    np.testing.assert_array_equal(result.idata.posterior["sigma0"].values[:, :500],
+                                  short.idata.posterior["sigma0"].values)
+    steps = result.idata.sample_stats["step_size"].values
+    np.testing.assert_allclose(steps[:, 500:], np.repeat(steps[:, 499:500], draws - 500, axis=1),
+                               rtol=1e-5)
+
+
+def test_a_joint_ess_target_must_be_a_positive_integer(three_algorithms):
+    for bad in (0, -5, 2.5, True, "1000"):
+        with pytest.raises(ValueError, match="ess must be a positive integer"):
+            bc.compare_many(three_algorithms, ess=bad)

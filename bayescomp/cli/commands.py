@@ -8,34 +8,22 @@ import sys
 from pathlib import Path
 
 from bayescomp.cli.console import Console, PairProgress
-from bayescomp.cli.io import CliError, Outputs, read_scores, report_text
+from bayescomp.cli.io import Outputs, read_scores, report_text
 
 EXIT_OK, EXIT_UNRELIABLE, EXIT_INPUT, EXIT_INTERNAL, EXIT_INTERRUPTED = 0, 1, 2, 3, 130
 #: 128 + SIGPIPE: what a shell reports for a Unix tool whose reader closed the pipe
 EXIT_STDOUT_CLOSED = 141
-#: options of ``bayescomp.hierarchical`` the command line passes through when given
+#: options of ``bayescomp.hierarchical`` and ``bayescomp.compare_many`` the command line
+#: passes through when given
 FIT_OPTIONS = ("chains", "iter_warmup", "iter_sampling", "adapt_delta", "max_treedepth",
                "prior", "retries", "ess")
-#: those of ``bayescomp.compare_many`` (the joint model has no ESS target)
-JOINT_OPTIONS = tuple(name for name in FIT_OPTIONS if name != "ess")
-
 
 
 # --- reading --------------------------------------------------------------------------------
 
-def _fit_options(args) -> dict:
+def fit_options(args) -> dict:
     """The sampler options given on the command line (unset ones keep the defaults)."""
     return {name: getattr(args, name) for name in FIT_OPTIONS
-            if getattr(args, name, None) is not None}
-
-
-def joint_options(args) -> dict:
-    """The sampler options of the joint model given on the command line; ``--ess`` is
-    refused (the joint model is sampled as set, not extended to an ESS target)."""
-    if getattr(args, "ess", None) is not None:
-        raise CliError("--ess: the joint model takes no ESS target; set --iter-sampling "
-                       "instead")
-    return {name: getattr(args, name) for name in JOINT_OPTIONS
             if getattr(args, name, None) is not None}
 
 
@@ -211,7 +199,7 @@ def _run_comparison(scores, first, second, args, console: Console, extra: dict) 
         from bayescomp.models.hierarchical import hierarchical
 
         backend = stan_engine(args, console, "hierarchical")
-        options = _fit_options(args)
+        options = fit_options(args)
         with console.phase(f"sampling the hierarchical model, {first} vs {second}"):
             result = hierarchical(scores, first, second, rope=rope, seed=args.seed,
                                   backend=backend, show_progress=False, **options)
@@ -261,7 +249,7 @@ def run_all_pairs(args, console: Console) -> int:
         try:
             result = compare_all(scores, rope=rope, seed=args.seed, n_jobs=args.n_jobs,
                                  backend=backend, show_progress=bool(console.progress),
-                                 **_fit_options(args))
+                                 **fit_options(args))
         finally:
             sys.stderr = stderr
     if not _to_stdout(args):
@@ -291,7 +279,7 @@ def _run_joint(scores, rope, args, console: Console) -> int:
     from bayescomp.models.joint import compare_many
     from bayescomp.models.paper_analysis import check_joint_input
 
-    options = joint_options(args)
+    options = fit_options(args)
     with _naming_the_input(args):   # faults of the input fail before any compile
         check_joint_input(scores, prior=options.get("prior", "paper"))
     for first, second in combinations(scores.algorithms, 2):

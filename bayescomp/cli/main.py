@@ -122,9 +122,9 @@ def add_common_arguments(sub) -> None:
                      "stderr is a terminal)")
 
 
-def add_sampling_arguments(sub, ess: bool = True) -> None:
-    """The sampler's options of the hierarchical models (unset: the library's defaults);
-    ``ess=False`` leaves out ``--ess``, a target the joint model does not take."""
+def add_sampling_arguments(sub) -> None:
+    """The sampler's options of the hierarchical models, pairwise and joint (unset: the
+    library's defaults)."""
     from bayescomp.models.hierarchical import PRIORS
 
     group = sub.add_argument_group(
@@ -147,10 +147,9 @@ def add_sampling_arguments(sub, ess: bool = True) -> None:
                        help="after a fit fails its diagnostics: continue slowly mixing "
                        "chains, or refit afresh with safer settings (default 2; 0 "
                        "disables)")
-    if ess:
-        group.add_argument("--ess", type=_positive_int, metavar="N",
-                           help="target bulk and tail ESS of the reported quantities: a fit "
-                           "below it is extended from where its chains are (default 1000)")
+    group.add_argument("--ess", type=_positive_int, metavar="N",
+                       help="target bulk and tail ESS of the reported quantities: a fit "
+                       "below it is extended from where its chains are (default 1000)")
 
 
 def add_reading_arguments(sub) -> None:

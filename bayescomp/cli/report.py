@@ -43,7 +43,7 @@ def add_parser(subparsers):
                         help="skip the refit under the other Student-t prior (baycomp; "
                         "paper when --prior baycomp)")
     add_common_arguments(report)
-    add_sampling_arguments(report, ess=False)
+    add_sampling_arguments(report)
     report.set_defaults(handler=run)
     return report
 
@@ -63,7 +63,7 @@ def _algorithms(args):
 def run(args, console) -> int:
     """Run ``bayescomp report`` with parsed ``args``; the exit code."""
     from bayescomp.cli.commands import (_check_pair, _document, _naming_the_input,
-                                        _rope, _status, _to_stdout, joint_options, stan_engine,
+                                        _rope, _status, _to_stdout, fit_options, stan_engine,
                                         write_outputs)
     from bayescomp.cli.export import plain
     from bayescomp.cli.io import CliError, read_scores
@@ -73,7 +73,7 @@ def run(args, console) -> int:
         raise CliError("report needs --out DIR: the report is the files written there")
     scores = read_scores(args)
     rope = _rope(args)
-    options = joint_options(args)
+    options = fit_options(args)
     with _naming_the_input(args):   # faults of the input fail before any compile
         chosen = check_analysis_input(scores, _algorithms(args), options.get("prior", "paper"))
     for i, first in enumerate(chosen.algorithms):

@@ -1,8 +1,8 @@
 """How a hierarchical fit is run again: retries with safer settings after its diagnostics
 fail, and extensions from where its chains are while its effective draws are below the
 target or its probabilities too close to the threshold to decide. The joint model
-(:func:`bayescomp.compare_many`) retries its fits by the same rules, without the
-extensions."""
+(:func:`bayescomp.compare_many`) retries and extends its fits by the same rules, but not
+for probabilities near the threshold."""
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -70,12 +70,20 @@ def energy_explained(diagnostics: Diagnostics, groups: int) -> bool:
     return diagnostics.min_bfmi >= BFMI_MIN or groups > 1
 
 
-def reported_ess(statistics: dict) -> tuple[float, float]:
-    """Smallest bulk and smallest tail ESS (Vehtari et al. 2021) over the reported
-    quantities (:data:`REPORTED`: delta0, delta_next, sigma0, nu, every delta_i) of a fit's
-    :func:`~bayescomp.models.diagnostics.variable_convergence` (which holds them all; nu
-    only with a Student-t population)."""
-    reported = [statistics[name] for name in REPORTED if name in statistics]
+def check_ess(ess) -> int:
+    """``ess``, an ESS target, if it is a positive integer; else a ValueError."""
+    if isinstance(ess, bool) or not isinstance(ess, (int, np.integer)) or ess < 1:
+        raise ValueError(f"ess must be a positive integer, got {ess!r}")
+    return int(ess)
+
+
+def reported_ess(statistics: dict, names=REPORTED) -> tuple[float, float]:
+    """Smallest bulk and smallest tail ESS (Vehtari et al. 2021) over the quantities
+    ``names`` of a fit's :func:`~bayescomp.models.diagnostics.variable_convergence` (which
+    holds them all; those it lacks, as nu of a normal population, are left out). The
+    default is the pairwise model's reported quantities (:data:`REPORTED`: delta0,
+    delta_next, sigma0, nu, every delta_i)."""
+    reported = [statistics[name] for name in names if name in statistics]
     bulk, tail = (np.concatenate([values[k] for values in reported]) for k in (1, 2))
     return float(np.nanmin(bulk)), float(np.nanmin(tail))
 

@@ -38,23 +38,23 @@ from typing import TYPE_CHECKING
 import arviz as az
 import numpy as np
 import pandas as pd
-import xarray as xr
-from scipy import stats
 
 from bayescomp import sampling
 from bayescomp.data.scores import Scores
 from bayescomp.decisions import THRESHOLD
-from bayescomp.models.diagnostics import diagnose, warn_if_problems
+from bayescomp.models.diagnostics import diagnose, variable_convergence, warn_if_problems
 from bayescomp.models.estimate import Estimate
 from bayescomp.models.hierarchical import PRIORS, HierarchicalPrior
 from bayescomp.models.hierarchical_result import region_summary
-from bayescomp.models.hierarchical_runs import (Retries, adaptation, energy_explained,
-                                                joined_draws, region_estimates, steps_failed)
+from bayescomp.models.hierarchical_runs import (MAX_DRAWS_FACTOR, Retries, adaptation,
+                                                check_ess, energy_explained, extension,
+                                                joined_draws, reported_ess, steps_failed)
 from bayescomp.models.joint_density import log_density, unconstrained
 from bayescomp.models.joint_modes import find_joint_modes
+from bayescomp.models.joint_posterior import (next_dataset_masses, pair_estimates, pair_posterior,
+                                              population_masses)
 from bayescomp.models.joint_program import (DELTA0_COPIES, PROGRAM, algorithm_effects,
-                                            continuation_inits, delta0_copies, draw_delta,
-                                            initial_values, lower_factor, pair_vectors,
+                                            continuation_inits, initial_values, pair_vectors,
                                             prepare, rotate, sampling_rotation, stan_data)
 from bayescomp.models.joint_result import JointResult
 from bayescomp.models.modes import mixture_indices
@@ -66,6 +66,9 @@ if TYPE_CHECKING:
 
 #: the quantities whose R-hat and ESS decide whether a fit is reliable
 CHECKED = ["delta0", "delta", "sigma0", "nu"]
+#: the quantities whose bulk and tail ESS the ``ess`` target is of: the checked ones and
+#: every pair's population scale, which the next-dataset question reads
+REPORTED = CHECKED + ["population_sd"]
 
 
 def rank_probabilities(effects: np.ndarray, rope: Rope, algorithms) -> pd.DataFrame:
@@ -82,83 +85,6 @@ def rank_probabilities(effects: np.ndarray, rope: Rope, algorithms) -> pd.DataFr
     names = pd.Index(list(algorithms), name="algorithm")
     return pd.DataFrame(shares / draws, index=names,
                         columns=pd.Index(range(1, k + 1), name="rank"))
-
-
-def next_dataset_masses(posterior, rope: Rope) -> np.ndarray:
-    """Per draw and pair (chain, draw, pair, 3), the mass of a new dataset's difference left
-    of, inside and right of ``rope``: Student-t with nu, the pair's delta0 and its
-    population scale ``population_sd``."""
-    return rope.probabilities(stats.t(posterior["nu"].values[..., None],
-                                      loc=posterior["delta0"].values,
-                                      scale=posterior["population_sd"].values))
-
-
-def population_masses(posterior, rope: Rope) -> np.ndarray:
-    """Per draw and pair (chain, draw, pair, 3), the shares of the draw's copies of delta0
-    (``delta0_copies``, :func:`~bayescomp.models.joint_program.delta0_copies`) left of,
-    inside and right of ``rope``."""
-    copies = posterior["delta0_copies"].values                  # chain, draw, copy, contrast
-    _, vectors = pair_vectors(copies.shape[-1] + 1)
-    return rope.indicators(copies @ vectors.T).mean(axis=2)
-
-
-def pair_estimates(population: np.ndarray, next_masses: np.ndarray,
-                   order: np.ndarray) -> list[tuple]:
-    """Per pair, ``((P(left / rope / right) of delta0, their Monte Carlo errors), (the same
-    of the next dataset))``: the probabilities from the chain-major draws in ``order`` (every
-    draw as sampled, or separate modes mixed by their weights), the errors from the chains
-    as sampled (:func:`~bayescomp.models.hierarchical_runs.region_estimates`), as
-    :func:`bayescomp.hierarchical` reports them. ``population`` (:func:`population_masses`)
-    and ``next_masses`` are (chain, draw, pair, 3)."""
-    estimates = []
-    for p in range(population.shape[-2]):
-        pair_masses = (population[..., p, :], next_masses[..., p, :])
-        errors = [mcse for _, mcse in region_estimates(*pair_masses)]
-        estimates.append(tuple((masses.reshape(-1, 3)[order].mean(axis=0), error)
-                               for masses, error in zip(pair_masses, errors)))
-    return estimates
-
-
-def _idata(fit, data: dict, scale: float, datasets, pairs: list[str], rotation: np.ndarray,
-           rng: np.random.Generator) -> az.InferenceData:
-    """The posterior in score units and in pair coordinates: delta0 and every delta_i of
-    every pair (delta_i drawn from its conditional), the population's Student-t scale of
-    every pair (``population_sd``, sqrt(g' B B' g)), sigma0, the components' nu (sorted per
-    draw: the components have no order), and the contrast coordinates (``delta0_contrast``,
-    ``B``), turned back from the sampled coordinates ``V'z`` (``rotation`` V,
-    :func:`~bayescomp.models.joint_program.sampling_rotation`) to those of ``data``."""
-    post = fit.posterior
-    k = data["d"] + 1
-    _, vectors = pair_vectors(k)
-    coords = dict(chain=post.chain, draw=post.draw)
-    shape = post["sigma0"].shape
-    contrast0 = post["delta0"].values.reshape(shape + (k - 1,)) @ rotation.T
-    # V B is a square root of the population covariance in data's coordinates; its
-    # triangular form by QR, as Cholesky's decomposition of V B B' V' fails on rounding
-    # where the posterior puts that covariance near a null direction
-    factor = rotation @ post["B"].values.reshape(shape + (k - 1, k - 1))
-    B = lower_factor(factor)
-    delta = draw_delta(contrast0, factor, post["log_kappa"].values, post["log_lambda"].values,
-                       data, rng)
-    copies = delta0_copies(post["delta0_centre"].values, post["delta0_precision"].values,
-                           rotation, DELTA0_COPIES, rng)
-    spread = np.linalg.norm(np.einsum("csij,pi->cspj", B, vectors), axis=-1) * scale
-    variables = dict(
-        delta0=xr.DataArray(contrast0 * scale @ vectors.T, dims=("chain", "draw", "pair"),
-                            coords=dict(coords, pair=pairs)),
-        delta=xr.DataArray(delta * scale @ vectors.T, dims=("chain", "draw", "dataset", "pair"),
-                           coords=dict(coords, dataset=list(datasets), pair=pairs)),
-        population_sd=xr.DataArray(spread, dims=("chain", "draw", "pair"),
-                                   coords=dict(coords, pair=pairs)),
-        sigma0=post["sigma0"] * scale,
-        nu=post["nu"],
-        delta0_contrast=xr.DataArray(contrast0 * scale, dims=("chain", "draw", "contrast"),
-                                     coords=coords),
-        delta0_copies=xr.DataArray(copies * scale, dims=("chain", "draw", "copy", "contrast"),
-                                   coords=coords),
-        B=xr.DataArray(B * scale, dims=("chain", "draw", "row", "column"), coords=coords))
-    return az.InferenceData(posterior=xr.Dataset(variables, attrs=post.attrs),
-                            sample_stats=fit.sample_stats)
 
 
 def select_algorithms(scores: Scores, algorithms) -> Scores:
@@ -181,7 +107,7 @@ def compare_many(scores: Scores, algorithms=None, rope: RopeLike = 0.01, seed: i
                  *, prior: str | HierarchicalPrior = "paper", backend: str = "auto",
                  chains: int = 4, iter_warmup: int = 500, iter_sampling: int = 1000,
                  adapt_delta: float = 0.95, max_treedepth: int = 10, retries: int = 2,
-                 show_progress: bool = False) -> JointResult:
+                 ess: int = 1000, show_progress: bool = False) -> JointResult:
     """Compare K algorithms across datasets with one joint hierarchical model.
 
     Parameters
@@ -210,10 +136,22 @@ def compare_many(scores: Scores, algorithms=None, rope: RopeLike = 0.01, seed: i
         ``iter_sampling`` more draws (twice that at the second retry), pooled with the
         earlier ones; after divergences the chains go on at half their step and new draws
         replace the divergent ones; a fit that diverges again, or saturates the tree depth,
-        starts afresh with twice the warm-up and draws. A fit that passes is not extended
-        (a probability within two Monte Carlo errors of the threshold is reported so, and
-        a larger ``iter_sampling`` narrows that band). ``settings["attempts"]`` records
+        starts afresh with twice the warm-up and draws. ``settings["attempts"]`` records
         every fit, ``settings["iter_sampling"]`` the draws per chain of the result.
+    ess : int
+        Target of the smallest bulk and tail ESS of the reported quantities (:data:`REPORTED`:
+        every pair's delta0, delta_i and population scale, sigma0, nu), as
+        :func:`bayescomp.hierarchical`'s: a fit that passes its diagnostics below it is
+        extended in chunks from where its chains are, up to
+        :data:`~bayescomp.models.hierarchical_runs.MAX_DRAWS_FACTOR` times
+        ``iter_sampling`` draws per chain or until a chunk brings no effective draws. (On
+        the AutoML benchmark's 7 frameworks a default fit had 626-748 of nu and 640-889 of
+        delta_i's tail.) It is not extended when a probability is near the threshold, unlike
+        the pairwise model: with K(K-1)/2 pairs and two questions some probability usually
+        is, and on the tutorial every fit then ran to 8 times its draws, 4.4-5.3 times as
+        long, deciding the same (benchmarks/results/joint.md); such a probability is
+        reported undecided, and a larger ``iter_sampling`` narrows that band. The ESS
+        achieved is in ``settings["ess"]`` and the summary.
 
     Returns
     -------
@@ -226,6 +164,7 @@ def compare_many(scores: Scores, algorithms=None, rope: RopeLike = 0.01, seed: i
         datasets (the model then bounds their noise below by the scores' resolution).
     """
     rope = Rope.coerce(rope)
+    ess = check_ess(ess)
     scores = select_algorithms(scores, algorithms)
     if isinstance(prior, str):
         if prior not in PRIORS:
@@ -244,11 +183,12 @@ def compare_many(scores: Scores, algorithms=None, rope: RopeLike = 0.01, seed: i
     data, scale = prepare(scores, prior)
     run = dict(adapt_delta=adapt_delta, iter_warmup=iter_warmup, iter_sampling=iter_sampling,
                continued=False, redraw=False, step_scale=1.0)
-    # sampled along the population's principal directions, turned back in _idata
+    # sampled along the population's principal directions, turned back in pair_posterior
     rotation = sampling_rotation(data)
     sampled = rotate(data, rotation)
     start = initial_values(sampled, chains, seeds.generator("initial_values"))
     retry, attempts, fit = Retries(run, retries), [], None
+    extended_from = None   # the reported ESS of the fit the last extension went on from
     index_pairs, vectors = pair_vectors(k)
     pair_names = [f"{names[a]} - {names[b]}" for a, b in index_pairs]
     while True:
@@ -264,9 +204,13 @@ def compare_many(scores: Scores, algorithms=None, rope: RopeLike = 0.01, seed: i
                               max_treedepth=max_treedepth,
                               show_progress=show_progress)
         fit = joined_draws(fit, new, run)
-        idata = _idata(fit, data, scale, scores.dataset_names, pair_names, rotation,
+        idata = pair_posterior(fit, data, scale, scores.dataset_names, pair_names, rotation,
                        seeds.generator("post_draws"))
-        diagnostics = diagnose(idata, var_names=CHECKED, max_treedepth=max_treedepth)
+        # R-hat and ESS of the checked and the reported quantities, computed once
+        statistics = variable_convergence(idata.posterior, REPORTED)
+        diagnostics = diagnose(idata, var_names=CHECKED, max_treedepth=max_treedepth,
+                               statistics=statistics)
+        achieved = reported_ess(statistics, REPORTED)
         post = idata.posterior
         masses = population_masses(post, rope), next_dataset_masses(post, rope)
         modes = None
@@ -293,16 +237,18 @@ def compare_many(scores: Scores, algorithms=None, rope: RopeLike = 0.01, seed: i
                              problems=list(diagnostics.problems),
                              seconds=time.perf_counter() - started))
         if diagnostics.ok:
-            # no extension when a pair's probability is near the threshold, unlike the
-            # pairwise model's: with K(K-1)/2 pairs and two questions some probability
-            # usually is, and the whole joint fit would pay for it (on the tutorial every
-            # fit then ran to 8 times its draws, 4.4-5.3 times as long, deciding the same;
-            # benchmarks/results/joint.md)
-            break
+            # enough effective draws, or a chunk more from where the chains are (not after
+            # modes settled a fit, nor for a probability near the threshold: ess's notes)
+            more = extension(run, attempts[-1]["draws"], min(achieved), ess,
+                             MAX_DRAWS_FACTOR * iter_sampling, previous=extended_from)
+            if more is None:
+                break
+            run, extended_from = more, min(achieved)
+            continue
         safer = None if settled else retry.next(diagnostics)
         if safer is None:
             break
-        run = safer
+        run, extended_from = safer, None
     if not settled:
         modes = None
         warn_if_problems(diagnostics, f"joint model of {k} algorithms")
@@ -370,6 +316,7 @@ def compare_many(scores: Scores, algorithms=None, rope: RopeLike = 0.01, seed: i
                     adapt_delta=run["adapt_delta"], max_treedepth=max_treedepth,
                     datasets=len(scores), scale=scale, attempts=tuple(attempts),
                     seconds=float(sum(a["seconds"] for a in attempts)),
+                    ess=dict(target=ess, **dict(zip(("bulk", "tail"), achieved))),
                     nu_median=float(np.median(nu)))
     return JointResult(
         algorithms=names, rope=rope, idata=idata, table=table, population=population,

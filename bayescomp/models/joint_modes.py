@@ -100,10 +100,10 @@ def find_joint_modes(idata, population: np.ndarray, next_masses: np.ndarray, *, 
     Parameters
     ----------
     idata : arviz.InferenceData
-        The fit in score units (``bayescomp.models.joint._idata``).
+        The fit in score units (:func:`bayescomp.models.joint_posterior.pair_posterior`).
     population, next_masses : ndarray (chain, draw, pair, 3)
         Every draw's probabilities of the regions of the ROPE, of delta0
-        (:func:`bayescomp.models.joint.population_masses`) and of the next dataset.
+        (:func:`bayescomp.models.joint_posterior.population_masses`) and of the next dataset.
     var_names, max_treedepth
         What each mode's diagnostics check, as for the whole fit.
     unconstrained : ndarray (chain, draw, dimension), optional

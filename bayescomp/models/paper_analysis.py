@@ -27,8 +27,9 @@ from bayescomp.data.scores import Scores
 from bayescomp.decisions import SCOPES as DECISION_SCOPES
 from bayescomp.decisions import UNRELIABLE, decide, decide_modes
 from bayescomp.models.hierarchical import PRIORS
-from bayescomp.models.joint import (compare_many, next_dataset_masses, pair_estimates,
-                                    population_masses, select_algorithms)
+from bayescomp.models.joint import compare_many, select_algorithms
+from bayescomp.models.joint_posterior import (next_dataset_masses, pair_estimates,
+                                              population_masses)
 from bayescomp.models.joint_modes import part_probabilities
 from bayescomp.models.joint_program import prepare
 from bayescomp.models.joint_result import JointResult
@@ -284,7 +285,7 @@ def paper_analysis(scores: Scores, algorithms=None, rope: RopeLike = 0.01,
         Significance level of the Friedman test and its post-hoc tests.
     **options
         Passed to :func:`~bayescomp.models.joint.compare_many` (backend, chains,
-        iter_warmup, iter_sampling, adapt_delta, max_treedepth, retries, show_progress).
+        iter_warmup, iter_sampling, adapt_delta, max_treedepth, retries, ess, show_progress).
 
     Returns
     -------

@@ -85,7 +85,9 @@ def _description(result) -> str:
     return (f"Joint hierarchical model of {len(result.algorithms)} algorithms on "
             f"{s['datasets']} datasets (one posterior, differences first - second, ROPE "
             f"{result.rope}; prior {s['prior']}; backend {s['backend']}, seed {s['seed']}; "
-            f"posterior median of nu {s['nu_median']:.3g}; {s['seconds']:.1f} s)")
+            f"posterior median of nu {s['nu_median']:.3g}; ESS of the reported quantities "
+            f"{s['ess']['bulk']:.0f} bulk, {s['ess']['tail']:.0f} tail (target "
+            f"{s['ess']['target']}); {s['seconds']:.1f} s)")
 
 
 def modes_lines(result) -> list[str]:
@@ -164,8 +166,9 @@ def to_dict(result) -> dict:
                             "min_ess_bulk": json_number(d.min_ess_bulk),
                             "min_ess_tail": json_number(d.min_ess_tail),
                             "divergences": d.divergences},
-            "settings": {k: v for k, v in result.settings.items()
-                         if isinstance(v, (str, int, float, bool, type(None)))}}
+            "settings": {**{k: v for k, v in result.settings.items()
+                            if isinstance(v, (str, int, float, bool, type(None)))},
+                         "ess": {k: json_number(v) for k, v in result.settings["ess"].items()}}}
 
 
 def report(result):

@@ -1,0 +1,92 @@
+"""The joint model's draws as the results read them: in score units and pair coordinates
+(:func:`pair_posterior`), and per draw the mass of each pair's population difference and
+next-dataset difference left of, inside and right of the ROPE, with the probabilities and
+Monte Carlo errors they give (:func:`pair_estimates`)."""
+from __future__ import annotations
+
+import arviz as az
+import numpy as np
+import xarray as xr
+from scipy import stats
+
+from bayescomp.models.hierarchical_runs import region_estimates
+from bayescomp.models.joint_program import (DELTA0_COPIES, delta0_copies, draw_delta,
+                                            lower_factor, pair_vectors)
+from bayescomp.rope import Rope
+
+
+def next_dataset_masses(posterior, rope: Rope) -> np.ndarray:
+    """Per draw and pair (chain, draw, pair, 3), the mass of a new dataset's difference left
+    of, inside and right of ``rope``: Student-t with nu, the pair's delta0 and its
+    population scale ``population_sd``."""
+    return rope.probabilities(stats.t(posterior["nu"].values[..., None],
+                                      loc=posterior["delta0"].values,
+                                      scale=posterior["population_sd"].values))
+
+
+def population_masses(posterior, rope: Rope) -> np.ndarray:
+    """Per draw and pair (chain, draw, pair, 3), the shares of the draw's copies of delta0
+    (``delta0_copies``, :func:`~bayescomp.models.joint_program.delta0_copies`) left of,
+    inside and right of ``rope``."""
+    copies = posterior["delta0_copies"].values                  # chain, draw, copy, contrast
+    _, vectors = pair_vectors(copies.shape[-1] + 1)
+    return rope.indicators(copies @ vectors.T).mean(axis=2)
+
+
+def pair_estimates(population: np.ndarray, next_masses: np.ndarray,
+                   order: np.ndarray) -> list[tuple]:
+    """Per pair, ``((P(left / rope / right) of delta0, their Monte Carlo errors), (the same
+    of the next dataset))``: the probabilities from the chain-major draws in ``order`` (every
+    draw as sampled, or separate modes mixed by their weights), the errors from the chains
+    as sampled (:func:`~bayescomp.models.hierarchical_runs.region_estimates`), as
+    :func:`bayescomp.hierarchical` reports them. ``population`` (:func:`population_masses`)
+    and ``next_masses`` are (chain, draw, pair, 3)."""
+    estimates = []
+    for p in range(population.shape[-2]):
+        pair_masses = (population[..., p, :], next_masses[..., p, :])
+        errors = [mcse for _, mcse in region_estimates(*pair_masses)]
+        estimates.append(tuple((masses.reshape(-1, 3)[order].mean(axis=0), error)
+                               for masses, error in zip(pair_masses, errors)))
+    return estimates
+
+
+def pair_posterior(fit, data: dict, scale: float, datasets, pairs: list[str], rotation: np.ndarray,
+           rng: np.random.Generator) -> az.InferenceData:
+    """The posterior in score units and in pair coordinates: delta0 and every delta_i of
+    every pair (delta_i drawn from its conditional), the population's Student-t scale of
+    every pair (``population_sd``, sqrt(g' B B' g)), sigma0, the components' nu (sorted per
+    draw: the components have no order), and the contrast coordinates (``delta0_contrast``,
+    ``B``), turned back from the sampled coordinates ``V'z`` (``rotation`` V,
+    :func:`~bayescomp.models.joint_program.sampling_rotation`) to those of ``data``."""
+    post = fit.posterior
+    k = data["d"] + 1
+    _, vectors = pair_vectors(k)
+    coords = dict(chain=post.chain, draw=post.draw)
+    shape = post["sigma0"].shape
+    contrast0 = post["delta0"].values.reshape(shape + (k - 1,)) @ rotation.T
+    # V B is a square root of the population covariance in data's coordinates; its
+    # triangular form by QR, as Cholesky's decomposition of V B B' V' fails on rounding
+    # where the posterior puts that covariance near a null direction
+    factor = rotation @ post["B"].values.reshape(shape + (k - 1, k - 1))
+    B = lower_factor(factor)
+    delta = draw_delta(contrast0, factor, post["log_kappa"].values, post["log_lambda"].values,
+                       data, rng)
+    copies = delta0_copies(post["delta0_centre"].values, post["delta0_precision"].values,
+                           rotation, DELTA0_COPIES, rng)
+    spread = np.linalg.norm(np.einsum("csij,pi->cspj", B, vectors), axis=-1) * scale
+    variables = dict(
+        delta0=xr.DataArray(contrast0 * scale @ vectors.T, dims=("chain", "draw", "pair"),
+                            coords=dict(coords, pair=pairs)),
+        delta=xr.DataArray(delta * scale @ vectors.T, dims=("chain", "draw", "dataset", "pair"),
+                           coords=dict(coords, dataset=list(datasets), pair=pairs)),
+        population_sd=xr.DataArray(spread, dims=("chain", "draw", "pair"),
+                                   coords=dict(coords, pair=pairs)),
+        sigma0=post["sigma0"] * scale,
+        nu=post["nu"],
+        delta0_contrast=xr.DataArray(contrast0 * scale, dims=("chain", "draw", "contrast"),
+                                     coords=coords),
+        delta0_copies=xr.DataArray(copies * scale, dims=("chain", "draw", "copy", "contrast"),
+                                   coords=coords),
+        B=xr.DataArray(B * scale, dims=("chain", "draw", "row", "column"), coords=coords))
+    return az.InferenceData(posterior=xr.Dataset(variables, attrs=post.attrs),
+                            sample_stats=fit.sample_stats)
