@@ -181,6 +181,15 @@ def test_hierarchical_row_equals_direct_fit(serial, collection, stan_backend):
     assert row.next_dataset_decision == direct.next_dataset.decision()
     assert row.population_decision == direct.population.decision()
     assert row.reliable == direct.reliable
+    # the ESS the pair's probabilities rest on, as the direct fit reports it, in the table,
+    # the summary and the JSON
+    assert (row.ess_bulk, row.ess_tail) == (direct.settings["ess"]["bulk"],
+                                            direct.settings["ess"]["tail"])
+    from bayescomp.presentation.results.all_pairs import display_table
+
+    assert display_table(serial)["ESS"].iloc[2] == round(min(row.ess_bulk, row.ess_tail))
+    entry = serial.to_dict()["pairs"][2]
+    assert entry["ess"] == {"target": 1000, "bulk": row.ess_bulk, "tail": row.ess_tail}
     better = serial.probability_matrix()   # the population's, by default
     assert better.loc["b", "c"] == row.population_p_right
     assert better.loc["c", "b"] == row.population_p_left

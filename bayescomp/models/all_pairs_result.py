@@ -38,8 +38,10 @@ class AllPairsResult(Reportable):
         ``reliable`` (a decision can be made: the final fit passed its diagnostics, or its
         chains decided as :attr:`HierarchicalResult.modes` says), ``attempts`` (fits made,
         retries included), ``modes`` (the modes or chains a fit whose chains do not mix
-        decided by, 0 when they mix) and ``seed`` (the seed of the pair's fit: :attr:`seed`,
-        the same in every row).
+        decided by, 0 when they mix), ``ess_bulk`` and ``ess_tail`` (the smallest bulk and
+        tail ESS of the fit's reported quantities, its ``settings["ess"]``; NaN for the
+        correlated t-test, which is not sampled) and ``seed`` (the seed of the pair's fit:
+        :attr:`seed`, the same in every row).
     results : dict
         ``(first, second) -> HierarchicalResult or CorrelatedTTestResult``.
     seed : int

@@ -145,12 +145,14 @@ def _row(result, method: str, seed: int) -> dict:
         row.update(test="wilcoxon", p_value=base.wilcoxon.p_value if base else np.nan,
                    reliable=bool(result.reliable),
                    attempts=len(result.settings.get("attempts", ())) or 1,
-                   modes=len(result.modes))
+                   modes=len(result.modes), ess_bulk=result.settings["ess"]["bulk"],
+                   ess_tail=result.settings["ess"]["tail"])
     else:  # one dataset, no sampling, hence no sampling problems
         row.update({f"dataset_{k}": float(p) for k, p in
                     zip(("p_left", "p_rope", "p_right"), result.probabilities)})
         row.update(dataset_decision=result.decision(THRESHOLD), test="nadeau-bengio",
-                   p_value=result.nb_p_value, reliable=True, attempts=1, modes=0)
+                   p_value=result.nb_p_value, reliable=True, attempts=1, modes=0,
+                   ess_bulk=np.nan, ess_tail=np.nan)
     row["seed"] = seed
     return row
 
@@ -246,6 +248,6 @@ def compare_all(scores: Scores, rope: RopeLike = 0.01, *, method: str = "auto",
     scoped = [f"{scope}_{k}" for scope in SCOPES[method]
               for k in ("p_left", "p_rope", "p_right", "decision")]
     table = table[["first", "second", "method", *scoped, "test", "p_value", "p_value_corrected",
-                   "reject", "reliable", "attempts", "modes", "seed"]]
+                   "reject", "reliable", "attempts", "modes", "ess_bulk", "ess_tail", "seed"]]
     return AllPairsResult(tuple(scores.algorithms), method, rope, correction, table, results,
                           seed=seed)

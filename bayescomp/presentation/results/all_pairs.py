@@ -63,6 +63,8 @@ def display_table(result) -> pd.DataFrame:
                         if reliable else "UNRELIABLE" for reliable, modes, chosen in
                         zip(t.reliable.astype(bool), t.modes, decisions)]
         shown["attempts"] = t.attempts
+        # what the probabilities rest on: the fewer of bulk and tail
+        shown["ESS"] = np.minimum(t.ess_bulk, t.ess_tail).round().astype(int)
     return shown
 
 
@@ -87,6 +89,8 @@ def to_dict(result) -> dict:
                 mcse=(getattr(result.results[(first, second)], scope).mcse
                       if result.method == "hierarchical" else None), **common)
         if result.method == "hierarchical":
+            entry["ess"] = {k: json_number(v) for k, v in
+                            result.results[(first, second)].settings["ess"].items()}
             entry["modes"] = modes_dict(result.results[(first, second)], result.threshold)
             if not row["reliable"]:
                 entry["problems"] = list(result.results[(first, second)].diagnostics.problems)
