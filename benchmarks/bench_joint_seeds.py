@@ -2,7 +2,8 @@
 each fit cost.
 
 Run from the repository root with a clone of one of the collections
-``bench_real_pairs.py`` reads (the tutorial, the decision trees or the AutoML benchmark)::
+``bench_real_pairs.py`` reads (the tutorial, the decision trees, the AutoML benchmark or the
+5 x 2-fold study)::
 
     python benchmarks/bench_joint_seeds.py /tmp/amlb --seeds 4 --out /tmp/joint_seeds.md
 

@@ -5,14 +5,16 @@ Run from the repository root, with a copy of the public repository BayesianTests
 you cloned it and not shipped here)::
 
     git clone https://github.com/BayesianTestsML/tutorial /tmp/tutorial
-    python benchmarks/bench_real_pairs.py /tmp/tutorial            # 8 seeds, every pair
-    python benchmarks/bench_real_pairs.py /tmp/tutorial --seeds 3 --backend pystan
+    python benchmarks/bench_real_pairs.py /tmp/tutorial --out /tmp/pairs.md   # 8 seeds, every pair
+    python benchmarks/bench_real_pairs.py /tmp/tutorial --seeds 3 --backend pystan --out /tmp/p.md
 
 A clone of github.com/bogdanvuk/phd (decision-tree inducers on 51 UCI datasets, 5 x
 5-fold; :func:`read_trees`) is read too: ``bench_real_pairs.py /tmp/phd --easy cart gale``,
 and so is a clone of github.com/openml/automlbenchmark (seven frameworks on 39 OpenML tasks,
 10 folds; :func:`read_automl`): ``bench_real_pairs.py /tmp/amlb --easy h2oautoml
-randomforest``.
+randomforest``, and so is a clone of github.com/w4k2/lie (three scikit-learn classifiers on
+18 small UCI datasets, 5 x 2-fold; :func:`read_five_by_two`): ``bench_real_pairs.py /tmp/lie
+--easy kNN CART``.
 Any other collection in a CSV that ``bayescomp.read_csv`` reads (long or wide) is run the same
 way when the easy pair is named: ``bench_real_pairs.py scores.csv --easy tree logistic
 --pairs tree-tree_pruned``. ``sklearn_pairs.py`` beside this file makes such a file of
@@ -30,7 +32,8 @@ Per pair and seed, ``bayescomp.hierarchical`` with the package's defaults at ROP
 ``seconds`` and ``vs_easy`` (the ratio to the easy pair's fit of that seed), ``attempts``, the
 decisions on the population and the next dataset, ``modes`` ("separate", "crossing" or ""),
 the largest R-hat and smallest bulk ESS. The table and a summary per pair (are the decisions
-the same on every seed?) are printed and written to ``benchmarks/results/real_pairs.md``.
+the same on every seed?) are printed and written to ``--out``; what a run showed is
+recorded by hand in ``benchmarks/results/real_pairs.md``.
 """
 from __future__ import annotations
 
@@ -47,7 +50,6 @@ import pandas as pd
 import bayescomp as bc
 from over_seeds import summarise, write
 
-RESULTS = Path(__file__).resolve().parent / "results"
 EASY = ("nbc", "aode")
 
 
@@ -126,10 +128,36 @@ def read_automl(root: Path) -> bc.Scores:
     return bc.from_long(frame[complete].assign(run=1), n_folds=10)
 
 
+#: where a clone of github.com/w4k2/lie keeps its 5 x 2-fold scores, one file per dataset
+FIVE_BY_TWO_SCORES = "scores"
+FIVE_BY_TWO_CLASSIFIERS = ("GNB", "kNN", "CART")
+
+
+def read_five_by_two(root: Path, replication: int = 0) -> bc.Scores:
+    """Test accuracy of Gaussian naive Bayes, k nearest neighbours and CART (scikit-learn's
+    defaults) on 18 small UCI datasets (iris, wine, soybean, ...), 5 x 2-fold stratified
+    cross-validation, from the repository of the study "How to design the fair experimental
+    classifier evaluation" (github.com/w4k2/lie).
+    Each ``scores/<dataset>_cv52.npy`` holds 2000 replications of the whole 5 x 2 design
+    (replication, run, fold, classifier); ``replication`` picks one, a study as a researcher
+    would have run it. The test sets hold 23 (soybean) to 1,000 instances, so the scores are
+    coarse: on soybean GNB and CART score the same on 68% of the folds. rho = 1/2."""
+    arrays = {name: [] for name in FIVE_BY_TWO_CLASSIFIERS}
+    names = []
+    for path in sorted((Path(root) / FIVE_BY_TWO_SCORES).glob("*_cv52.npy")):
+        scores = np.load(path)[replication]              # run, fold, classifier
+        names.append(path.name[:-len("_cv52.npy")])
+        for index, name in enumerate(FIVE_BY_TWO_CLASSIFIERS):
+            arrays[name].append(scores[:, :, index].reshape(-1))
+    return bc.from_arrays(arrays, rho=0.5, datasets=names)
+
+
 def read_collection(source: str) -> bc.Scores:
-    """The tutorial's collection, the thesis's trees or the AutoML benchmark's results from a
-    clone of its repository, else a CSV file."""
+    """The tutorial's collection, the thesis's trees, the AutoML benchmark's results or the
+    5 x 2-fold scores from a clone of its repository, else a CSV file."""
     path = Path(source)
+    if any((path / FIVE_BY_TWO_SCORES).glob("*_cv52.npy")):
+        return read_five_by_two(path)
     if (path / TREE_RESULTS).is_dir():
         return read_trees(path)
     if (path / AUTOML_RESULTS).is_file():
@@ -160,7 +188,8 @@ def main(argv=None) -> pd.DataFrame:
                         help="NUTS's adapt_delta (default: the package's)")
     parser.add_argument("--iter-warmup", type=int,
                         help="warm-up iterations per chain (default: the package's)")
-    parser.add_argument("--out", default=str(RESULTS / "real_pairs.md"))
+    # required: results/real_pairs.md is a curated record that a run must not overwrite
+    parser.add_argument("--out", required=True, help="Markdown file the run is written to")
     args = parser.parse_args(argv)
     settings = {name: value for name, value in (("adapt_delta", args.adapt_delta),
                                                 ("iter_warmup", args.iter_warmup))

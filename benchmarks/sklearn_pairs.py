@@ -15,7 +15,7 @@ Writes a long CSV (dataset, algorithm, run, fold, score)::
 
     python benchmarks/sklearn_pairs.py /tmp/sklearn_pairs.csv
     python benchmarks/bench_real_pairs.py /tmp/sklearn_pairs.csv --easy tree logistic \\
-        --pairs tree-tree_pruned,logistic-logistic_c08,knn5-knn5_dist
+        --pairs tree-tree_pruned,logistic-logistic_c08,knn5-knn5_dist --out /tmp/sklearn_pairs.md
 """
 from __future__ import annotations
 

@@ -138,6 +138,11 @@ def test_outputs_and_figure(result):
     assert not result.stable("delta0")  # "a better" somewhere, "equivalent" at width 10
     summary = result.summary()
     assert "moves with the prior or the ROPE" in summary and "a better" in summary
+    # each prior's fit and the ESS it reached, as the fit itself reports them
+    for prior, fit in result.fits.items():
+        ess = fit.settings["ess"]
+        assert (f"{prior} {len(fit.attempts)} attempt(s), ESS {ess['bulk']:.0f} bulk, "
+                f"{ess['tail']:.0f} tail (target 1000)") in summary
     assert result.to_markdown().startswith("### Sensitivity of a vs b")
     axes = result.plot()
     assert len(axes) == 2

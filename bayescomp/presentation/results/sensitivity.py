@@ -28,13 +28,21 @@ def describe(result, quantity: str) -> str:
             f"ROPE ({'; '.join(parts)}).")
 
 
+def fit_line(prior: str, fit) -> str:
+    """What one prior's fit rests on: its attempts and the ESS of its reported quantities."""
+    ess = fit.settings["ess"]
+    return (f"{prior} {len(fit.settings['attempts'])} attempt(s), ESS {ess['bulk']:.0f} bulk, "
+            f"{ess['tail']:.0f} tail (target {ess['target']})")
+
+
 def summary(result) -> str:
     """How each decision moves with the prior and the ROPE, and the long table."""
     left, equal, right = result.labels
     lines = [f"Sensitivity of {result.first} - {result.second} to the prior and the ROPE "
              f"(hierarchical model, seed {result.seed}; one fit per prior, every ROPE read "
              "off its draws)",
-             *(describe(result, q) for q in result.quantities)]
+             *(describe(result, q) for q in result.quantities),
+             "fits: " + "; ".join(fit_line(prior, fit) for prior, fit in result.fits.items())]
     unreliable = [p for p, fit in result.fits.items() if not fit.reliable]
     if unreliable:
         lines.append(f"UNRELIABLE fits (no decision): {', '.join(unreliable)}")
