@@ -88,6 +88,35 @@ def test_a_dataset_that_may_have_lost_a_fold_is_named_with_the_rho_it_gives(tmp_
                                    [1 / 10, 1 / 9, 1 / 10])
 
 
+def test_runs_with_the_same_scores_everywhere_are_named(tmp_path):
+    """Run 3 of d1 a copy of its run 0 (one split done twice): a warning names the dataset and
+    the runs, and the scores stay as given. Runs of one constant score (every algorithm
+    perfect), runs whose fold labels differ, and distinct runs warn nothing."""
+    import warnings
+
+    long = long_frame(n_runs=4, n_folds=5)
+    copied = long.copy()
+    in_d1 = copied["dataset"] == "d1"
+    for algorithm in "abc":
+        source = in_d1 & (copied["algorithm"] == algorithm)
+        copied.loc[source & (copied["run"] == 3), "score"] = \
+            copied.loc[source & (copied["run"] == 0), "score"].to_numpy()
+    copied.to_csv(tmp_path / "copied.csv", index=False)
+    with pytest.warns(bc.exceptions.InputWarning,
+                      match=r"dataset 'd1' \(runs 0 = 3\): these runs have the same score for "
+                            r"every algorithm on every fold.*keep one of the copies"):
+        scores = bc.read_csv(tmp_path / "copied.csv")
+    d1 = scores.datasets[scores.dataset_names.index("d1")].values.reshape(3, 4, 5)
+    np.testing.assert_array_equal(d1[:, 3], d1[:, 0])
+    perfect = long.assign(score=np.where(long["dataset"] == "d2", 1.0, long["score"]))
+    ragged = long.assign(fold=np.where(long["run"] == 3, long["fold"] + 5, long["fold"]))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        for frame in (long, perfect):
+            bc.from_long(frame)
+        bc.from_long(ragged, n_folds=5)
+
+
 def test_ragged_collection_with_distinct_rho():
     scores = bc.from_arrays({"x": [np.arange(10.0), np.arange(4.0)],
                              "y": [np.arange(10.0) + 1, np.arange(4.0) * 2]},

@@ -137,23 +137,3 @@ def test_a_joint_ess_target_must_be_a_positive_integer(three_algorithms):
         with pytest.raises(ValueError, match="ess must be a positive integer"):
             bc.compare_many(three_algorithms, ess=bad)
 
-
-@pytest.mark.stan
-def test_both_engines_extend_a_joint_fit_alike(three_algorithms, cmdstanpy_backend,
-                                               pystan_backend):
-    """The extension to the ESS target continues the chains with their adapted step size and
-    metric on either engine: the same attempts and the same draws for the same seed."""
-    results = {}
-    for backend in (cmdstanpy_backend, pystan_backend):
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            results[backend] = bc.compare_many(three_algorithms, seed=4, chains=2,
-                                               iter_warmup=300, iter_sampling=500, ess=800,
-                                               backend=backend)
-    first, second = results.values()
-    assert [(a["draws"], a["iter_warmup"]) for a in first.attempts] == \
-        [(a["draws"], a["iter_warmup"]) for a in second.attempts]
-    assert len(first.attempts) > 1
-    for name in ("delta0", "sigma0", "nu"):
-        np.testing.assert_allclose(first.idata.posterior[name].values,
-                                   second.idata.posterior[name].values, atol=1e-6)

@@ -89,6 +89,40 @@ def _warn_missing_folds(labels: dict, stacklevel: int) -> None:
                       "CLI's --n-folds) or rho", InputWarning, stacklevel=stacklevel)
 
 
+def repeated_runs(wide: pd.DataFrame) -> list[list]:
+    """Groups of runs of one dataset whose scores are the same for every algorithm on every
+    fold: ``wide`` is indexed by (run, fold), one column per algorithm. Runs whose scores are
+    all one number (every algorithm perfect, say) are left out, as are datasets whose runs do
+    not share their fold labels."""
+    by_run = wide.unstack(level=1)                      # run x (algorithm, fold)
+    if len(by_run) < 2 or by_run.isna().to_numpy().any():
+        return []
+    groups: dict[tuple, list] = {}
+    for label, row in zip(by_run.index, by_run.to_numpy()):
+        if np.ptp(row) > 0:
+            groups.setdefault(tuple(row), []).append(label)
+    return [runs for runs in groups.values() if len(runs) > 1]
+
+
+def _warn_repeated_runs(found: dict, stacklevel: int) -> None:
+    """One :class:`~bayescomp.exceptions.InputWarning` naming the datasets with runs of equal
+    scores (:func:`repeated_runs`, ``{dataset: groups}``): one split done twice (a random
+    state drawn twice) counts its evidence twice. A coarse score (a few test cases) can
+    also repeat by chance, so it warns and changes nothing."""
+    from bayescomp.exceptions import InputWarning
+
+    if not found:
+        return
+    listed = [f"{name!r} (runs {' = '.join(map(str, runs))})" for name, groups in found.items()
+              for runs in groups]
+    more = f" and {len(listed) - 5} more" if len(listed) > 5 else ""
+    warnings.warn(f"dataset{'s' if len(found) > 1 else ''} {'; '.join(listed[:5])}{more}: "
+                  "these runs have the same score for every algorithm on every fold. If they "
+                  "are one split done twice (a random state drawn twice, say), the model counts "
+                  "its evidence twice; give every run its own split, or keep one of the copies",
+                  InputWarning, stacklevel=stacklevel)
+
+
 def from_arrays(scores: Mapping[str, object], *, rho: float | None = None,
                 n_folds: int | None = None, datasets: Sequence[str] | None = None) -> Scores:
     """Scores from numpy fold matrices, one per algorithm.
@@ -232,7 +266,7 @@ def from_long(frame: pd.DataFrame, *, dataset: str = "dataset", algorithm: str =
         _warn_missing_folds(fold_labels, stacklevel=4 if _wide else 3)
     rhos = _resolve_rho(names, rho, n_folds,
                         inferred_folds=[len(seen) for seen in fold_labels.values()])
-    built = []
+    built, repeated = [], {}
     for name, rho_i in zip(names, rhos):
         wide = (frame[frame[dataset] == name]
                 .pivot(index=[run, fold], columns=algorithm, values=score)
@@ -245,6 +279,9 @@ def from_long(frame: pd.DataFrame, *, dataset: str = "dataset", algorithm: str =
             raise ValueError(f"dataset {name!r}, algorithm {alg!r}: no score for run {r}, "
                              f"fold {f}, which {present} have; scores must be paired")
         built.append(DatasetScores(name, rho_i, wide.to_numpy(dtype=float).T))
+        if groups := repeated_runs(wide):
+            repeated[name] = groups
+    _warn_repeated_runs(repeated, stacklevel=4 if _wide else 3)
     result = Scores(algorithms, tuple(built))
     warn_few_scores(result, stacklevel=4 if _wide else 3)
     return result
