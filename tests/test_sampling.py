@@ -11,6 +11,7 @@ import asyncio
 import contextlib
 import io
 import re
+import sys
 import tempfile
 import warnings
 from concurrent.futures import ThreadPoolExecutor
@@ -460,3 +461,35 @@ def test_invalid_data_and_inits_are_readable_errors(engine):
         fit(engine, seed=1, inits=[{"mu": 0.0, "sigma": -1.0}] * 2)
     # the failed fits left the engine usable
     assert fit(engine, seed=1).posterior["mu"].shape == (2, 200)
+
+
+@pytest.mark.stan
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="initial-exec TLS is Linux's")
+def test_a_full_static_tls_block_gets_a_module_that_needs_none(pystan_backend, monkeypatch):
+    """Where the process's static TLS block is full, an initial-exec module fails to load;
+    the program is then built with the default TLS model and loaded instead: the same draws
+    for the seed, no fall back to the public route, and its record says how it was built."""
+    import json
+    from bayescomp.sampling import _native
+
+    data = {"n": 10, "rho": 0.1, "mean_diff": 0.004, "ss": 9 * 0.01 ** 2 / (1 / 10 + 0.1 / 0.9)}
+    usual = sampling.sample("correlated", data, backend="pystan", route="native", seed=7, **SMALL)
+    real_open, opened = _native._open, []
+
+    def full_static_tls(target):
+        record = json.loads((target.parent / "record.json").read_text())
+        if "-ftls-model=initial-exec" in record["toolchain"]["flags"]:
+            raise ImportError(f"{target}: cannot allocate memory in static TLS block")
+        opened.append(record)
+        return real_open(target)
+
+    monkeypatch.setattr(_native, "_open", full_static_tls)
+    monkeypatch.setattr(_native, "_MODULES", {})   # as if it had not been loaded yet
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", EngineWarning)   # no fall back to the public route
+        copy = sampling.sample("correlated", data, backend="pystan", route="native", seed=7,
+                               **SMALL)
+    assert len(opened) == 1 and opened[0]["name"] == "correlated"
+    assert not any(flag.startswith("-ftls-model") for flag in opened[0]["toolchain"]["flags"])
+    assert copy.attrs["route"] == "native"
+    np.testing.assert_array_equal(copy.posterior["mu"].values, usual.posterior["mu"].values)

@@ -18,6 +18,13 @@ renamed into place complete, so an interrupted or killed build leaves no entry. 
 whose record is missing or does not match is rebuilt (one warning saying so), never loaded. A lock file
 per module makes concurrent first runs share one build. Modules are built without debug
 information (``-g0``): 1 MB of code instead of 100 MB with it.
+
+Static TLS. On Linux a module reads Stan's thread-local autodiff stack with the initial-exec
+TLS model, which puts its 392 bytes of thread-local data in glibc's static TLS block: sized
+when the process starts, it holds 4 such modules. The fifth fails to load ("cannot allocate
+memory in static TLS block"), and that program is then built a second time with the default
+(global-dynamic) model, which needs no static TLS, and loaded instead: a one-time compile,
+and each of its leapfrog steps about 7% dearer.
 """
 from __future__ import annotations
 
@@ -63,17 +70,18 @@ def unavailable() -> str | None:
     return _httpstan.internals_usable()
 
 
-def _toolchain() -> dict:
-    """Everything besides the program that the module depends on."""
+def _toolchain(initial_exec: bool = True) -> dict:
+    """Everything besides the program that the module depends on; ``initial_exec=False``:
+    the default TLS model (module notes)."""
     try:
         settings = _httpstan.build_settings()
     except (RuntimeError, OSError, TypeError, SyntaxError) as exc:
         raise DriverBuildError(f"cannot read how httpstan builds its modules: {exc}") from exc
     flags = settings["flags"] + ["-g0"]  # after sysconfig's -g: no 100 MB of debug information
-    if platform.system() == "Linux":
+    if initial_exec and platform.system() == "Linux":
         # Stan's autodiff stack is thread_local (STAN_THREADS). In a shared library every
         # access then calls __tls_get_addr, 7% of a leapfrog step; initial-exec reads it at a
-        # fixed offset. Should glibc lack the room for it, loading fails and we fall back.
+        # fixed offset. Should glibc lack the room for it, load() builds a copy without it.
         flags.append("-ftls-model=initial-exec")
     toolchain = dict(settings, flags=flags, stanc_flags=list(STANC_FLAGS),
                      httpstan=_httpstan.version(), python=sys.version,
@@ -111,9 +119,9 @@ def _damage(target: Path, record_path: Path, code: str, toolchain: dict) -> str 
     return None
 
 
-def _compile(name: str, code: str, show_progress: bool) -> Path:
+def _compile(name: str, code: str, show_progress: bool, initial_exec: bool = True) -> Path:
     """The verified module of ``code``, built first if missing or damaged."""
-    toolchain = _toolchain()
+    toolchain = _toolchain(initial_exec)
     module_name, target, record_path = _paths(code, toolchain)
     if target.is_file() and _damage(target, record_path, code, toolchain) is None:
         return target
@@ -130,7 +138,8 @@ def _compile(name: str, code: str, show_progress: bool) -> Path:
             with tempfile.TemporaryDirectory(prefix="bayescomp-build-") as cwd:
                 # a child process in an empty working directory: setuptools writes ./build
                 done = subprocess.run(
-                    [sys.executable, "-m", "bayescomp.sampling._native", module_name, str(built)],
+                    [sys.executable, "-m", "bayescomp.sampling._native", module_name, str(built),
+                     "initial-exec" if initial_exec else "default"],
                     input=code, cwd=cwd, capture_output=True, text=True,
                     env=dict(os.environ, PYTHONPATH=os.pathsep.join(
                         [str(Path(__file__).resolve().parents[2])]
@@ -153,11 +162,11 @@ def _compile(name: str, code: str, show_progress: bool) -> Path:
     return target
 
 
-def _build(module_name: str, code: str, target: Path) -> None:
+def _build(module_name: str, code: str, target: Path, initial_exec: bool = True) -> None:
     """In the child process: stanc, then the program and the driver into one module."""
     import setuptools
 
-    toolchain = _toolchain()
+    toolchain = _toolchain(initial_exec)
     try:
         cpp = _httpstan.stanc(code, f"model_{module_name}", tuple(toolchain["stanc_flags"]))
     except ValueError as exc:  # a syntax or semantic error in the program
@@ -190,19 +199,30 @@ def load(name: str, code: str, show_progress: bool = False):
         key = hashlib.sha256(code.encode()).hexdigest()
         if key in _MODULES:
             return _MODULES[key]
-        try:
-            target = _compile(name, code, show_progress)
-        except OSError as exc:   # e.g. a cache directory that cannot be written
-            raise DriverBuildError(f"cannot build the native module of {name!r}: {exc}") from exc
-        spec = importlib.util.spec_from_file_location(target.stem.split(".")[0], target)
-        try:   # the shared object is opened by module_from_spec
-            module = importlib.util.module_from_spec(spec)
-            spec.loader.exec_module(module)
-        except ImportError as exc:   # e.g. "cannot allocate memory in static TLS block"
-            raise DriverBuildError(f"the compiled Stan program {name!r} could not be loaded: "
-                                   f"{exc}") from exc
+        for initial_exec in (True, False):
+            try:
+                target = _compile(name, code, show_progress, initial_exec)
+            except OSError as exc:   # e.g. a cache directory that cannot be written
+                raise DriverBuildError(f"cannot build the native module of {name!r}: "
+                                       f"{exc}") from exc
+            try:
+                module = _open(target)
+                break
+            except ImportError as exc:
+                if initial_exec and "static TLS" in str(exc):
+                    continue   # the process's static TLS is full: a copy that needs none
+                raise DriverBuildError(f"the compiled Stan program {name!r} could not be "
+                                       f"loaded: {exc}") from exc
         _MODULES[key] = module
         return module
+
+
+def _open(target: Path):
+    """The module in the shared object ``target``, loaded (ImportError if it cannot be)."""
+    spec = importlib.util.spec_from_file_location(target.stem.split(".")[0], target)
+    module = importlib.util.module_from_spec(spec)   # opens the shared object
+    spec.loader.exec_module(module)
+    return module
 
 
 def cancel_running() -> None:
@@ -299,11 +319,11 @@ def failure_message(name, failures, max_lines=8):
     return text + (":\n  " + "\n  ".join(unique) if unique else "")
 
 
-if __name__ == "__main__":  # the child process of _compile: python -m ... MODULE TARGET
+if __name__ == "__main__":  # the child process of _compile: python -m ... MODULE TARGET TLS
     # Ctrl-C (to the whole group) must read as an interrupt, not as a failed compile that
     # the engine would answer by falling back to another build
     def _stop(*_):   # SystemExit unwinds, removing the build's temporary directories
         raise SystemExit(_INTERRUPTED)
 
     signal.signal(signal.SIGINT, _stop)
-    _build(sys.argv[1], sys.stdin.read(), Path(sys.argv[2]))
+    _build(sys.argv[1], sys.stdin.read(), Path(sys.argv[2]), sys.argv[3] == "initial-exec")
