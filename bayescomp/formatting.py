@@ -104,3 +104,11 @@ def json_value(value):
     if isinstance(value, (tuple, list, np.ndarray)):
         return [json_value(v) for v in value]
     return json_number(value) if isinstance(value, (int, float, np.number)) else str(value)
+
+
+def first_few(items, separator: str = ", ", limit: int = 5) -> str:
+    """At most ``limit`` of ``items`` (strings) joined by ``separator``, and how many more
+    there are: what a warning names when it may concern many datasets."""
+    items = list(items)
+    more = f" and {len(items) - limit} more" if len(items) > limit else ""
+    return separator.join(items[:limit]) + more

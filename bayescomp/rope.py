@@ -14,6 +14,8 @@ from numbers import Real
 
 import numpy as np
 
+from bayescomp.formatting import first_few
+
 REGIONS = ("left", "rope", "right")
 
 
@@ -128,11 +130,6 @@ class PointMass:
 TINY_ROPE_SHARE = 1e-3
 
 
-def _names(names, limit: int = 5) -> str:
-    shown = ", ".join(repr(n) for n in names[:limit])
-    return shown + (f" and {len(names) - limit} more" if len(names) > limit else "")
-
-
 def check_rope(rope, scores, first: str, second: str, dataset: str | None = None) -> None:
     """Warn (:class:`~bayescomp.exceptions.InputWarning`) when a ROPE is probably wrong.
 
@@ -181,7 +178,7 @@ def check_rope(rope, scores, first: str, second: str, dataset: str | None = None
             if max(-rope.low, rope.high) < TINY_ROPE_SHARE * size]
     if tiny:
         where = f"all {len(names)} datasets" if len(tiny) == len(names) and len(names) > 1 \
-            else f"dataset(s) {_names([name for name, _ in tiny])}"
+            else f"dataset(s) {first_few(repr(name) for name, _ in tiny)}"
         warnings.warn(
             f"the ROPE {rope} is tiny next to the scores of {first} and {second} on {where} "
             f"(mean |score| {np.mean([size for _, size in tiny]):.4g}): if the scores are percentages, a ROPE "

@@ -15,6 +15,7 @@ import numpy as np
 import pandas as pd
 
 from bayescomp.data.scores import DatasetScores, Scores, warn_few_scores
+from bayescomp.formatting import first_few
 
 if TYPE_CHECKING:
     import os
@@ -82,11 +83,10 @@ def _warn_missing_folds(labels: dict, stacklevel: int) -> None:
             suspects.append(f"{name!r} ({k} folds where most datasets have {usual}; "
                             f"rho = 1/{k})")
     if suspects:
-        more = f" and {len(suspects) - 5} more" if len(suspects) > 5 else ""
-        warnings.warn(f"dataset{'s' if len(suspects) > 1 else ''} {'; '.join(suspects[:5])}"
-                      f"{more}: rho is 1/k for the k folds seen, as for k-fold "
-                      "cross-validation; if a fold of a larger k is missing, give n_folds (the "
-                      "CLI's --n-folds) or rho", InputWarning, stacklevel=stacklevel)
+        warnings.warn(f"dataset{'s' if len(suspects) > 1 else ''} "
+                      f"{first_few(suspects, '; ')}: rho is 1/k for the k folds seen, as for "
+                      "k-fold cross-validation; if a fold of a larger k is missing, give "
+                      "n_folds (the CLI's --n-folds) or rho", InputWarning, stacklevel=stacklevel)
 
 
 def repeated_runs(wide: pd.DataFrame) -> list[list]:
@@ -115,8 +115,7 @@ def _warn_repeated_runs(found: dict, stacklevel: int) -> None:
         return
     listed = [f"{name!r} (runs {' = '.join(map(str, runs))})" for name, groups in found.items()
               for runs in groups]
-    more = f" and {len(listed) - 5} more" if len(listed) > 5 else ""
-    warnings.warn(f"dataset{'s' if len(found) > 1 else ''} {'; '.join(listed[:5])}{more}: "
+    warnings.warn(f"dataset{'s' if len(found) > 1 else ''} {first_few(listed, '; ')}: "
                   "these runs have the same score for every algorithm on every fold. If they "
                   "are one split done twice (a random state drawn twice, say), the model counts "
                   "its evidence twice; give every run its own split, or keep one of the copies",

@@ -19,6 +19,8 @@ from typing import Sequence
 import numpy as np
 import pandas as pd
 
+from bayescomp.formatting import first_few
+
 #: fewer scores per algorithm than this on a dataset draw an InputWarning
 FEW_SCORES = 5
 
@@ -176,9 +178,8 @@ def warn_few_scores(scores: Scores, stacklevel: int = 3) -> None:
     few = [(d.name, d.n_scores) for d in scores.datasets if d.n_scores < FEW_SCORES]
     if not few:
         return
-    listed = ", ".join(f"{name!r} ({n} scores)" for name, n in few[:5])
-    more = f" and {len(few) - 5} more" if len(few) > 5 else ""
-    warnings.warn(f"dataset{'s' if len(few) > 1 else ''} {listed}{more}: fewer than "
+    listed = first_few(f"{name!r} ({n} scores)" for name, n in few)
+    warnings.warn(f"dataset{'s' if len(few) > 1 else ''} {listed}: fewer than "
                   f"{FEW_SCORES} scores per algorithm (n scores give n - 1 degrees of freedom); "
                   "the variance is barely estimated; use more runs or folds (e.g. 10 x 10-fold "
                   "cross-validation)", InputWarning, stacklevel=stacklevel)
