@@ -50,8 +50,8 @@ def pair_estimates(population: np.ndarray, next_masses: np.ndarray,
     return estimates
 
 
-def pair_posterior(fit, data: dict, scale: float, datasets, pairs: list[str], rotation: np.ndarray,
-           rng: np.random.Generator) -> az.InferenceData:
+def pair_posterior(fit, data: dict, scale: float, datasets, pairs: list[str],
+                   rotation: np.ndarray, rng: np.random.Generator) -> az.InferenceData:
     """The posterior in score units and in pair coordinates: delta0 and every delta_i of
     every pair (delta_i drawn from its conditional), the population's Student-t scale of
     every pair (``population_sd``, sqrt(g' B B' g)), sigma0, the components' nu (sorted per
