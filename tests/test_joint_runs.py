@@ -137,3 +137,13 @@ def test_a_joint_ess_target_must_be_a_positive_integer(three_algorithms):
         with pytest.raises(ValueError, match="ess must be a positive integer"):
             bc.compare_many(three_algorithms, ess=bad)
 
+
+def test_retries_must_be_a_non_negative_integer(three_algorithms):
+    # refused before anything is sampled, by the joint model as by the pairwise one (a
+    # negative count used to mean none, a fraction a whole retry more)
+    for bad in (-1, 1.5, True, "2"):
+        with pytest.raises(ValueError, match="retries must be a non-negative integer"):
+            bc.compare_many(three_algorithms, retries=bad)
+        with pytest.raises(ValueError, match="retries must be a non-negative integer"):
+            bc.hierarchical(three_algorithms, "a", "b", retries=bad)
+

@@ -42,9 +42,10 @@ from bayescomp.models.hierarchical_program import (PROGRAM, continuation_inits, 
                                                    prepare, to_user_scale, unconstrained)
 from bayescomp.models.hierarchical_result import HierarchicalResult, region_summary
 from bayescomp.models.hierarchical_runs import (MAX_CLOSE_FACTOR, MAX_DRAWS_FACTOR, REPORTED,
-                                                Retries, adaptation, check_ess, energy_explained,
-                                                extension, joined_draws, region_estimates,
-                                                reported_ess, steps_failed, too_close_to_call)
+                                                Retries, adaptation, check_ess, check_retries,
+                                                energy_explained, extension, joined_draws,
+                                                region_estimates, reported_ess, steps_failed,
+                                                too_close_to_call)
 from bayescomp.models.modes import find_modes, mixture_indices, settled_decisions
 from bayescomp.decisions import THRESHOLD
 from bayescomp.rope import Rope, check_rope, region_labels
@@ -220,9 +221,7 @@ def hierarchical(scores: Scores, first: str, second: str, *, rope: RopeLike = 0.
         prior_name, prior = prior, PRIORS[prior]
     else:
         prior_name = "custom"
-    if isinstance(retries, bool) or not isinstance(retries, (int, np.integer)) or retries < 0:
-        raise ValueError(f"retries must be a non-negative integer, got {retries!r}")
-    ess = check_ess(ess)
+    retries, ess = check_retries(retries), check_ess(ess)
     seeds = sampling.Seeds(seed)
     what = f"hierarchical model {first} - {second}"
     check_rope(rope, scores, first, second)

@@ -70,6 +70,14 @@ def energy_explained(diagnostics: Diagnostics, groups: int) -> bool:
     return diagnostics.min_bfmi >= BFMI_MIN or groups > 1
 
 
+def check_retries(retries) -> int:
+    """``retries``, how many retries an analysis may make, if it is a non-negative integer;
+    else a ValueError."""
+    if isinstance(retries, bool) or not isinstance(retries, (int, np.integer)) or retries < 0:
+        raise ValueError(f"retries must be a non-negative integer, got {retries!r}")
+    return int(retries)
+
+
 def check_ess(ess) -> int:
     """``ess``, an ESS target, if it is a positive integer; else a ValueError."""
     if isinstance(ess, bool) or not isinstance(ess, (int, np.integer)) or ess < 1:

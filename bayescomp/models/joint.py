@@ -47,8 +47,9 @@ from bayescomp.models.estimate import Estimate
 from bayescomp.models.hierarchical import PRIORS, HierarchicalPrior
 from bayescomp.models.hierarchical_result import region_summary
 from bayescomp.models.hierarchical_runs import (MAX_DRAWS_FACTOR, Retries, adaptation,
-                                                check_ess, energy_explained, extension,
-                                                joined_draws, reported_ess, steps_failed)
+                                                check_ess, check_retries, energy_explained,
+                                                extension, joined_draws, reported_ess,
+                                                steps_failed)
 from bayescomp.models.joint_density import log_density, unconstrained
 from bayescomp.models.joint_modes import find_joint_modes
 from bayescomp.models.joint_posterior import (next_dataset_masses, pair_estimates, pair_posterior,
@@ -164,7 +165,7 @@ def compare_many(scores: Scores, algorithms=None, rope: RopeLike = 0.01, seed: i
         datasets (the model then bounds their noise below by the scores' resolution).
     """
     rope = Rope.coerce(rope)
-    ess = check_ess(ess)
+    retries, ess = check_retries(retries), check_ess(ess)
     scores = select_algorithms(scores, algorithms)
     if isinstance(prior, str):
         if prior not in PRIORS:
