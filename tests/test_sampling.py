@@ -323,6 +323,15 @@ def test_seed_reproduces_draws(engine):
 
 
 @pytest.mark.stan
+def test_one_chain_is_the_first_of_two(engine):
+    # cmdstanpy names a single chain's output file without a chain number: read all the same,
+    # and the same draws as chain 1 of a two-chain run with that seed
+    one, two = fit(engine, seed=11, chains=1), fit(engine, seed=11)
+    assert one.posterior["mu"].shape == (1, 200)
+    np.testing.assert_array_equal(one.posterior["mu"].values[0], two.posterior["mu"].values[0])
+
+
+@pytest.mark.stan
 def test_inits(engine):
     # inits far out in the tail: the first draws of warm-up are not kept, but the adapted
     # chains must still find the posterior (whose mean is 0.004)

@@ -28,6 +28,8 @@ from .programs import STANC_FLAGS
 
 _FIX = "install CmdStan with `pip install cmdstanpy && python -m cmdstanpy.install_cmdstan`"
 _TOTAL_TIME = re.compile(rb"([0-9.eE+-]+) seconds \(Total\)")
+#: the chain in the name of an output file, ``<model>-<time>_<chain>`` (absent for one chain)
+_CHAIN = re.compile(r"_(\d+)$")
 _MODELS: dict = {}
 #: CmdStan make options of every executable (part of the cache key when not empty)
 CPP_OPTIONS: dict = {}
@@ -254,12 +256,14 @@ def _read_csv(directory: Path, chains: int):
     """Columns, draws (chains, draws, columns), Stan's time per chain and each chain's
     :func:`adaptation` from CmdStan's CSVs.
 
-    cmdstanpy names them ``<model>-<time>_<chain>.csv``; the comment lines (configuration,
-    adaptation, timing) are skipped by the C parser.
+    cmdstanpy names them ``<model>-<time>_<chain>.csv``, or ``<model>-<time>.csv`` for a
+    single chain; the comment lines (configuration, adaptation, timing) are skipped by the C
+    parser.
     """
     import pandas as pd
 
-    files = sorted(directory.glob("*.csv"), key=lambda p: int(p.stem.rsplit("_", 1)[-1]))
+    files = sorted(directory.glob("*.csv"),
+                   key=lambda p: int(m.group(1)) if (m := _CHAIN.search(p.stem)) else 0)
     if len(files) != chains:
         raise RuntimeError(f"CmdStan wrote {len(files)} output files for {chains} chains")
     frames, seconds, found = [], [], []
