@@ -79,7 +79,7 @@ print(observed_ranks(means).to_string())
 # probability proportional to its *worth* w_k. The worths get a uniform Dirichlet prior. From
 # the posterior we read P(best) (the probability that an algorithm has the largest worth),
 # the probability of each rank, and the expected rank with a 95% credible interval. Ties
-# (equal mean accuracy on a dataset) are averaged over their orders.
+# (mean accuracies within the ROPE on a dataset) count every order of the tied algorithms.
 
 # %%
 ranking = bc.rank_algorithms(scores, seed=SEED, **FIT)

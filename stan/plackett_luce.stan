@@ -3,61 +3,109 @@
 // a Dirichlet prior, and a ranking (best first) has probability
 //   prod_{j < K} w_{o_j} / (w_{o_j} + ... + w_{o_K}).
 //
-// Ties: a dataset on which some algorithms tie is a coarsened ranking, consistent with
-// several strict orders (every order of each tied group). Its likelihood is the mean of the
-// Plackett-Luce probabilities of those orders (the caller lists them, or a random sample of
-// them when there are too many); the mean differs from the probability of the coarsened
-// event, their sum, by a constant, so the posterior is the same. A dataset without ties has
-// one order and the plain Plackett-Luce likelihood.
+// Ties: a dataset on which some algorithms tie is a coarsened ranking, a sequence of groups
+// (best first) whose members may come in any order. Its likelihood is the probability of
+// that event, the sum of the Plackett-Luce probabilities of the strict orders consistent with
+// it. The sum factorises over the groups, since Plackett-Luce fills each next place from what
+// remains: a group takes the next places, in any order, with probability f(S) at S = the
+// group, where for the subsets S of the group, with W the worths summed and R the algorithms
+// ranked after the group,
+//   f(S) = sum_{k in S} w_k / (W(S) + W(R)) f(S \ {k}),   f(empty) = 1
+// (the first of S's places goes to some k in S, chosen from S and R). Exact, and 2^g g / 2
+// terms for a group of g where the orders number g!; a group without ties is the plain
+// factor w_k / (w_k + W(R)), and the last group takes the last places with probability 1.
 functions {
-  // log Plackett-Luce probability of the order `ord` (ord[1] best) given log worths
-  real plackett_luce_lpmf(array[] int ord, vector log_worth) {
-    int K = num_elements(ord);
-    vector[K] lw = log_worth[ord];
-    // log of w_{o_j} + ... + w_{o_K} for every j: a reverse cumulative log-sum-exp
-    vector[K] tail;
-    tail[K] = lw[K];
-    for (j in 1:(K - 1)) {
-      tail[K - j] = log_sum_exp(lw[K - j], tail[K - j + 1]);
+  // log f(members) given the worths and W(R) (see above), summed in linear space (cheaper than
+  // sums of logs by an exp and a log per term): every term is positive, so nothing cancels,
+  // and as the worths sum to 1, f is at least the product of its members' worths, so it
+  // underflows only where a member's worth is below about 1e-308^(1/g) (1e-20 at g = 15; the
+  // log density is then -infinity and the proposal rejected, not misread). The subsets of the
+  // members by their bits, subset s at index s + 1.
+  real group_first_log(array[] int members, vector worth, real rest) {
+    int g = size(members);
+    if (g == 1) {
+      return log(worth[members[1]]) - log(worth[members[1]] + rest);
     }
-    // the last factor is w / w = 1
-    return sum(lw[1:(K - 1)]) - sum(tail[1:(K - 1)]);
+    int n_subsets = 1;
+    for (b in 1:g) {
+      n_subsets *= 2;
+    }
+    vector[n_subsets] f;                     // f(S)
+    vector[n_subsets] total;                 // W(S)
+    f[1] = 1;
+    total[1] = 0;
+    for (s in 1:(n_subsets - 1)) {
+      real sum_terms = 0;
+      int bit = 1;
+      int lowest = 0;                        // the bit of S's first member
+      for (b in 1:g) {
+        if ((s %/% bit) % 2 == 1) {
+          sum_terms += worth[members[b]] * f[s - bit + 1];
+          if (lowest == 0) {
+            lowest = bit;
+            total[s + 1] = total[s - bit + 1] + worth[members[b]];
+          }
+        }
+        bit *= 2;
+      }
+      f[s + 1] = sum_terms / (total[s + 1] + rest);
+    }
+    return log(f[n_subsets]);
+  }
+
+  // log probability of a dataset's (coarsened) ranking: `ord` the algorithms best first, the
+  // members of each group together; group_size[j] the size of the group that starts at place
+  // j, 0 at the other places
+  real tied_ranking_log(array[] int ord, array[] int group_size, vector worth) {
+    int K = num_elements(ord);
+    // w_{o_j} + ... + w_{o_K} for every j
+    vector[K] tail = reverse(cumulative_sum(reverse(worth[ord])));
+    real lp = 0;
+    int place = 1;
+    while (place <= K) {
+      int after = place + group_size[place];
+      if (after <= K) {
+        lp += group_first_log(ord[place:(after - 1)], worth, tail[after]);
+      }
+      place = after;
+    }
+    return lp;
   }
 }
 data {
-  int<lower=2> K;                               // algorithms
-  int<lower=1> D;                               // datasets
-  int<lower=D> N;                               // strict orders, one or more per dataset
-  array[N, K] int<lower=1, upper=K> order;      // order[n, j]: the algorithm in place j
-  array[D] int<lower=1, upper=N> first_order;   // dataset d: rows first_order[d] ...
-  array[D] int<lower=1> n_orders;               //   ... first_order[d] + n_orders[d] - 1
-  vector<lower=0>[K] alpha;                     // Dirichlet prior of the worths
+  int<lower=2> K;                                   // algorithms
+  int<lower=1> D;                                   // datasets
+  array[D, K] int<lower=1, upper=K> order;          // order[d, j]: the algorithm in place j
+  array[D, K] int<lower=0, upper=K> group_size;     // size of the group starting at place j
+  vector<lower=0>[K] alpha;                         // Dirichlet prior of the worths
+}
+transformed data {
+  for (d in 1:D) {
+    int place = 1;
+    while (place <= K) {
+      if (group_size[d, place] < 1) {
+        reject("dataset ", d, ": no group starts at place ", place);
+      }
+      place += group_size[d, place];
+    }
+    if (place != K + 1) {
+      reject("dataset ", d, ": the groups overrun the ", K, " places");
+    }
+  }
 }
 parameters {
   simplex[K] worth;
 }
 model {
-  vector[K] log_worth = log(worth);
   worth ~ dirichlet(alpha);
   for (d in 1:D) {
-    vector[n_orders[d]] lp;
-    for (m in 1:n_orders[d]) {
-      lp[m] = plackett_luce_lpmf(order[first_order[d] + m - 1] | log_worth);
-    }
-    target += log_sum_exp(lp) - log(n_orders[d]);
+    target += tied_ranking_log(order[d], group_size[d], worth);
   }
 }
 generated quantities {
-  // per dataset, for LOO and model checks
+  // per dataset, for LOO and model checks: the log probability of its observed ranking
   vector[D] log_lik;
-  {
-    vector[K] log_worth = log(worth);
-    for (d in 1:D) {
-      vector[n_orders[d]] lp;
-      for (m in 1:n_orders[d]) {
-        lp[m] = plackett_luce_lpmf(order[first_order[d] + m - 1] | log_worth);
-      }
-      log_lik[d] = log_sum_exp(lp) - log(n_orders[d]);
-    }
+  for (d in 1:D) {
+    log_lik[d] = tied_ranking_log(order[d], group_size[d], worth);
   }
 }

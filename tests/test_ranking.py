@@ -1,8 +1,9 @@
 """The Plackett-Luce ranking (bayescomp.models.ranking): known answers.
 
 * the rankings, ties and tie orders read from the scores, by hand;
-* the Stan program's log-likelihood (generated ``log_lik``) equals a plain Python
-  Plackett-Luce likelihood, averaged over tie orders, at the sampled worths;
+* the Stan program's log-likelihood (generated ``log_lik``, its sum over the subsets of each
+  tied group) equals a plain Python Plackett-Luce likelihood summed over every order of the
+  tied algorithms, at the sampled worths;
 * with many datasets and the uniform Dirichlet prior the posterior mean is close to an
   independent maximum-likelihood fit (scipy.optimize on the Plackett-Luce likelihood);
 * known worths are recovered inside their credible intervals;
@@ -14,6 +15,7 @@
 """
 import json
 import re
+from itertools import permutations, product
 
 import numpy as np
 import pandas as pd
@@ -22,8 +24,8 @@ from scipy import optimize
 
 import bayescomp as bc
 from bayescomp.models import ranking
-from bayescomp.models.ranking import (mean_scores, observed_ranks, rank_algorithms, tie_groups,
-                               tie_orders)
+from bayescomp.models.ranking import (MAX_TIED, mean_scores, observed_ranks, rank_algorithms,
+                                     tie_groups, tie_layout)
 
 SHORT = dict(chains=2, iter_warmup=500, iter_sampling=1000)
 
@@ -100,18 +102,19 @@ def test_rope_ties_within_the_rope_of_the_groups_best():
     assert observed_ranks(means, rope=0.01).iloc[0].tolist() == [1.5, 1.5, 3, 4]
 
 
-def test_tie_orders_enumerate_every_order_of_each_group():
+def every_order(groups):
+    """Every strict order (best first) consistent with tie groups, enumerated."""
+    return [np.concatenate(parts) for parts in product(*(list(permutations(g)) for g in groups))]
+
+
+def test_tie_layout_keeps_the_groups_or_draws_one_order():
     groups = [np.array([1]), np.array([0, 2, 4]), np.array([3, 5])]
-    orders = tie_orders(groups, "average")
-    assert orders.shape == (3 * 2 * 1 * 2, 6)  # 3! x 2!
-    assert len({tuple(o) for o in orders}) == 12
-    assert all(o[0] == 1 and set(o[1:4]) == {0, 2, 4} and set(o[4:]) == {3, 5} for o in orders)
-    one = tie_orders(groups, "random", rng=np.random.default_rng(0))
-    assert one.shape == (1, 6) and tuple(one[0]) in {tuple(o) for o in orders}
-    capped = tie_orders(groups, "average", max_orders=5, rng=np.random.default_rng(0))
-    assert capped.shape == (5, 6) and {tuple(o) for o in capped} <= {tuple(o) for o in orders}
+    order, group_size = tie_layout(groups, "average")
+    assert order.tolist() == [1, 0, 2, 4, 3, 5] and group_size.tolist() == [1, 3, 0, 0, 2, 0]
+    one, sizes = tie_layout(groups, "random", rng=np.random.default_rng(0))
+    assert tuple(one) in {tuple(o) for o in every_order(groups)} and sizes.tolist() == [1] * 6
     with pytest.raises(ValueError, match="ties"):
-        tie_orders(groups, "first")
+        tie_layout(groups, "first")
 
 
 def test_bad_arguments_say_what_to_do():
@@ -126,6 +129,12 @@ def test_bad_arguments_say_what_to_do():
         rank_algorithms(scores, rope=(-0.01, 0.02), seed=1)
     with pytest.raises(ValueError, match="half-width must be"):
         rank_algorithms(scores, rope=-0.01, seed=1)
+    # more algorithms tied on a dataset than the exact sum takes: named, with what to do
+    many = scores_from_rankings([list(range(MAX_TIED + 1))] * 2,
+                                [f"m{k}" for k in range(MAX_TIED + 1)])
+    with pytest.raises(ValueError, match=rf"dataset '0': {MAX_TIED + 1} algorithms tie .*"
+                                         "ties='random'"):
+        rank_algorithms(many, rope=1.0, seed=1)
 
 
 # --- the Stan program -------------------------------------------------------------------------
@@ -143,20 +152,50 @@ def tied_fit(stan_backend):
 
 
 @pytest.mark.stan
-def test_stan_loglik_is_the_mean_over_tie_orders(tied_fit):
+def test_stan_loglik_is_the_sum_over_tie_orders(tied_fit):
     scores, result = tied_fit
     assert result.settings["tied_datasets"] == 3
-    assert result.settings["tie_orders"].tolist() == [2, 1, 1, 1, 6, 1, 1, 2, 1, 1, 1, 1]
     means = mean_scores(scores).to_numpy()
+    assert [len(every_order(tie_groups(row))) for row in means] == [2, 1, 1, 1, 6, 1, 1, 2, 1,
+                                                                    1, 1, 1]
     draws = result.worths.to_numpy()
     log_lik = result.idata.log_likelihood["log_lik"].values.reshape(len(draws), -1)
     for s in range(0, len(draws), 97):
         log_worth = np.log(draws[s])
         for d in range(len(scores)):
-            orders = tie_orders(tie_groups(means[d]), "average")
-            expected = np.log(np.mean([np.exp(pl_loglik(log_worth, [o])) for o in orders]))
+            orders = every_order(tie_groups(means[d]))
+            expected = np.log(np.sum([np.exp(pl_loglik(log_worth, [o])) for o in orders]))
             # the other treatments of a tie differ by log 2 or more
             assert log_lik[s, d] == pytest.approx(expected, rel=1e-10)
+
+
+@pytest.mark.stan
+def test_large_tie_groups_sum_every_order(stan_backend):
+    # 7 algorithms: a group of 5 between a winner and a loser (120 orders), a group of 6
+    # before the last (720), and, as the last place is its own group, a group of 6 that
+    # takes places 2-7 (probability 1: no information). The sum over the subsets against the
+    # orders enumerated, at draws far from uniform worths.
+    names = [f"m{k}" for k in range(7)]
+    means = np.array([[0.9, 0.5, 0.5, 0.5, 0.5, 0.5, 0.1],
+                      [0.5, 0.5, 0.5, 0.5, 0.5, 0.5, 0.1],
+                      [0.9, 0.5, 0.5, 0.5, 0.5, 0.5, 0.5],
+                      [0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7]])
+    scores = scores_from_means(means, names)
+    result = rank_algorithms(scores, seed=3, backend=stan_backend, chains=1, iter_warmup=200,
+                             iter_sampling=50)
+    draws = result.worths.to_numpy()
+    log_lik = result.idata.log_likelihood["log_lik"].values.reshape(len(draws), -1)
+    groups = [tie_groups(row) for row in means]
+    assert [len(every_order(g)) for g in groups] == [120, 720, 720, 1]
+    for s in range(0, len(draws), 10):
+        log_worth = np.log(draws[s])
+        for d, dataset_groups in enumerate(groups):
+            expected = np.log(np.sum([np.exp(pl_loglik(log_worth, [o]))
+                                      for o in every_order(dataset_groups)]))
+            assert log_lik[s, d] == pytest.approx(expected, rel=1e-10, abs=1e-12)
+    # on dataset 2 the tied group takes the last six places with probability 1: only the
+    # winner's place, probability w_0, is information
+    np.testing.assert_allclose(log_lik[:, 2], np.log(draws[:, 0]), rtol=1e-10)
 
 
 @pytest.mark.stan

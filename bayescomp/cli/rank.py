@@ -53,8 +53,9 @@ def add_parser(subparsers):
                       "best of their group tie (units of the scores; default 0.01, as the "
                       "pairwise commands; 0: equal means only)")
     rank.add_argument("--ties", choices=["average", "random"], default="average",
-                      help="average: likelihood averaged over the orders of tied algorithms "
-                      "(default); random: ties broken at random with the seed (scmamp)")
+                      help="average: every order of the tied algorithms counts (the "
+                      "probability of the tied ranking; default); random: ties broken at "
+                      "random with the seed (scmamp)")
     rank.add_argument("--prior", type=_concentration, default=1.0, metavar="ALPHA",
                       help="Dirichlet concentration of the worths (default 1, uniform)")
     rank.add_argument("--seed", type=int, default=1, help="random seed (default 1)")

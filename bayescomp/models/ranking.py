@@ -15,11 +15,11 @@ sorted best first, an algorithm joins the current group when within the ROPE of 
 *best* mean, else it starts the next group (A, B tie; C leads the next group). A group never
 spans more than the ROPE, as chaining neighbours would. ``rope=0`` ties equal means only
 (within 1e-9 relative, floating-point noise). ``ties="average"`` (default) treats a tied
-ranking as the coarsened observation it is: its likelihood is the mean Plackett-Luce
-probability of the strict orders consistent with it (every order of each tied group), up to
-a constant the probability of that tied ranking; beyond ``max_tie_orders`` orders, a random
-sample of that many (drawn with the seed) stands in for them. ``ties="random"`` breaks each
-tie by one random order drawn with the seed, as scmamp does.
+ranking as the coarsened observation it is: its likelihood is the probability of that tied
+ranking, the sum of the Plackett-Luce probabilities of the strict orders consistent with it
+(every order of each tied group), computed exactly over the subsets of each group
+(``stan/plackett_luce.stan``; up to :data:`MAX_TIED` algorithms tied on one dataset).
+``ties="random"`` breaks each tie by one random order drawn with the seed, as scmamp does.
 
 What a rank is. Rank 1 is the largest *worth* (the algorithm most likely first on a new
 dataset); ``expected_rank`` is the posterior mean rank of an algorithm's worth, which
@@ -28,9 +28,7 @@ settles on one integer as datasets accrue. It is not the algorithm's mean rank o
 """
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, field
-from itertools import permutations, product
 
 import arviz as az
 import numpy as np
@@ -45,6 +43,11 @@ from bayescomp.rope import Rope
 
 
 TIES = ("average", "random")
+
+#: The most algorithms tied on one dataset that ``ties="average"`` takes: the likelihood of a
+#: group of g tied algorithms sums over its 2^g subsets (``benchmarks/results/ranking.md``: 30
+#: datasets, 15 of them one group of 15, ranked in 2.2 s).
+MAX_TIED = 15
 
 
 def mean_scores(scores: Scores) -> pd.DataFrame:
@@ -98,40 +101,36 @@ def tie_groups(means, higher_is_better: bool = True, rope: float = 0.0,
     return [order[first:end[first]] for first in np.unique(start)]
 
 
-def tie_orders(groups, ties: str = "average", max_orders: int = 720,
-               rng: np.random.Generator | None = None) -> np.ndarray:
-    """Strict orders (rows, best first) consistent with a ranking given as tie groups.
+def tie_layout(groups, ties: str = "average",
+               rng: np.random.Generator | None = None) -> tuple[np.ndarray, np.ndarray]:
+    """A ranking given as tie groups, laid out for ``stan/plackett_luce.stan``.
 
     Parameters
     ----------
     groups : list of array of int
         Tie groups, best first (see :func:`tie_groups`).
     ties : "average" or "random"
-        "average": every order of every tied group (the product of the groups' orders), or
-        ``max_orders`` of them drawn at random when there are more. "random": one random order.
-    max_orders : int
-        Most orders listed for one dataset.
+        "average": the groups as they are (the program sums over their orders). "random":
+        each group put in one random order, its algorithms then untied.
     rng : numpy.random.Generator
         For the random orders.
 
     Returns
     -------
-    numpy.ndarray of int, shape (orders, algorithms)
+    order, group_size : ndarray of int (algorithms)
+        The algorithms best first, each group's together; the size of the group that starts
+        at each place, 0 at the other places.
     """
     if ties not in TIES:
         raise ValueError(f"ties must be one of {TIES}, got {ties!r}")
-    rng = np.random.default_rng() if rng is None else rng
-    count = math.prod(math.factorial(len(g)) for g in groups)
-
-    def random_order():
-        return np.concatenate([rng.permutation(g) for g in groups])
-
     if ties == "random":
-        return random_order()[None, :]
-    if count <= max_orders:
-        return np.array([np.concatenate(parts)
-                         for parts in product(*(list(permutations(g)) for g in groups))])
-    return np.array([random_order() for _ in range(max_orders)])
+        rng = np.random.default_rng() if rng is None else rng
+        groups = [[k] for group in groups for k in rng.permutation(group)]
+    order = np.concatenate([np.asarray(g, dtype=int) for g in groups])
+    group_size = np.zeros(len(order), dtype=int)
+    starts = np.cumsum([0] + [len(g) for g in groups[:-1]])
+    group_size[starts] = [len(g) for g in groups]
+    return order, group_size
 
 
 def observed_ranks(means: pd.DataFrame, higher_is_better: bool = True,
@@ -259,7 +258,7 @@ def _dirichlet(prior, algorithms) -> np.ndarray:
 
 def rank_algorithms(scores: Scores, *, rope: float = 0.01, seed: int | None = None,
                     ties: str = "average", prior: float = 1.0, higher_is_better: bool = True,
-                    max_tie_orders: int = 720, interval: float = 0.95, backend: str = "auto", chains: int = 4,
+                    interval: float = 0.95, backend: str = "auto", chains: int = 4,
                     iter_warmup: int = 1000, iter_sampling: int = 1000, adapt_delta: float = 0.8,
                     show_progress: bool = False) -> RankingResult:
     """Rank several algorithms across datasets with a Bayesian Plackett-Luce model.
@@ -279,16 +278,15 @@ def rank_algorithms(scores: Scores, *, rope: float = 0.01, seed: int | None = No
         Stan's in ``settings["stan_seeds"]``. The same seed gives the same draws on the same
         backend.
     ties : "average" or "random"
-        How a tie is modelled (see the module notes): the mean likelihood over the orders
-        of the tied algorithms (default), or one random order per dataset (scmamp's choice).
+        How a tie is modelled (see the module notes): the probability of the tied ranking,
+        the sum over the orders of the tied algorithms (default; at most :data:`MAX_TIED`
+        tied on one dataset), or one random order per dataset (scmamp's choice).
     prior : float or sequence of float
         Dirichlet concentration of the worths, one number for all algorithms or one each.
         1 (default, as scmamp) is uniform on the simplex: the posterior mode is then the
         maximum-likelihood estimate.
     higher_is_better : bool
         False for losses (error rates): the smallest mean then ranks first.
-    max_tie_orders : int
-        Per dataset, the most tie orders enumerated; beyond it that many are drawn at random.
     interval : float
         Probability of the credible intervals (expected rank and worth HDI).
     backend, chains, iter_warmup, iter_sampling, adapt_delta, show_progress
@@ -304,8 +302,6 @@ def rank_algorithms(scores: Scores, *, rope: float = 0.01, seed: int | None = No
                          f"{list(scores.algorithms)}")
     if ties not in TIES:
         raise ValueError(f"ties must be one of {TIES}, got {ties!r}")
-    if int(max_tie_orders) < 1:
-        raise ValueError(f"max_tie_orders must be at least 1, got {max_tie_orders}")
     if not 0 < interval < 1:
         raise ValueError(f"interval must lie in (0, 1), got {interval}")
     alpha = _dirichlet(prior, scores.algorithms)
@@ -313,17 +309,21 @@ def rank_algorithms(scores: Scores, *, rope: float = 0.01, seed: int | None = No
     seeds = sampling.Seeds(seed)
     rng = seeds.generator("tie_orders")
     means = mean_scores(scores)
-    orders, first, counts, tied = [], [], [], 0
-    for values in means.to_numpy():
+    orders, group_sizes, tied = [], [], 0
+    for name, values in zip(scores.dataset_names, means.to_numpy()):
         groups = tie_groups(values, higher_is_better, rope)
-        tied += any(len(g) > 1 for g in groups)
-        rows = tie_orders(groups, ties, int(max_tie_orders), rng)
-        first.append(sum(len(o) for o in orders) + 1)
-        counts.append(len(rows))
-        orders.append(rows)
-    order = np.concatenate(orders) + 1  # Stan counts from 1
-    data = dict(K=len(scores.algorithms), D=len(scores), N=len(order), order=order,
-                first_order=np.array(first), n_orders=np.array(counts), alpha=alpha)
+        largest = max(len(g) for g in groups)
+        tied += largest > 1
+        if ties == "average" and largest > MAX_TIED:
+            raise ValueError(
+                f"dataset {name!r}: {largest} algorithms tie within the ROPE ({rope:g}), more "
+                f"than the {MAX_TIED} ties='average' sums over (2^{largest} subsets); use a "
+                "smaller rope or ties='random'")
+        order, group_size = tie_layout(groups, ties, rng)
+        orders.append(order + 1)   # Stan counts from 1
+        group_sizes.append(group_size)
+    data = dict(K=len(scores.algorithms), D=len(scores), order=np.array(orders),
+                group_size=np.array(group_sizes), alpha=alpha)
     fit = sampling.sample("plackett_luce", data, backend=backend, chains=chains,
                           iter_warmup=iter_warmup, iter_sampling=iter_sampling,
                           seed=seeds.stan_seed(1),
@@ -357,11 +357,10 @@ def rank_algorithms(scores: Scores, *, rope: float = 0.01, seed: int | None = No
     settings = dict(seed=seeds.seed, stan_seeds=(seeds.stan_seed(1),), rope=rope, ties=ties, prior=alpha, prior_text=prior_text,
                     higher_is_better=higher_is_better,
                     direction="higher is better" if higher_is_better else "lower is better",
-                    max_tie_orders=int(max_tie_orders), interval=interval,
+                    interval=interval,
                     backend=fit.attrs.get("backend", backend), chains=chains,
                     iter_warmup=iter_warmup, iter_sampling=iter_sampling,
-                    adapt_delta=adapt_delta, datasets=len(scores), tied_datasets=int(tied),
-                    tie_orders=np.array(counts))
+                    adapt_delta=adapt_delta, datasets=len(scores), tied_datasets=int(tied))
     return RankingResult(algorithms, worths, rank_probabilities[1].rename("p_best"),
                          rank_probabilities, expected_rank, worth,
                          observed_ranks(means, higher_is_better, rope), fit, diagnostics,
