@@ -42,7 +42,7 @@ from bayescomp.models.hierarchical_program import (PROGRAM, continuation_inits, 
                                                    prepare, to_user_scale, unconstrained)
 from bayescomp.models.hierarchical_result import HierarchicalResult, region_summary
 from bayescomp.models.hierarchical_runs import (MAX_CLOSE_FACTOR, MAX_DRAWS_FACTOR, REPORTED,
-                                                Retries, adaptation, check_ess, check_retries,
+                                                Retries, adaptation, check_count,
                                                 energy_explained, extension, joined_draws,
                                                 region_estimates, reported_ess, steps_failed,
                                                 too_close_to_call)
@@ -221,7 +221,7 @@ def hierarchical(scores: Scores, first: str, second: str, *, rope: RopeLike = 0.
         prior_name, prior = prior, PRIORS[prior]
     else:
         prior_name = "custom"
-    retries, ess = check_retries(retries), check_ess(ess)
+    retries, ess = check_count("retries", retries, 0), check_count("ess", ess, 1)
     seeds = sampling.Seeds(seed)
     what = f"hierarchical model {first} - {second}"
     check_rope(rope, scores, first, second)

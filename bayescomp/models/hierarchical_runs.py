@@ -70,19 +70,13 @@ def energy_explained(diagnostics: Diagnostics, groups: int) -> bool:
     return diagnostics.min_bfmi >= BFMI_MIN or groups > 1
 
 
-def check_retries(retries) -> int:
-    """``retries``, how many retries an analysis may make, if it is a non-negative integer;
-    else a ValueError."""
-    if isinstance(retries, bool) or not isinstance(retries, (int, np.integer)) or retries < 0:
-        raise ValueError(f"retries must be a non-negative integer, got {retries!r}")
-    return int(retries)
-
-
-def check_ess(ess) -> int:
-    """``ess``, an ESS target, if it is a positive integer; else a ValueError."""
-    if isinstance(ess, bool) or not isinstance(ess, (int, np.integer)) or ess < 1:
-        raise ValueError(f"ess must be a positive integer, got {ess!r}")
-    return int(ess)
+def check_count(name: str, value, least: int) -> int:
+    """``value`` of the argument ``name`` (``retries``: at least 0; ``ess``, a target: at
+    least 1) if it is an integer (not a bool) of at least ``least``; else a ValueError."""
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < least:
+        kind = "non-negative" if least == 0 else "positive"
+        raise ValueError(f"{name} must be a {kind} integer, got {value!r}")
+    return int(value)
 
 
 def reported_ess(statistics: dict, names=REPORTED) -> tuple[float, float]:
