@@ -114,9 +114,11 @@ for other, result in pairwise.items():
 # %% [markdown]
 # ## 4. Does the verdict depend on the prior or on the ROPE?
 #
-# The runner-up is the comparison that matters most. `bc.sensitivity` fits the hierarchical
-# model once per prior in `bc.PRIORS` and reads every ROPE width off the same draws (the
-# posterior does not depend on the ROPE).
+# The runner-up is the comparison that matters most. `bc.sensitivity` reads the hierarchical
+# model under every prior in `bc.PRIORS` and every ROPE width off as few fits as it can: the
+# posterior does not depend on the ROPE, and the priors that differ only in the prior of nu
+# are read off one fit's draws, reweighted by Pareto-smoothed importance sampling where the
+# weights allow it (the summary says which, with each reweighting's Pareto k).
 
 # %%
 runner_up = ranking.to_frame().index[1]

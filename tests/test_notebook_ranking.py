@@ -56,4 +56,4 @@ def test_notebook_runs_and_matches_the_library(stan_backend, tmp_path, monkeypat
     assert list(analysis.algorithms) == list(scores.algorithms)
     assert f"P(best) = {analysis.joint.p_best.max():.3f}" in analysis.paragraph() or \
         f"with probability {analysis.joint.p_best.max():.3f}" in analysis.paragraph()
-    assert list(analysis.prior_fits) == ["paper", "baycomp"]
+    assert list(analysis.prior_tables) == ["paper", "baycomp"]

@@ -1,16 +1,21 @@
 """Sensitivity of the hierarchical model's verdict to the prior and the ROPE: known answers.
 
-One fit per prior, every ROPE read off its draws: P(rope) is non-decreasing in the ROPE
-width, zero at width 0, one for delta0 when the ROPE holds every draw; every number equals
+Every ROPE read off one fit's draws: P(rope) is non-decreasing in the ROPE width, zero at
+width 0, one for delta0 when the ROPE holds every draw; every number of a fitted prior equals
 the mean of the masses computed directly from the draws (delta0's truncated normal
-conditional, the next dataset's Student-t), and the fit's own numbers at its ROPE; every prior of PRIORS is run, including ones added later.
+conditional, the next dataset's Student-t), and the fit's own numbers at its ROPE; every
+prior of PRIORS is run, including ones added later. A prior read off another's draws by
+importance sampling agrees with its own fit within Monte Carlo error; where the weights or
+the fit do not allow it, the prior is fitted.
 """
 import matplotlib
 import numpy as np
 import pytest
 from scipy import stats
 
+from bayescomp.models import prior_reweighting
 from bayescomp.models.modes import probability_mcse
+from bayescomp.models.region_masses import next_dataset_masses, population_masses
 
 import bayescomp as bc
 import importlib
@@ -33,6 +38,12 @@ def scores():
 @pytest.fixture(scope="module")
 def result(scores, stan_backend):
     return sensitivity(scores, "a", "b", ropes=ROPES, seed=7, backend=stan_backend, **SHORT)
+
+
+@pytest.fixture(scope="module")
+def every_prior_fitted(scores, stan_backend):
+    return sensitivity(scores, "a", "b", ropes=ROPES, seed=7, backend=stan_backend,
+                       reweight=False, **SHORT)
 
 
 def test_arguments_are_checked(scores):
@@ -143,6 +154,9 @@ def test_outputs_and_figure(result):
         ess = fit.settings["ess"]
         assert (f"{prior} {len(fit.attempts)} attempt(s), ESS {ess['bulk']:.0f} bulk, "
                 f"{ess['tail']:.0f} tail (target 1000)") in summary
+    for prior, weights in result.reweighted.items():
+        assert (f"{prior} from paper's draws (Pareto k {weights.pareto_k:.2f}, importance "
+                f"ESS {weights.ess:.0f})") in summary
     assert result.to_markdown().startswith("### Sensitivity of a vs b")
     axes = result.plot()
     assert len(axes) == 2
@@ -156,7 +170,9 @@ def test_outputs_and_figure(result):
 def test_priors_added_later_are_included(scores, stan_backend, monkeypatch):
     wide = hierarchical_module.HierarchicalPrior(alpha=(0.5, 10.0), beta=(0.01, 0.5))
     monkeypatch.setitem(hierarchical_module.PRIORS, "wide", wide)
-    result = sensitivity(scores, "a", "b", ropes=(0.01,), seed=7, backend=stan_backend, **SHORT)
+    # fitted, not reweighted: the test compares the two fits' draws
+    result = sensitivity(scores, "a", "b", ropes=(0.01,), seed=7, backend=stan_backend,
+                         reweight=False, **SHORT)
     assert "wide" in result.priors and result.fits["wide"].settings["prior"] == wide
     assert set(result.table.prior) == set(hierarchical_module.PRIORS)
     # a custom prior object under a name of its own
@@ -180,10 +196,57 @@ def test_a_fit_in_modes_decides_as_the_fit_does(stan_backend):
     decides by the fit's own rule, every mode from its own chains: at the fit's ROPE the rows
     say what bc.hierarchical says (they used the pooled chains' errors before)."""
     made = bc.simulate.near_identical_collection(54, seed=2)
-    analysis = sensitivity(made.scores, "a", "b", ropes=(0.01, 0.001), priors=["paper"], seed=1,
-                           backend=stan_backend)
+    analysis = sensitivity(made.scores, "a", "b", ropes=(0.01, 0.001),
+                           priors=["paper", "kruschke"], seed=1, backend=stan_backend)
     fit = analysis.fits["paper"]
     assert fit.modes, "the fit should sit in modes: the test is of that path"
-    rows = analysis.table.set_index(["rope", "quantity"])["decision"]
+    # importance weights would move the modes' weights too: the other prior is fitted
+    assert "kruschke" in analysis.fits and not analysis.reweighted
+    paper = analysis.table[analysis.table.prior == "paper"]
+    rows = paper.set_index(["rope", "quantity"])["decision"]
     assert rows[(0.01, "delta0")] == fit.population.decision()
     assert rows[(0.01, "next")] == fit.next_dataset.decision()
+
+
+@pytest.mark.stan
+def test_reweighted_priors_agree_with_their_own_fits(result, every_prior_fitted):
+    """Two routes to a prior's numbers: its own fit (reweight=False), and the "paper" fit's
+    draws reweighted to it. They agree within four Monte Carlo errors (the two estimates'
+    errors combined) in every row, and a fitted prior's rows are the same in both."""
+    assert set(every_prior_fitted.fits) == set(bc.PRIORS) and not every_prior_fitted.reweighted
+    assert result.reweighted, "the test is of the reweighted path: no prior was reweighted"
+    assert set(result.fits) | set(result.reweighted) == set(bc.PRIORS)
+    assert not set(result.fits) & set(result.reweighted)
+    assert {"paper", "gaussian"} <= set(result.fits)   # gaussian is not a prior of nu
+    keys = ["prior", "rope", "quantity"]
+    fast, full = (r.table.set_index(keys).sort_index() for r in (result, every_prior_fitted))
+    columns = ["p_left", "p_rope", "p_right"]
+    for prior, weights in result.reweighted.items():
+        assert weights.base == "paper" and weights.pareto_k <= 0.7
+        assert np.all(fast.loc[prior, "read_from"] == "paper")
+        base, own = result.fits["paper"].idata.posterior, every_prior_fitted.fits[prior].idata.posterior
+        for width in ROPES:
+            rope = bc.Rope(-width, width)
+            for quantity, masses in (("delta0", population_masses),
+                                     ("next", next_dataset_masses)):
+                estimate, error = prior_reweighting.weighted_estimate(masses(base, rope),
+                                                                      weights.weights)
+                np.testing.assert_allclose(fast.loc[(prior, width, quantity), columns].to_numpy(
+                    dtype=float), estimate, atol=1e-12)
+                own_masses = masses(own, rope)
+                combined = np.hypot(error, probability_mcse(own_masses))
+                difference = np.abs(estimate - own_masses.reshape(-1, 3).mean(axis=0))
+                assert np.all(difference <= 4 * combined + 1e-12), (prior, width, quantity)
+    for prior in result.fits:
+        assert fast.loc[prior].equals(full.loc[prior])
+
+
+@pytest.mark.stan
+def test_weights_beyond_the_pareto_bound_mean_a_fit(scores, stan_backend, monkeypatch):
+    """With the bound on the Pareto shape below any shape, no prior is reweighted: every one
+    is fitted, and its rows are those of reweight=False."""
+    monkeypatch.setattr(prior_reweighting, "MAX_PARETO_K", -np.inf)
+    result = sensitivity(scores, "a", "b", ropes=(0.01,), priors=["paper", "kruschke"], seed=7,
+                         backend=stan_backend, **SHORT)
+    assert list(result.fits) == ["paper", "kruschke"] and not result.reweighted
+    assert result.table.pareto_k.isna().all()

@@ -3,8 +3,9 @@
 One fit of the joint model (:func:`bayescomp.models.paper_analysis.paper_analysis`): the
 pair table, P(best), the rank probabilities and the Bayesian critical-difference diagram;
 the best algorithm against each other one from the same fit; the sensitivity to the ROPE
-(the same draws at other widths) and to the prior (one refit, unless
-``--no-prior-sensitivity``); the Friedman test with Holm-corrected pairs and Demšar's
+(the same draws at other widths) and to the prior (unless ``--no-prior-sensitivity``:
+the other prior read off the same draws by importance sampling, or refitted where the
+weights do not allow it); the Friedman test with Holm-corrected pairs and Demšar's
 diagram beside them; a LaTeX table of the pairs and a paragraph for the paper.
 
 DIR receives ``report.md``, ``report.tex``, ``report.json`` and the PNG figures, all at once
@@ -40,8 +41,9 @@ def add_parser(subparsers):
                         help="compare these algorithms only, in this order (default: all)")
     report.add_argument("--no-prior-sensitivity", dest="prior_sensitivity",
                         action="store_false",
-                        help="skip the refit under the other Student-t prior (baycomp; "
-                        "paper when --prior baycomp)")
+                        help="skip the pair table under the other Student-t prior "
+                        "(baycomp; paper when --prior baycomp), read off the same draws or "
+                        "refitted")
     add_common_arguments(report)
     add_sampling_arguments(report)
     report.set_defaults(handler=run)
@@ -80,7 +82,9 @@ def run(args, console) -> int:
         for second in chosen.algorithms[i + 1:]:
             _check_pair(args, chosen, first, second, rope)   # a ROPE in other units warns
     backend = stan_engine(args, console, "joint")
-    fits = "two fits" if args.prior_sensitivity else "one fit"
+    # the other prior is read off the same draws where it can, else fitted too
+    fits = "one fit, two if the prior's sensitivity needs it" if args.prior_sensitivity \
+        else "one fit"
     with console.phase(f"sampling the joint model of {len(chosen.algorithms)} algorithms "
                        f"({fits})"):
         analysis = paper_analysis(chosen, rope=rope, seed=args.seed, backend=backend,

@@ -1,18 +1,22 @@
 """The joint model's draws as the results read them: in score units and pair coordinates
 (:func:`pair_posterior`), and per draw the mass of each pair's population difference and
 next-dataset difference left of, inside and right of the ROPE, with the probabilities and
-Monte Carlo errors they give (:func:`pair_estimates`)."""
+Monte Carlo errors they give (:func:`pair_estimates`), and the pair table under importance
+weights (:func:`reweighted_pair_table`)."""
 from __future__ import annotations
 
 import arviz as az
 import numpy as np
+import pandas as pd
 import xarray as xr
 from scipy import stats
 
+from bayescomp.decisions import UNRELIABLE, decide
 from bayescomp.models.hierarchical_runs import region_estimates
 from bayescomp.models.joint_program import (DELTA0_COPIES, delta0_copies, draw_delta,
                                             lower_factor, pair_vectors)
-from bayescomp.rope import Rope
+from bayescomp.models.prior_reweighting import weighted_estimate, weighted_hdi
+from bayescomp.rope import Rope, region_labels
 
 
 def next_dataset_masses(posterior, rope: Rope) -> np.ndarray:
@@ -90,3 +94,36 @@ def pair_posterior(fit, data: dict, scale: float, datasets, pairs: list[str],
         B=xr.DataArray(B * scale, dims=("chain", "draw", "row", "column"), coords=coords))
     return az.InferenceData(posterior=xr.Dataset(variables, attrs=post.attrs),
                             sample_stats=fit.sample_stats)
+
+
+def reweighted_pair_table(result, weights: np.ndarray) -> pd.DataFrame:
+    """The pair table (:meth:`~bayescomp.models.joint_result.JointResult.to_frame`'s columns)
+    of ``result``'s draws weighted by ``weights`` (chain, draw; summing to 1): another prior
+    of nu read off this fit (:mod:`bayescomp.models.prior_reweighting`). The probabilities
+    are weighted means of the per-draw masses, with the errors of
+    :func:`~bayescomp.models.prior_reweighting.weighted_estimate`; delta0's mean and 95% HDI
+    are of its copies, each weighing its draw's weight; decisions are by the result's rule
+    at its threshold. With equal weights this is ``result.to_frame()``. Not for a fit read
+    as separate modes: its modes' weights would move too."""
+    post = result.idata.posterior
+    masses = population_masses(post, result.rope), next_dataset_masses(post, result.rope)
+    copies = post["delta0_copies"].values                  # chain, draw, copy, contrast
+    _, vectors = pair_vectors(copies.shape[-1] + 1)
+    delta0 = (copies @ vectors.T).reshape(-1, vectors.shape[0])   # draw x copy, pair
+    copy_weights = np.repeat(weights.reshape(-1) / copies.shape[2], copies.shape[2])
+    rows = []
+    for p, row in enumerate(result.table.itertuples()):
+        labels = region_labels(row.first, row.second)
+        low, high = weighted_hdi(delta0[:, p], copy_weights)
+        entry = dict(first=row.first, second=row.second,
+                     delta0_mean=float(copy_weights @ delta0[:, p]),
+                     delta0_hdi_low=low, delta0_hdi_high=high)
+        for scope, per_draw in zip(("population", "next_dataset"), masses):
+            probabilities, errors = weighted_estimate(per_draw[..., p, :], weights)
+            entry.update({f"{scope}_p_{region}": float(value) for region, value in
+                          zip(("left", "rope", "right"), probabilities)})
+            entry[f"{scope}_decision"] = (decide(probabilities, result.threshold, labels, errors)
+                                          if result.reliable else UNRELIABLE)
+        entry["reliable"] = result.reliable
+        rows.append(entry)
+    return pd.DataFrame(rows, columns=result.table.columns)

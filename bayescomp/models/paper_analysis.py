@@ -5,10 +5,12 @@ each other one, the sensitivity to the ROPE and the prior, and the classical bas
 everything else off that fit where it can: the best algorithm (highest P(best)) against each
 other one, from the same pair table and per-dataset shrunken effects, oriented ``best -
 other``; the pair table at other ROPE widths (:func:`rope_sensitivity`: the posterior does
-not depend on the ROPE, only the regions its draws are counted in do). Only the prior needs
-a second fit: the model again under the other Student-t prior of
-:data:`bayescomp.PRIORS` ("baycomp" after "paper", else "paper"), with the same seed, as
-:func:`bayescomp.sensitivity` does for a pair. The Friedman test with Holm-corrected
+not depend on the ROPE, only the regions its draws are counted in do), and the pair table
+under the other Student-t prior of :data:`bayescomp.PRIORS` ("baycomp" after "paper", else
+"paper"): the two differ only in the prior of nu, so that table is read off the same draws by
+Pareto-smoothed importance sampling (:mod:`bayescomp.models.prior_reweighting`) where the fit
+is in one mode and the weights' Pareto shape is at most 0.7, and otherwise from a second fit
+with the same seed, as :func:`bayescomp.sensitivity` does for a pair. The Friedman test with Holm-corrected
 Wilcoxon post-hoc pairs runs beside (:func:`bayescomp.baselines.friedman.friedman_test`).
 
 The result holds data; its text (paragraph, Markdown, LaTeX, JSON) is written by
@@ -29,10 +31,11 @@ from bayescomp.decisions import UNRELIABLE, decide, decide_modes
 from bayescomp.models.hierarchical import PRIORS
 from bayescomp.models.joint import compare_many, select_algorithms
 from bayescomp.models.joint_posterior import (next_dataset_masses, pair_estimates,
-                                              population_masses)
+                                              population_masses, reweighted_pair_table)
 from bayescomp.models.joint_modes import part_probabilities
 from bayescomp.models.joint_program import prepare
 from bayescomp.models.joint_result import JointResult
+from bayescomp.models.prior_reweighting import Reweighting, reweighting
 from bayescomp.rope import Rope, region_labels
 
 if TYPE_CHECKING:
@@ -183,13 +186,20 @@ class PaperAnalysis:
     rope_sensitivity : pandas.DataFrame
         :func:`rope_sensitivity` of the joint fit.
     prior_fits : dict
-        Prior name -> its JointResult: the analysis's prior first, then the refit (absent
-        when the refit was skipped).
+        Prior name -> its JointResult, for the priors fitted: the analysis's prior, and the
+        other one when it could not be read off that fit's draws.
+    prior_tables : dict
+        Prior name -> its pair table (:meth:`JointResult.to_frame`'s columns): the
+        analysis's prior first, then the other one (absent when
+        ``prior_sensitivity=False``), from its fit or reweighted.
+    prior_reweighted : dict
+        Prior name -> the :class:`~bayescomp.models.prior_reweighting.Reweighting` its
+        table was read with, for a prior read off the joint fit's draws.
     friedman : FriedmanResult
         The Friedman test, Holm-corrected Wilcoxon pairs and Nemenyi's critical difference.
     settings : dict
-        ``seed``, ``prior``, ``rope_factors``, ``alpha``, ``threshold`` and the sampler's
-        options.
+        ``seed``, ``prior``, ``rope_factors``, ``alpha``, ``threshold``, ``reweight`` and
+        the sampler's options.
     """
 
     joint: JointResult = field(repr=False)
@@ -198,6 +208,8 @@ class PaperAnalysis:
     best_datasets: pd.DataFrame = field(repr=False)
     rope_sensitivity: pd.DataFrame = field(repr=False)
     prior_fits: dict = field(repr=False)
+    prior_tables: dict = field(repr=False)
+    prior_reweighted: dict = field(repr=False)
     friedman: FriedmanResult = field(repr=False)
     settings: dict = field(repr=False)
 
@@ -226,8 +238,8 @@ class PaperAnalysis:
     def prior_sensitivity(self) -> pd.DataFrame:
         """The pair table under each prior: ``prior``, then :meth:`JointResult.to_frame`'s
         columns."""
-        return pd.concat([fit.to_frame().assign(prior=name) for name, fit in
-                          self.prior_fits.items()], ignore_index=True)[
+        return pd.concat([table.assign(prior=name) for name, table in
+                          self.prior_tables.items()], ignore_index=True)[
             ["prior", *self.joint.table.columns]]
 
     def paragraph(self) -> str:
@@ -261,8 +273,9 @@ class PaperAnalysis:
 
 def paper_analysis(scores: Scores, algorithms=None, rope: RopeLike = 0.01,
                    seed: int | None = None, *, prior: str = "paper",
-                   prior_sensitivity: bool = True, rope_factors=ROPE_FACTORS,
-                   alpha: float = 0.05, **options) -> PaperAnalysis:
+                   prior_sensitivity: bool = True, reweight: bool = True,
+                   rope_factors=ROPE_FACTORS, alpha: float = 0.05,
+                   **options) -> PaperAnalysis:
     """The analysis of a paper comparing K algorithms, in one call.
 
     Parameters
@@ -278,7 +291,11 @@ def paper_analysis(scores: Scores, algorithms=None, rope: RopeLike = 0.01,
     prior : str
         A Student-t prior of :data:`bayescomp.PRIORS` (not "gaussian").
     prior_sensitivity : bool
-        Refit under :func:`other_prior` (one more fit of the joint model).
+        Read the pair table under :func:`other_prior`: off the joint fit's draws by
+        importance sampling where that works, else from one more fit of the joint model.
+    reweight : bool
+        False: always fit the joint model under the other prior (with the same seed) instead
+        of reading it off the joint fit's draws.
     rope_factors : sequence of float
         The ROPE widths of :func:`rope_sensitivity`, as multiples of ``rope``.
     alpha : float
@@ -296,17 +313,23 @@ def paper_analysis(scores: Scores, algorithms=None, rope: RopeLike = 0.01,
 
     seed = check_seed(seed)   # drawn here once when None: both fits get this one
     joint = compare_many(scores, rope=rope, seed=seed, prior=prior, **options)
-    fits = {prior: joint}
+    fits, tables, reweighted = {prior: joint}, {prior: joint.to_frame()}, {}
     if prior_sensitivity:
-        fits[other_prior(prior)] = compare_many(scores, rope=rope, seed=seed,
-                                                prior=other_prior(prior), **options)
+        other = other_prior(prior)
+        weights = _reweighting(joint, prior, other) if reweight else None
+        if weights is None:
+            fits[other] = compare_many(scores, rope=rope, seed=seed, prior=other, **options)
+            tables[other] = fits[other].to_frame()
+        else:
+            reweighted[other] = weights
+            tables[other] = reweighted_pair_table(joint, weights.weights)
     best = joint.best
     others = [a for a in joint.algorithms if a != best]
     # the t-test's intervals are of best - other already: joined after the orientation
     best_datasets = _oriented(joint.datasets, best).merge(
         _ttest_intervals(scores, best, others), on=["dataset", "second"], how="left")
     settings = dict(seed=int(seed), prior=prior, rope_factors=tuple(float(f) for f in rope_factors),
-                    alpha=float(alpha), threshold=float(joint.threshold),
+                    alpha=float(alpha), threshold=float(joint.threshold), reweight=bool(reweight),
                     **{k: v for k, v in options.items() if k != "show_progress"})
     pairs = joint.to_frame()
     for name, key in (("next_mean", "mean"), ("next_hdi_low", "hdi_low"),
@@ -317,4 +340,15 @@ def paper_analysis(scores: Scores, algorithms=None, rope: RopeLike = 0.01,
         joint=joint, best=best, best_pairs=_oriented(pairs, best),
         best_datasets=best_datasets,
         rope_sensitivity=rope_sensitivity(joint, rope_factors), prior_fits=fits,
+        prior_tables=tables, prior_reweighted=reweighted,
         friedman=friedman_test(scores, alpha=alpha), settings=settings)
+
+
+def _reweighting(joint: JointResult, prior: str, other: str) -> Reweighting | None:
+    """The weights that read ``other`` off the joint fit under ``prior``, or None where they
+    cannot stand in for a fit: the fit failed its diagnostics or sits in modes (whose
+    weights would move too), or the weights' Pareto shape is above 0.7."""
+    if not joint.reliable or joint.modes:
+        return None
+    weights = reweighting(joint.idata.posterior["nu"].values, prior, PRIORS[prior], PRIORS[other])
+    return weights if weights.usable else None

@@ -1,10 +1,13 @@
 """How the verdict of the hierarchical model moves with the prior and the ROPE.
 
-:func:`sensitivity` fits the hierarchical model once per prior and reads every ROPE width off
-the same draws: the posterior does not depend on the ROPE, only the regions the draws are
-counted in do. For each (prior, ROPE) it reports P(left / rope / right) of ``delta0`` and of
-the next dataset, from the per-draw masses :func:`bayescomp.hierarchical` reports them from
-(:mod:`bayescomp.models.region_masses`), with the decision at the threshold.
+:func:`sensitivity` reads every ROPE width off the same draws (the posterior does not depend
+on the ROPE, only the regions the draws are counted in do), and every prior that differs from
+an earlier one only in the prior of nu off that prior's draws, reweighted by Pareto-smoothed
+importance sampling (:mod:`bayescomp.models.prior_reweighting`) where the weights allow it;
+every other prior gets a fit of its own. For each (prior, ROPE) it reports P(left / rope /
+right) of ``delta0`` and of the next dataset, from the per-draw masses
+:func:`bayescomp.hierarchical` reports them from (:mod:`bayescomp.models.region_masses`), with
+the decision at the threshold.
 
 (The module is not called ``sensitivity``: importing a submodule sets the package attribute
 of its name, which would hide the function ``bayescomp.sensitivity``.)
@@ -22,6 +25,8 @@ from bayescomp.data.scores import Scores
 from bayescomp.decisions import THRESHOLD, decide, decide_modes
 from bayescomp.reportable import Reportable
 from bayescomp.models.modes import probability_mcse
+from bayescomp.models.prior_reweighting import (Reweighting, differs_only_in_nu, reweighting,
+                                                weighted_estimate)
 from bayescomp.models.region_masses import next_dataset_masses, population_masses
 from bayescomp.rope import Rope, region_labels
 
@@ -94,11 +99,17 @@ class SensitivityResult(Reportable):
     ----------
     table : pandas.DataFrame
         One row per (prior, rope, quantity): ``rope_low``, ``rope_high``, ``p_left``,
-        ``p_rope``, ``p_right``, ``decision`` (at ``threshold``) and ``reliable`` (whether
-        that prior's fit passed its diagnostics). ``rope`` is the half-width
+        ``p_rope``, ``p_right``, ``decision`` (at ``threshold``), ``reliable`` (whether
+        the fit the row is read from passed its diagnostics), ``read_from`` (the prior of
+        that fit: the row's own, or the one whose draws were reweighted) and ``pareto_k``
+        (the reweighting's Pareto shape; NaN for a fit). ``rope`` is the half-width
         ``(high - low) / 2``; ``quantity`` is "delta0" or "next".
     fits : dict
-        Prior name -> its :class:`~bayescomp.models.hierarchical.HierarchicalResult`.
+        Prior name -> its :class:`~bayescomp.models.hierarchical.HierarchicalResult`, for
+        the priors that were fitted.
+    reweighted : dict
+        Prior name -> its :class:`~bayescomp.models.prior_reweighting.Reweighting`, for the
+        priors read off another prior's draws.
     """
 
     first: str
@@ -107,6 +118,7 @@ class SensitivityResult(Reportable):
     fits: dict = field(repr=False)
     threshold: float = THRESHOLD
     seed: int | None = None
+    reweighted: dict = field(default_factory=dict, repr=False)
 
     @property
     def labels(self) -> tuple[str, str, str]:
@@ -114,7 +126,8 @@ class SensitivityResult(Reportable):
 
     @property
     def priors(self) -> list[str]:
-        return list(self.fits)
+        """Every prior of the table, in the order asked for."""
+        return list(dict.fromkeys(self.table["prior"]))
 
     @property
     def quantities(self) -> tuple[str, ...]:
@@ -158,8 +171,9 @@ class SensitivityResult(Reportable):
 def sensitivity(scores: Scores, first: str, second: str, *,
                 ropes: Sequence[RopeLike] | None = None,
                 priors: Sequence | Mapping[str, str | HierarchicalPrior] | None = None,
-                seed: int | None = None, threshold: float = THRESHOLD, **options) -> SensitivityResult:
-    """Rerun the hierarchical comparison under each prior and read it at several ROPE widths.
+                seed: int | None = None, threshold: float = THRESHOLD, reweight: bool = True,
+                **options) -> SensitivityResult:
+    """Read the hierarchical comparison under each prior and at several ROPE widths.
 
     Parameters
     ----------
@@ -174,13 +188,21 @@ def sensitivity(scores: Scores, first: str, second: str, *,
         Names of :data:`bayescomp.PRIORS`, :class:`~bayescomp.HierarchicalPrior` objects, or
         a dict of name -> either. None: every prior in :data:`bayescomp.PRIORS`.
     seed : int, optional
-        Seed of every fit, the same for each prior and used as it is: a prior's numbers are
-        those of ``bayescomp.hierarchical(scores, first, second, prior=..., seed=seed)``
-        with the same options (the "paper" prior's are :func:`bayescomp.compare_all`'s cell
-        of the pair with this seed). The priors are different posteriors, so sharing a seed
-        correlates nothing a reader compares. Drawn once and recorded when None.
+        Seed of every fit, the same for each prior and used as it is: a fitted prior's
+        numbers are those of ``bayescomp.hierarchical(scores, first, second, prior=...,
+        seed=seed)`` with the same options (the "paper" prior's are
+        :func:`bayescomp.compare_all`'s cell of the pair with this seed). The priors are
+        different posteriors, so sharing a seed correlates nothing a reader compares. Drawn
+        once and recorded when None.
     threshold : float
         Probability a region needs for a decision.
+    reweight : bool
+        Read a prior that differs from an earlier fitted one only in the prior of nu ("paper",
+        "baycomp", "kruschke" and "juarez_steel" do) off that fit's draws, by Pareto-smoothed
+        importance sampling, when that fit passed its diagnostics in one mode and the
+        weights' Pareto shape is at most 0.7 (:mod:`bayescomp.models.prior_reweighting`):
+        its numbers then agree with its own fit's within Monte Carlo error, and cost no
+        fit. False: fit every prior.
     **options
         Passed to :func:`bayescomp.hierarchical` (backend, chains, iter_warmup,
         iter_sampling, adapt_delta, retries, ...).
@@ -198,25 +220,52 @@ def sensitivity(scores: Scores, first: str, second: str, *,
 
     seed = check_seed(seed)   # drawn here once when None: every prior's fit gets this one
     labels = region_labels(first, second)
-    rows, fits = [], {}
+    rows, fits, reweighted = [], {}, {}
     for name, prior in chosen.items():
-        fit = _hierarchical.hierarchical(scores, first, second, rope=ropes[0], prior=prior,
-                                         seed=seed, baselines=False, **options)
-        fits[name] = fit
+        # the fit is given the name, so that it reports it
+        weights = _reweighting(_hierarchical.PRIORS[prior] if isinstance(prior, str) else prior,
+                               fits) if reweight else None
+        if weights is None:
+            fit = _hierarchical.hierarchical(scores, first, second, rope=ropes[0], prior=prior,
+                                             seed=seed, baselines=False, **options)
+            fits[name] = fit
+        else:
+            reweighted[name] = weights
+            fit = fits[weights.base]
         posterior = fit.idata.posterior
-        # the draws as the fit reports them (chains in several modes mixed by their weights)
-        order = fit.draw_order
         for rope in ropes:
             # per draw, chain by chain: each question's masses (the fit's own estimators)
             for quantity, per_draw in (("delta0", population_masses(posterior, rope)),
                                        ("next", next_dataset_masses(posterior, rope))):
-                p = per_draw.reshape(-1, 3)[order].mean(axis=0)
+                if weights is None:
+                    # the draws as the fit reports them (modes mixed by their weights)
+                    p = per_draw.reshape(-1, 3)[fit.draw_order].mean(axis=0)
+                    decision = _decision(fit, p, per_draw, threshold, labels)
+                else:
+                    p, mcse = weighted_estimate(per_draw, weights.weights)
+                    decision = decide(p, threshold, labels, mcse=mcse)
                 rows.append(dict(
                     prior=name, rope=(rope.high - rope.low) / 2, rope_low=rope.low + 0.0,  # not -0
                     rope_high=rope.high, quantity=quantity, p_left=p[0], p_rope=p[1],
-                    p_right=p[2], reliable=fit.reliable,
-                    decision=_decision(fit, p, per_draw, threshold, labels)))
-    return SensitivityResult(first, second, pd.DataFrame(rows), fits, threshold, int(seed))
+                    p_right=p[2], reliable=fit.reliable, decision=decision,
+                    read_from=name if weights is None else weights.base,
+                    pareto_k=np.nan if weights is None else weights.pareto_k))
+    return SensitivityResult(first, second, pd.DataFrame(rows), fits, threshold, int(seed),
+                             reweighted)
+
+
+def _reweighting(prior: HierarchicalPrior, fits: dict) -> Reweighting | None:
+    """Weights that read ``prior`` off the first earlier fit they can (one that differs
+    from it only in nu's prior, passed its diagnostics and sits in one mode; weights with a
+    Pareto shape of at most 0.7), or None: the prior needs a fit of its own. (A fit in modes
+    is weighed mode by mode, and the weights would move those weights too.)"""
+    for base_name, fit in fits.items():
+        base = fit.settings["prior"]
+        if fit.reliable and not fit.modes and differs_only_in_nu(base, prior):
+            weights = reweighting(fit.idata.posterior["nu"].values, base_name, base, prior)
+            if weights.usable:
+                return weights
+    return None
 
 
 def _decision(fit, probabilities, per_draw: np.ndarray, threshold: float, labels) -> str:

@@ -174,17 +174,19 @@ def rope_sentence(analysis) -> str | None:
 
 
 def prior_sentence(analysis) -> str | None:
-    """Whether any decision changes under the other prior (a second fit); None when that
-    fit was not made."""
-    fits = list(analysis.prior_fits.items())
-    if len(fits) < 2:
+    """Whether any decision changes under the other prior (read off the same draws, or a
+    second fit); None when it was not read."""
+    tables = list(analysis.prior_tables.items())
+    if len(tables) < 2:
         return None
-    (_, base), (name, other) = fits[0], fits[1]
-    if not other.reliable:
+    (_, base), (name, other) = tables[0], tables[1]
+    if name in analysis.prior_fits and not analysis.prior_fits[name].reliable:
         return (f"The refit under the {name} prior failed its sampler diagnostics, so the "
                 "sensitivity to the prior is not known.")
-    clauses = change_clauses(changes(base.table, other.table))
-    read = f"Refitted under the {name} prior (same seed), "
+    clauses = change_clauses(changes(base, other))
+    read = (f"Under the {name} prior (the same draws, reweighted by importance sampling), "
+            if name in analysis.prior_reweighted else
+            f"Refitted under the {name} prior (same seed), ")
     if not clauses:
         return read + "every decision stays the same."
     return read + "the decisions change: " + "; ".join(clauses) + "."

@@ -94,6 +94,19 @@ def sensitivity_table(table: pd.DataFrame, key: str) -> pd.DataFrame:
     return with_scope_columns(shown, table)
 
 
+def prior_note(analysis) -> str:
+    """How the pair table under each prior was read: a fit per prior, or the other prior's
+    off the same draws by importance sampling (with the weights' Pareto k and worth)."""
+    seed = analysis.settings["seed"]
+    if not analysis.prior_reweighted:
+        return f"The joint model refitted under each prior, seed {seed}."
+    (name, weights), = analysis.prior_reweighted.items()
+    return (f"The {name} prior read off the {weights.base} prior's draws (seed {seed}) by "
+            f"Pareto-smoothed importance sampling: Pareto k {weights.pareto_k:.2f} (at most "
+            f"0.7 is reliable), importance ESS {weights.ess:.0f}; the two priors differ only "
+            "in the prior of nu.")
+
+
 def holm_table(analysis) -> pd.DataFrame:
     p = analysis.friedman.pairwise
     return pd.DataFrame({"first": p["first"], "second": p["second"],
@@ -121,10 +134,9 @@ def _sections(analysis, table) -> list[tuple[str, list[str]]]:
              ("Sensitivity to the ROPE",
               ["The same draws read at other ROPE widths (factor times the ROPE).", "",
                table(sensitivity_table(analysis.rope_sensitivity, "factor"))])]
-    if len(analysis.prior_fits) > 1:
+    if len(analysis.prior_tables) > 1:
         parts.append(("Sensitivity to the prior",
-                      [f"The joint model refitted under each prior, seed "
-                       f"{analysis.settings['seed']}.", "",
+                      [prior_note(analysis), "",
                        table(sensitivity_table(analysis.prior_sensitivity(), "prior"))]))
     else:
         parts.append(("Sensitivity to the prior", ["Not checked (--no-prior-sensitivity)."]))
@@ -198,9 +210,13 @@ def to_dict(analysis) -> dict:
                                 "datasets": _records(analysis.best_datasets)},
         "rope_sensitivity": {"factors": list(analysis.settings["rope_factors"]),
                              "rows": _records(analysis.rope_sensitivity)},
-        "prior_sensitivity": ({"priors": list(analysis.prior_fits),
+        "prior_sensitivity": ({"priors": list(analysis.prior_tables),
+                               "reweighted": {name: {"from": w.base,
+                                                     "pareto_k": json_number(w.pareto_k),
+                                                     "importance_ess": json_number(w.ess)}
+                                              for name, w in analysis.prior_reweighted.items()},
                                "rows": _records(analysis.prior_sensitivity())}
-                              if len(analysis.prior_fits) > 1 else None),
+                              if len(analysis.prior_tables) > 1 else None),
         "friedman": {"statistic": json_number(f.statistic), "p_value": json_number(f.p_value),
                      "alpha": json_number(f.alpha), "significant": f.significant,
                      "average_ranks": {a: json_number(r) for a, r in

@@ -35,14 +35,31 @@ def fit_line(prior: str, fit) -> str:
             f"{ess['tail']:.0f} tail (target {ess['target']})")
 
 
+def reweighted_line(prior: str, weights) -> str:
+    """What a prior read off another's draws rests on: the Pareto shape and worth of the
+    importance weights."""
+    return (f"{prior} from {weights.base}'s draws (Pareto k {weights.pareto_k:.2f}, "
+            f"importance ESS {weights.ess:.0f})")
+
+
+def how_read(result) -> str:
+    """How the table was made: fits, reweightings, and the ROPEs off the same draws."""
+    if not result.reweighted:
+        return "one fit per prior, every ROPE read off its draws"
+    return (f"{len(result.fits)} fit(s); {', '.join(result.reweighted)} read off another "
+            "prior's draws by Pareto-smoothed importance sampling; every ROPE off the same draws")
+
+
 def summary(result) -> str:
     """How each decision moves with the prior and the ROPE, and the long table."""
     left, equal, right = result.labels
     lines = [f"Sensitivity of {result.first} - {result.second} to the prior and the ROPE "
-             f"(hierarchical model, seed {result.seed}; one fit per prior, every ROPE read "
-             "off its draws)",
+             f"(hierarchical model, seed {result.seed}; {how_read(result)})",
              *(describe(result, q) for q in result.quantities),
              "fits: " + "; ".join(fit_line(prior, fit) for prior, fit in result.fits.items())]
+    if result.reweighted:
+        lines.append("reweighted: " + "; ".join(reweighted_line(prior, weights) for
+                                                prior, weights in result.reweighted.items()))
     unreliable = [p for p, fit in result.fits.items() if not fit.reliable]
     if unreliable:
         lines.append(f"UNRELIABLE fits (no decision): {', '.join(unreliable)}")
@@ -58,7 +75,7 @@ def report(result):
     table = result.table.drop(columns=["rope_low", "rope_high"]).rename(columns={
         "p_left": f"P({left})", "p_rope": f"P({equal})", "p_right": f"P({right})"})
     facts = [describe(result, q) for q in result.quantities]
-    facts.append(f"differences are {result.first} - {result.second}; one hierarchical fit per "
-                 f"prior (seed {result.seed}), every ROPE read off the same draws")
+    facts.append(f"differences are {result.first} - {result.second}; hierarchical model, seed "
+                 f"{result.seed}: {how_read(result)}")
     return (f"Sensitivity of {result.first} vs {result.second} to the prior and the ROPE",
             facts, table.set_index(["prior", "rope", "quantity"]))
