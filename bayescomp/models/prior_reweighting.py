@@ -10,7 +10,9 @@ Gelman, Yao & Gabry (2024, "Pareto smoothed importance sampling", JMLR 25) do
 (:func:`arviz.psislw`). Their estimated Pareto shape ``k`` says whether that works: above
 :data:`MAX_PARETO_K` the weights' tail is too heavy for the estimate to be trusted, and the
 caller fits the model under B instead. The ratio is of one variable, so it is cheap and,
-where the posterior of nu sits where both priors have mass, near 1.
+where the posterior of nu sits where both priors have mass, near 1. Where a fit's chains sit
+in separate modes, each mode is reweighted among its own draws and its mass moves by its
+mean ratio (:func:`weights_in_modes`).
 """
 from __future__ import annotations
 
@@ -91,14 +93,45 @@ def importance_weights(log_ratio: np.ndarray, base: str = "") -> Reweighting:
     return Reweighting(base, weights, float(pareto_k), float(1 / np.sum(weights ** 2)))
 
 
+def weights_in_modes(log_ratio: np.ndarray, parts, masses, base: str = "") -> Reweighting:
+    """Importance weights for draws whose chains sit in separate modes (``parts``: tuples of
+    chains) of estimated ``masses`` (NaN: not estimated, every chain counts alike).
+
+    Each mode's draws are weighted among themselves (Pareto-smoothed), and its mass moves
+    by the mean ratio over its draws: under the other prior a mode's mass is its mass times
+    that mean. The weights sum to 1 over all draws; ``pareto_k`` is the largest of the
+    modes'."""
+    log_ratio = np.asarray(log_ratio, dtype=float)
+    masses = np.asarray(masses, dtype=float)
+    if not np.all(np.isfinite(masses)):
+        masses = np.array([len(chains) for chains in parts], dtype=float)
+    within = [importance_weights(log_ratio[list(chains)]) for chains in parts]
+    shift = log_ratio.max()
+    log_masses = np.array([np.log(mass) + np.log(np.mean(np.exp(log_ratio[list(chains)] - shift)))
+                           for chains, mass in zip(parts, masses)])
+    moved = np.exp(log_masses - log_masses.max())
+    moved /= moved.sum()
+    weights = np.zeros_like(log_ratio)
+    for chains, mode, mass in zip(parts, within, moved):
+        weights[list(chains)] = mass * mode.weights
+    return Reweighting(base, weights, max(mode.pareto_k for mode in within),
+                       float(1 / np.sum(weights ** 2)))
+
+
 def reweighting(nu: np.ndarray, base_name: str, base: HierarchicalPrior,
-                prior: HierarchicalPrior) -> Reweighting:
+                prior: HierarchicalPrior, modes=()) -> Reweighting:
     """The weights that turn (chain, draw) draws of ``nu`` under ``base`` into ones under
-    ``prior``; the two must differ only in nu's prior (:func:`differs_only_in_nu`)."""
+    ``prior``; the two must differ only in nu's prior (:func:`differs_only_in_nu`). Where
+    the fit's chains sit in separate ``modes`` (:class:`~bayescomp.models.modes.Mode`), the
+    weights of :func:`weights_in_modes`."""
     if not differs_only_in_nu(base, prior):
         raise ValueError(f"{prior} differs from the prior {base_name!r} in more than the prior "
                          "of nu: its posterior cannot be read off that fit's draws")
-    return importance_weights(log_nu_prior(prior, nu) - log_nu_prior(base, nu), base_name)
+    log_ratio = log_nu_prior(prior, nu) - log_nu_prior(base, nu)
+    if modes:
+        return weights_in_modes(log_ratio, [m.chains for m in modes], [m.weight for m in modes],
+                                base_name)
+    return importance_weights(log_ratio, base_name)
 
 
 def weighted_estimate(per_draw: np.ndarray, weights: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

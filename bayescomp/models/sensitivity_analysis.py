@@ -199,8 +199,9 @@ def sensitivity(scores: Scores, first: str, second: str, *,
     reweight : bool
         Read a prior that differs from an earlier fitted one only in the prior of nu ("paper",
         "baycomp", "kruschke" and "juarez_steel" do) off that fit's draws, by Pareto-smoothed
-        importance sampling, when that fit passed its diagnostics in one mode and the
-        weights' Pareto shape is at most 0.7 (:mod:`bayescomp.models.prior_reweighting`):
+        importance sampling, when that fit passed its diagnostics (in one mode or, weighed
+        mode by mode, in several) and the weights' Pareto shape is at most 0.7
+        (:mod:`bayescomp.models.prior_reweighting`):
         its numbers then agree with its own fit's within Monte Carlo error, and cost no
         fit. False: fit every prior.
     **options
@@ -243,7 +244,8 @@ def sensitivity(scores: Scores, first: str, second: str, *,
                     decision = _decision(fit, p, per_draw, threshold, labels)
                 else:
                     p, mcse = weighted_estimate(per_draw, weights.weights)
-                    decision = decide(p, threshold, labels, mcse=mcse)
+                    decision = _weighted_decision(fit, p, mcse, per_draw, weights.weights,
+                                                  threshold, labels)
                 rows.append(dict(
                     prior=name, rope=(rope.high - rope.low) / 2, rope_low=rope.low + 0.0,  # not -0
                     rope_high=rope.high, quantity=quantity, p_left=p[0], p_rope=p[1],
@@ -256,16 +258,27 @@ def sensitivity(scores: Scores, first: str, second: str, *,
 
 def _reweighting(prior: HierarchicalPrior, fits: dict) -> Reweighting | None:
     """Weights that read ``prior`` off the first earlier fit they can (one that differs
-    from it only in nu's prior, passed its diagnostics and sits in one mode; weights with a
-    Pareto shape of at most 0.7), or None: the prior needs a fit of its own. (A fit in modes
-    is weighed mode by mode, and the weights would move those weights too.)"""
+    from it only in nu's prior and passed its diagnostics, in one mode or in several; weights
+    with a Pareto shape of at most 0.7), or None: the prior needs a fit of its own."""
     for base_name, fit in fits.items():
         base = fit.settings["prior"]
-        if fit.reliable and not fit.modes and differs_only_in_nu(base, prior):
-            weights = reweighting(fit.idata.posterior["nu"].values, base_name, base, prior)
+        if fit.reliable and differs_only_in_nu(base, prior):
+            weights = reweighting(fit.idata.posterior["nu"].values, base_name, base, prior,
+                                  fit.modes)
             if weights.usable:
                 return weights
     return None
+
+
+def _weighted_decision(fit, probabilities, mcse, per_draw: np.ndarray, weights: np.ndarray,
+                       threshold: float, labels) -> str:
+    """:func:`_decision` for draws under importance weights: where the fit's chains sit in
+    modes, the decision every mode makes from its own draws and weights."""
+    if not fit.modes:
+        return decide(probabilities, threshold, labels, mcse=mcse)
+    parts = [list(mode.chains) for mode in fit.modes]
+    estimates = [weighted_estimate(per_draw[c], weights[c] / weights[c].sum()) for c in parts]
+    return decide_modes([p for p, _ in estimates], [e for _, e in estimates], threshold, labels)
 
 
 def _decision(fit, probabilities, per_draw: np.ndarray, threshold: float, labels) -> str:
