@@ -137,6 +137,19 @@ def test_joint_model_decides_a_near_identical_pair_on_every_seed(stan_backend):
         for scope in ("population", "next_dataset"):
             assert at_one[f"{scope}_decision"].tolist() == \
                 result.to_frame()[f"{scope}_decision"].tolist()
+    # baycomp's prior read off the last fit's draws mode by mode decides as its own fit does
+    from bayescomp.models.joint_posterior import reweighted_pair_table
+    from bayescomp.models.prior_reweighting import reweighting
+
+    assert result.modes, "the test is of a fit in modes"
+    masses = result.mode_weights if result.modes_weighed else [np.nan] * len(result.modes)
+    weights = reweighting(result.idata.posterior["nu"].values, "paper", bc.PRIORS["paper"],
+                          bc.PRIORS["baycomp"], result.modes, masses)
+    assert weights.usable
+    table = reweighted_pair_table(result, weights.weights)
+    own = bc.compare_many(scores, rope=0.01, seed=seed, prior="baycomp", backend=stan_backend)
+    for scope in ("population", "next_dataset"):
+        assert table[f"{scope}_decision"].tolist() == own.to_frame()[f"{scope}_decision"].tolist()
 
 
 def _heavy_weight(nu, points, density):

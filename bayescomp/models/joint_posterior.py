@@ -11,7 +11,7 @@ import pandas as pd
 import xarray as xr
 from scipy import stats
 
-from bayescomp.decisions import UNRELIABLE, decide
+from bayescomp.decisions import UNRELIABLE, decide, decide_modes
 from bayescomp.models.hierarchical_runs import region_estimates
 from bayescomp.models.joint_program import (DELTA0_COPIES, delta0_copies, draw_delta,
                                             lower_factor, pair_vectors)
@@ -103,8 +103,9 @@ def reweighted_pair_table(result, weights: np.ndarray) -> pd.DataFrame:
     are weighted means of the per-draw masses, with the errors of
     :func:`~bayescomp.models.prior_reweighting.weighted_estimate`; delta0's mean and 95% HDI
     are of its copies, each weighing its draw's weight; decisions are by the result's rule
-    at its threshold. With equal weights this is ``result.to_frame()``. Not for a fit read
-    as separate modes: its modes' weights would move too."""
+    at its threshold, every mode's from its own draws where the chains sit in modes (the
+    weights then from :func:`~bayescomp.models.prior_reweighting.weights_in_modes`). With
+    equal weights and no modes this is ``result.to_frame()``."""
     post = result.idata.posterior
     masses = population_masses(post, result.rope), next_dataset_masses(post, result.rope)
     copies = post["delta0_copies"].values                  # chain, draw, copy, contrast
@@ -122,8 +123,13 @@ def reweighted_pair_table(result, weights: np.ndarray) -> pd.DataFrame:
             probabilities, errors = weighted_estimate(per_draw[..., p, :], weights)
             entry.update({f"{scope}_p_{region}": float(value) for region, value in
                           zip(("left", "rope", "right"), probabilities)})
-            entry[f"{scope}_decision"] = (decide(probabilities, result.threshold, labels, errors)
-                                          if result.reliable else UNRELIABLE)
+            entry[f"{scope}_decision"] = (
+                UNRELIABLE if not result.reliable else
+                # where the chains sit in modes, what every mode decides from its own draws
+                decide_modes(*zip(*(weighted_estimate(per_draw[list(part)][..., p, :],
+                                                      weights[list(part)] / weights[list(part)].sum())
+                                    for part in result.modes)), result.threshold, labels)
+                if result.modes else decide(probabilities, result.threshold, labels, errors))
         entry["reliable"] = result.reliable
         rows.append(entry)
     return pd.DataFrame(rows, columns=result.table.columns)

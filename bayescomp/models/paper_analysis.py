@@ -8,10 +8,10 @@ other``; the pair table at other ROPE widths (:func:`rope_sensitivity`: the post
 not depend on the ROPE, only the regions its draws are counted in do), and the pair table
 under the other Student-t prior of :data:`bayescomp.PRIORS` ("baycomp" after "paper", else
 "paper"): the two differ only in the prior of nu, so that table is read off the same draws by
-Pareto-smoothed importance sampling (:mod:`bayescomp.models.prior_reweighting`) where the fit
-is in one mode and the weights' Pareto shape is at most 0.7, and otherwise from a second fit
-with the same seed, as :func:`bayescomp.sensitivity` does for a pair. The Friedman test with Holm-corrected
-Wilcoxon post-hoc pairs runs beside (:func:`bayescomp.baselines.friedman.friedman_test`).
+Pareto-smoothed importance sampling (:mod:`bayescomp.models.prior_reweighting`) where the
+weights' Pareto shape is at most 0.7, and otherwise from a second fit with the same seed, as
+:func:`bayescomp.sensitivity` does for a pair. The Friedman test with Holm-corrected Wilcoxon
+post-hoc pairs runs beside (:func:`bayescomp.baselines.friedman.friedman_test`).
 
 The result holds data; its text (paragraph, Markdown, LaTeX, JSON) is written by
 :mod:`bayescomp.presentation.paper_report`.
@@ -345,10 +345,12 @@ def paper_analysis(scores: Scores, algorithms=None, rope: RopeLike = 0.01,
 
 
 def _reweighting(joint: JointResult, prior: str, other: str) -> Reweighting | None:
-    """The weights that read ``other`` off the joint fit under ``prior``, or None where they
-    cannot stand in for a fit: the fit failed its diagnostics or sits in modes (whose
-    weights would move too), or the weights' Pareto shape is above 0.7."""
-    if not joint.reliable or joint.modes:
+    """The weights that read ``other`` off the joint fit under ``prior`` (mode by mode where
+    its chains sit in modes), or None where they cannot stand in for a fit: the fit failed
+    its diagnostics, or the weights' Pareto shape is above 0.7."""
+    if not joint.reliable:
         return None
-    weights = reweighting(joint.idata.posterior["nu"].values, prior, PRIORS[prior], PRIORS[other])
+    masses = joint.mode_weights if joint.modes_weighed else [np.nan] * len(joint.modes)
+    weights = reweighting(joint.idata.posterior["nu"].values, prior, PRIORS[prior], PRIORS[other],
+                          joint.modes, masses)
     return weights if weights.usable else None

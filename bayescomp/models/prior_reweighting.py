@@ -119,18 +119,17 @@ def weights_in_modes(log_ratio: np.ndarray, parts, masses, base: str = "") -> Re
 
 
 def reweighting(nu: np.ndarray, base_name: str, base: HierarchicalPrior,
-                prior: HierarchicalPrior, modes=()) -> Reweighting:
+                prior: HierarchicalPrior, parts=(), masses=()) -> Reweighting:
     """The weights that turn (chain, draw) draws of ``nu`` under ``base`` into ones under
     ``prior``; the two must differ only in nu's prior (:func:`differs_only_in_nu`). Where
-    the fit's chains sit in separate ``modes`` (:class:`~bayescomp.models.modes.Mode`), the
-    weights of :func:`weights_in_modes`."""
+    the fit's chains sit in modes (``parts``: tuples of chains, of estimated ``masses``),
+    the weights of :func:`weights_in_modes`."""
     if not differs_only_in_nu(base, prior):
         raise ValueError(f"{prior} differs from the prior {base_name!r} in more than the prior "
                          "of nu: its posterior cannot be read off that fit's draws")
     log_ratio = log_nu_prior(prior, nu) - log_nu_prior(base, nu)
-    if modes:
-        return weights_in_modes(log_ratio, [m.chains for m in modes], [m.weight for m in modes],
-                                base_name)
+    if len(parts):
+        return weights_in_modes(log_ratio, parts, masses, base_name)
     return importance_weights(log_ratio, base_name)
 
 

@@ -264,7 +264,8 @@ def _reweighting(prior: HierarchicalPrior, fits: dict) -> Reweighting | None:
         base = fit.settings["prior"]
         if fit.reliable and differs_only_in_nu(base, prior):
             weights = reweighting(fit.idata.posterior["nu"].values, base_name, base, prior,
-                                  fit.modes)
+                                  [mode.chains for mode in fit.modes],
+                                  [mode.weight for mode in fit.modes])
             if weights.usable:
                 return weights
     return None
