@@ -318,6 +318,27 @@ def test_bad_options_raise(call, message):
         call(np.array([0.1, -0.05, 0.02]))
 
 
+def test_counts_and_sizes_are_whole_numbers():
+    """One rule for every count of the baselines: a whole number (an integral float too,
+    read from a table; never a bool) of at least 0 for counts, 1 for sizes; the message
+    names the argument and the rule."""
+    from bayescomp.baselines.one_test_set import mcnemar_test
+
+    d = np.array([0.1, -0.05, 0.02, 0.03])
+    for bad in (0, 2.5, True, "many"):
+        with pytest.raises(ValueError, match="n_samples must be a positive integer"):
+            bayesian_signed_rank_test(d, n_samples=bad)
+    with pytest.raises(ValueError, match="b must be a non-negative integer count"):
+        mcnemar_test(-1, 3)
+    with pytest.raises(ValueError, match="c must be a non-negative integer count"):
+        mcnemar_test(2, True)
+    # an integral float is the integer
+    as_int = bayesian_signed_rank_test(d, n_samples=500, seed=1)
+    as_float = bayesian_signed_rank_test(d, n_samples=500.0, seed=1)
+    np.testing.assert_array_equal(as_int.samples, as_float.samples)
+    assert mcnemar_test(2.0, 7.0).p_value == mcnemar_test(2, 7).p_value
+
+
 # --------------------------------------------------------------------------- all five
 
 @pytest.fixture

@@ -172,15 +172,5 @@ def _check_prior(prior_strength, prior_location):
     return strength, location
 
 
-def _check_positive_int(value, what) -> int:
-    try:
-        valid = not isinstance(value, bool) and int(value) == value and value >= 1
-    except (TypeError, ValueError, OverflowError):
-        valid = False
-    if not valid:
-        raise ValueError(f"{what} must be a positive integer, got {value!r}")
-    return int(value)
-
-
 def _warning_notes(caught) -> tuple:
     return tuple(dict.fromkeys(str(w.message) for w in caught))
