@@ -11,11 +11,12 @@ import pandas as pd
 import xarray as xr
 from scipy import stats
 
-from bayescomp.decisions import UNRELIABLE, decide, decide_modes
+from bayescomp.decisions import UNRELIABLE
 from bayescomp.models.hierarchical_runs import region_estimates
 from bayescomp.models.joint_program import (DELTA0_COPIES, delta0_copies, draw_delta,
                                             lower_factor, pair_vectors)
-from bayescomp.models.prior_reweighting import weighted_estimate, weighted_hdi
+from bayescomp.models.prior_reweighting import (weighted_decision, weighted_estimate,
+                                                weighted_hdi)
 from bayescomp.rope import Rope, region_labels
 
 
@@ -120,16 +121,13 @@ def reweighted_pair_table(result, weights: np.ndarray) -> pd.DataFrame:
                      delta0_mean=float(copy_weights @ delta0[:, p]),
                      delta0_hdi_low=low, delta0_hdi_high=high)
         for scope, per_draw in zip(("population", "next_dataset"), masses):
-            probabilities, errors = weighted_estimate(per_draw[..., p, :], weights)
+            estimate = weighted_estimate(per_draw[..., p, :], weights)
             entry.update({f"{scope}_p_{region}": float(value) for region, value in
-                          zip(("left", "rope", "right"), probabilities)})
+                          zip(("left", "rope", "right"), estimate[0])})
             entry[f"{scope}_decision"] = (
-                UNRELIABLE if not result.reliable else
-                # where the chains sit in modes, what every mode decides from its own draws
-                decide_modes(*zip(*(weighted_estimate(per_draw[list(part)][..., p, :],
-                                                      weights[list(part)] / weights[list(part)].sum())
-                                    for part in result.modes)), result.threshold, labels)
-                if result.modes else decide(probabilities, result.threshold, labels, errors))
+                weighted_decision(estimate, per_draw[..., p, :], weights, result.modes,
+                                  result.threshold, labels)
+                if result.reliable else UNRELIABLE)
         entry["reliable"] = result.reliable
         rows.append(entry)
     return pd.DataFrame(rows, columns=result.table.columns)

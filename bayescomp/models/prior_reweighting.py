@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from bayescomp.decisions import decide, decide_modes
 from bayescomp.models import nu_prior
 from bayescomp.models.convergence import ess_bulk
 from bayescomp.models.hierarchical_density import tabulated
@@ -150,6 +151,19 @@ def weighted_estimate(per_draw: np.ndarray, weights: np.ndarray) -> tuple[np.nda
     estimate = plain + np.einsum("cd,cdr->r", weights, values - plain)
     spread = size * weights[..., None] * (values - estimate)
     return estimate, np.sqrt(np.mean(spread ** 2, axis=(0, 1)) / ess_bulk(spread))
+
+
+def weighted_decision(estimate: tuple, per_draw: np.ndarray, weights: np.ndarray, parts,
+                      threshold: float, labels) -> str:
+    """The decision of weighted draws by the rule of a fit: ``estimate`` (the probabilities
+    and errors of :func:`weighted_estimate`) two errors past ``threshold``; where the chains
+    sit in modes (``parts``: tuples of chains), the decision every mode makes from its own
+    draws (``per_draw``: chain, draw, 3) and weights."""
+    if not len(parts):
+        return decide(estimate[0], threshold, labels, mcse=estimate[1])
+    modes = [weighted_estimate(per_draw[list(part)], weights[list(part)] / weights[list(part)].sum())
+             for part in parts]
+    return decide_modes([p for p, _ in modes], [e for _, e in modes], threshold, labels)
 
 
 def weighted_hdi(values: np.ndarray, weights: np.ndarray, probability: float = 0.95

@@ -26,7 +26,7 @@ from bayescomp.decisions import THRESHOLD, decide, decide_modes
 from bayescomp.reportable import Reportable
 from bayescomp.models.modes import probability_mcse
 from bayescomp.models.prior_reweighting import (Reweighting, differs_only_in_nu, reweighting,
-                                                weighted_estimate)
+                                                weighted_decision, weighted_estimate)
 from bayescomp.models.region_masses import next_dataset_masses, population_masses
 from bayescomp.rope import Rope, region_labels
 
@@ -221,7 +221,9 @@ def sensitivity(scores: Scores, first: str, second: str, *,
 
     seed = check_seed(seed)   # drawn here once when None: every prior's fit gets this one
     labels = region_labels(first, second)
-    rows, fits, reweighted = [], {}, {}
+    # per fit, per ROPE, per draw, chain by chain: each question's masses (the fit's own
+    # estimators), computed once and read by every prior read off that fit
+    rows, fits, reweighted, masses = [], {}, {}, {}
     for name, prior in chosen.items():
         # the fit is given the name, so that it reports it
         weights = _reweighting(_hierarchical.PRIORS[prior] if isinstance(prior, str) else prior,
@@ -230,22 +232,24 @@ def sensitivity(scores: Scores, first: str, second: str, *,
             fit = _hierarchical.hierarchical(scores, first, second, rope=ropes[0], prior=prior,
                                              seed=seed, baselines=False, **options)
             fits[name] = fit
+            posterior = fit.idata.posterior
+            masses[name] = [(population_masses(posterior, rope),
+                             next_dataset_masses(posterior, rope)) for rope in ropes]
         else:
             reweighted[name] = weights
             fit = fits[weights.base]
-        posterior = fit.idata.posterior
-        for rope in ropes:
-            # per draw, chain by chain: each question's masses (the fit's own estimators)
-            for quantity, per_draw in (("delta0", population_masses(posterior, rope)),
-                                       ("next", next_dataset_masses(posterior, rope))):
+        for rope, both in zip(ropes, masses[name if weights is None else weights.base]):
+            for quantity, per_draw in zip(QUANTITIES, both):
                 if weights is None:
                     # the draws as the fit reports them (modes mixed by their weights)
                     p = per_draw.reshape(-1, 3)[fit.draw_order].mean(axis=0)
                     decision = _decision(fit, p, per_draw, threshold, labels)
                 else:
-                    p, mcse = weighted_estimate(per_draw, weights.weights)
-                    decision = _weighted_decision(fit, p, mcse, per_draw, weights.weights,
-                                                  threshold, labels)
+                    estimate = weighted_estimate(per_draw, weights.weights)
+                    p = estimate[0]
+                    decision = weighted_decision(estimate, per_draw, weights.weights,
+                                                 [mode.chains for mode in fit.modes],
+                                                 threshold, labels)
                 rows.append(dict(
                     prior=name, rope=(rope.high - rope.low) / 2, rope_low=rope.low + 0.0,  # not -0
                     rope_high=rope.high, quantity=quantity, p_left=p[0], p_rope=p[1],
@@ -269,17 +273,6 @@ def _reweighting(prior: HierarchicalPrior, fits: dict) -> Reweighting | None:
             if weights.usable:
                 return weights
     return None
-
-
-def _weighted_decision(fit, probabilities, mcse, per_draw: np.ndarray, weights: np.ndarray,
-                       threshold: float, labels) -> str:
-    """:func:`_decision` for draws under importance weights: where the fit's chains sit in
-    modes, the decision every mode makes from its own draws and weights."""
-    if not fit.modes:
-        return decide(probabilities, threshold, labels, mcse=mcse)
-    parts = [list(mode.chains) for mode in fit.modes]
-    estimates = [weighted_estimate(per_draw[c], weights[c] / weights[c].sum()) for c in parts]
-    return decide_modes([p for p, _ in estimates], [e for _, e in estimates], threshold, labels)
 
 
 def _decision(fit, probabilities, per_draw: np.ndarray, threshold: float, labels) -> str:
