@@ -40,7 +40,7 @@ _LAZY = {
     **{name: ".models.diagnostics" for name in ("Diagnostics", "diagnose")},
     **{name: ".models.hierarchical" for name in ("PRIORS", "HierarchicalPrior", "HierarchicalResult",
                                           "hierarchical")},
-    **{name: ".models.ranking" for name in ("RankingResult", "rank_algorithms")},
+    "rank_algorithms": ".models.ranking", "RankingResult": ".models.ranking_result",
     **{name: ".models.sensitivity_analysis" for name in ("SensitivityResult", "sensitivity")},
 }
 # Modules kept as attributes of the package under their earlier flat names: name -> module.

@@ -84,9 +84,31 @@ def too_close(probabilities: ArrayLike, threshold: float, mcse: ArrayLike | None
     errors of ``threshold``: the draws cannot tell on which side it is."""
     if mcse is None:
         return False
-    probabilities = _as_probabilities(probabilities)
+    return bool(np.any(within_margin(_as_probabilities(probabilities), threshold, mcse)))
+
+
+def within_margin(probabilities: ArrayLike, threshold: float, mcse: ArrayLike) -> np.ndarray:
+    """Elementwise, whether a sampled probability neither clears ``threshold`` by
+    :data:`MC_MARGIN` Monte Carlo standard errors nor falls short of it by more: on which
+    side of the threshold it lies, the draws cannot tell (any number of probabilities, e.g.
+    a ranking's P(best) of every algorithm)."""
+    probabilities = np.asarray(probabilities, dtype=float)
     margin = MC_MARGIN * np.asarray(mcse, dtype=float)
-    return bool(np.any((probabilities - margin < threshold) & (probabilities + margin >= threshold)))
+    return (probabilities - margin < threshold) & (probabilities + margin >= threshold)
+
+
+def best_algorithm(p_best: pd.Series, mcse: pd.Series,
+                   threshold: float = THRESHOLD) -> tuple[str | None, bool]:
+    """The algorithm named best from every algorithm's sampled P(best) and its Monte Carlo
+    error: the most probably best where its P(best) clears ``threshold`` by
+    :data:`MC_MARGIN` errors, else None; and whether the draws cannot tell on which side of
+    the threshold it lies (:func:`within_margin`), so that the sentence can say why."""
+    if not 0.5 < threshold <= 1:
+        raise ValueError(f"threshold must be in (0.5, 1], got {threshold}")
+    best = p_best.idxmax()
+    probability, error = float(p_best[best]), float(mcse[best])
+    named = str(best) if probability - MC_MARGIN * error >= threshold else None
+    return named, bool(within_margin(probability, threshold, error))
 
 
 @dataclass(frozen=True)

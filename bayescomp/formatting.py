@@ -112,3 +112,9 @@ def first_few(items, separator: str = ", ", limit: int = 5) -> str:
     items = list(items)
     more = f" and {len(items) - limit} more" if len(items) > limit else ""
     return separator.join(items[:limit]) + more
+
+
+def effective_draws(ess: dict) -> str:
+    """A fit's ``settings["ess"]`` (``target``, smallest ``bulk`` and ``tail`` ESS of what it
+    reports) as every summary writes it: "1234 bulk, 987 tail (target 1000)"."""
+    return f"{ess['bulk']:.0f} bulk, {ess['tail']:.0f} tail (target {ess['target']})"

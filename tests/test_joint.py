@@ -14,7 +14,7 @@ from scipy import integrate, stats
 
 import bayescomp as bc
 from bayescomp.models import joint_program as jp
-from bayescomp.models.joint import rank_probabilities
+from bayescomp.models.joint_ranks import rank_probabilities
 from bayescomp.rope import Rope
 
 

@@ -382,17 +382,19 @@ def test_command_line_rank(stan_backend, tmp_path, monkeypatch, capsys):
     csv = tmp_path / "scores.csv"
     bc.datasets.load_classifiers(as_frame=True).to_csv(csv, index=False)
     options = ["--seed", "3", "--backend", stan_backend, "--chains", "2", "--iter-warmup",
-               "500", "--iter-sampling", "1000"]
+               "500", "--iter-sampling", "1000", "--ess", "1500"]
     code = cli.main(["rank", str(csv), *options, "--out", str(tmp_path / "out"),
                      "--json", str(tmp_path / "rank.json")])
     assert code == 0, capsys.readouterr().err
-    direct = rank_algorithms(bc.read_csv(csv), seed=3, backend=stan_backend, **SHORT)
+    direct = rank_algorithms(bc.read_csv(csv), seed=3, backend=stan_backend, ess=1500, **SHORT)
     printed = capsys.readouterr().out
     assert direct.verdict() in printed
     payload = json.loads((tmp_path / "rank.json").read_text())
     assert payload["best"] == direct.best == "forest" and payload["command"] == "rank"
     assert payload["settings"]["rope"] == 0.01 == direct.settings["rope"]
     assert payload["algorithms"]["forest"]["p_best"] == pytest.approx(direct.p_best["forest"])
+    assert payload["ess"] == pytest.approx(direct.settings["ess"]) and \
+        payload["ess"]["target"] == 1500
     assert sorted(p.name for p in (tmp_path / "out").iterdir()) == ["ranking.png", "report.md"]
     assert (tmp_path / "out" / "report.md").read_text().startswith("### Plackett-Luce ranking")
     assert sorted(p.name for p in tmp_path.iterdir()) == ["out", "rank.json", "scores.csv"]

@@ -317,6 +317,16 @@ class Outputs:
 COLUMN_KEYS = ("dataset", "algorithm", "run", "fold", "score")
 
 
+def positive_int(text: str) -> int:
+    """An option's value that must be a whole number of at least 1 (argparse's ``type``)."""
+    import argparse
+
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be a positive integer, got {text}")
+    return value
+
+
 def add_input_arguments(parser) -> None:
     """The arguments naming a CSV of scores and its layout, shared by the commands that
     read one (``compare``, ``all-pairs``, ``rank``)."""

@@ -31,17 +31,11 @@ from bayescomp.cli.export import version
 from bayescomp.cli.console import Console, one_line
 from bayescomp.cli.io import (CliError, add_input_arguments,
                                            add_overwrite_argument, check_input,
-                                           check_output_dir, check_output_file, os_error_line)
+                                           check_output_dir, check_output_file, os_error_line,
+                                           positive_int)
 
 
 # --- the parser -----------------------------------------------------------------------------
-
-def _positive_int(text: str) -> int:
-    value = int(text)
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be a positive integer, got {text}")
-    return value
-
 
 def _non_negative_int(text: str) -> int:
     value = int(text)
@@ -129,15 +123,15 @@ def add_sampling_arguments(sub) -> None:
 
     group = sub.add_argument_group(
         "sampler of the hierarchical model (unset: the library's defaults)")
-    group.add_argument("--chains", type=_positive_int, metavar="N",
+    group.add_argument("--chains", type=positive_int, metavar="N",
                        help="Markov chains (default 4)")
-    group.add_argument("--iter-warmup", type=_positive_int, metavar="N",
+    group.add_argument("--iter-warmup", type=positive_int, metavar="N",
                        help="warm-up iterations per chain (default 500)")
-    group.add_argument("--iter-sampling", type=_positive_int, metavar="N",
+    group.add_argument("--iter-sampling", type=positive_int, metavar="N",
                        help="draws kept per chain (default 1000)")
     group.add_argument("--adapt-delta", type=_probability, metavar="P",
                        help="target acceptance rate of NUTS, in (0, 1) (default 0.95)")
-    group.add_argument("--max-treedepth", type=_positive_int, metavar="N",
+    group.add_argument("--max-treedepth", type=positive_int, metavar="N",
                        help="maximum tree depth of NUTS (default 10)")
     group.add_argument("--prior", choices=sorted(PRIORS),
                        help="model of delta_i and hyper-priors: paper (Corani et al. 2017, "
@@ -147,7 +141,7 @@ def add_sampling_arguments(sub) -> None:
                        help="after a fit fails its diagnostics: continue slowly mixing "
                        "chains, or refit afresh with safer settings (default 2; 0 "
                        "disables)")
-    group.add_argument("--ess", type=_positive_int, metavar="N",
+    group.add_argument("--ess", type=positive_int, metavar="N",
                        help="target bulk and tail ESS of the reported quantities: a fit "
                        "below it is extended from where its chains are (default 1000)")
 

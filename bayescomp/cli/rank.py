@@ -11,7 +11,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from bayescomp.cli.io import add_input_arguments, add_overwrite_argument, read_scores
+from bayescomp.cli.io import (add_input_arguments, add_overwrite_argument, positive_int,
+                              read_scores)
 
 EXIT_OK, EXIT_UNRELIABLE = 0, 1
 
@@ -61,11 +62,16 @@ def add_parser(subparsers):
     rank.add_argument("--seed", type=int, default=1, help="random seed (default 1)")
     rank.add_argument("--backend", choices=["auto", "cmdstanpy", "pystan"], default="auto",
                       help="Stan backend (default auto)")
-    rank.add_argument("--chains", type=int, default=4, help="Markov chains (default 4)")
-    rank.add_argument("--iter-warmup", type=int, default=1000, metavar="N",
-                      help="warm-up iterations per chain (default 1000)")
-    rank.add_argument("--iter-sampling", type=int, default=1000, metavar="N",
+    rank.add_argument("--chains", type=positive_int, default=4,
+                      help="Markov chains (default 4)")
+    rank.add_argument("--iter-warmup", type=positive_int, default=500, metavar="N",
+                      help="warm-up iterations per chain (default 500)")
+    rank.add_argument("--iter-sampling", type=positive_int, default=1000, metavar="N",
                       help="draws kept per chain (default 1000)")
+    rank.add_argument("--ess", type=positive_int, default=1000, metavar="N",
+                      help="target bulk and tail ESS of the worths: a fit below it, or whose "
+                      "largest P(best) is within two Monte Carlo errors of 0.95, is extended "
+                      "from where its chains are (default 1000)")
     rank.add_argument("--out", metavar="DIR",
                       help="write report.md and ranking.png into DIR (nothing is written "
                       "without it)")
@@ -94,7 +100,7 @@ def run(args, console) -> int:
     result = rank_algorithms(
         scores, rope=args.rope, seed=args.seed, ties=args.ties, prior=args.prior,
         higher_is_better=not args.lower_is_better, backend=backend, chains=args.chains,
-        iter_warmup=args.iter_warmup, iter_sampling=args.iter_sampling,
+        iter_warmup=args.iter_warmup, iter_sampling=args.iter_sampling, ess=args.ess,
         show_progress=bool(args.progress))
     if "-" not in (args.json, args.csv):
         print(result.summary())

@@ -42,7 +42,7 @@ from bayescomp.models.hierarchical_program import (PROGRAM, continuation_inits, 
                                                    prepare, to_user_scale, unconstrained)
 from bayescomp.models.hierarchical_result import HierarchicalResult, region_summary
 from bayescomp.models.hierarchical_runs import (MAX_CLOSE_FACTOR, MAX_DRAWS_FACTOR, REPORTED,
-                                                Retries, adaptation, check_count,
+                                                Retries, adaptation, check_count, first_run,
                                                 energy_explained, extension, joined_draws,
                                                 region_estimates, reported_ess, steps_failed,
                                                 too_close_to_call)
@@ -227,8 +227,7 @@ def hierarchical(scores: Scores, first: str, second: str, *, rope: RopeLike = 0.
     check_rope(rope, scores, first, second)
     data, scale = prepare(scores, first, second, prior)
     var_names = ["delta0", "sigma0", "delta", "sigma"] + (["nu"] if data["population"] else [])
-    run = dict(adapt_delta=adapt_delta, iter_warmup=iter_warmup, iter_sampling=iter_sampling,
-               continued=False, redraw=False, step_scale=1.0)
+    run = first_run(adapt_delta, iter_warmup, iter_sampling)
     retry, attempts, fit = Retries(run, retries), [], None
     extended_from = None   # the reported ESS of the fit the last extension went on from
     while True:

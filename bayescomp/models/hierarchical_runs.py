@@ -134,6 +134,13 @@ def extension(run: dict, draws: int, achieved: float, ess: int, cap: int, *,
     return continuation(run, iter_sampling=chunk)
 
 
+def first_run(adapt_delta: float, iter_warmup: int, iter_sampling: int) -> dict:
+    """Settings of an analysis's first fit, afresh: what :func:`continuation`,
+    :func:`adaptation`, :func:`joined_draws` and :func:`safer_run` read and change."""
+    return dict(adapt_delta=adapt_delta, iter_warmup=iter_warmup, iter_sampling=iter_sampling,
+                continued=False, redraw=False, step_scale=1.0)
+
+
 def continuation(run: dict, **changes) -> dict:
     """Settings of a fit that goes on from the last draws of the fit before it, with that
     fit's step size and metric and no warm-up where the engine can keep them (else a
@@ -160,12 +167,15 @@ def joined_draws(earlier, new, run: dict) -> az.InferenceData:
     """The draws of a fit made with the settings ``run``, as the engine returned them
     (``new``): a continuation's appended, chain by chain, to those of the fit it continues
     (``earlier``); a fit afresh's, or a redraw's (which replace the draws of a fit that
-    diverged), alone. Posterior and sampler statistics; the attrs are ``new``'s."""
+    diverged), alone. Every group of draws both have (posterior, sampler statistics, the
+    engine's log-likelihood); the attrs are ``new``'s."""
     if not run["continued"] or run["redraw"]:
         return new
     offset = earlier.posterior.sizes["draw"]
     groups = {}
-    for group in ("posterior", "sample_stats"):
+    for group in new.groups():
+        if group not in earlier.groups():
+            continue
         before, after = getattr(earlier, group), getattr(new, group)
         after = after.assign_coords(draw=after["draw"].values + offset)
         groups[group] = xr.concat([before, after], dim="draw")

@@ -47,7 +47,7 @@ from bayescomp.models.estimate import Estimate
 from bayescomp.models.hierarchical import PRIORS, HierarchicalPrior
 from bayescomp.models.hierarchical_result import region_summary
 from bayescomp.models.hierarchical_runs import (MAX_DRAWS_FACTOR, Retries, adaptation,
-                                                check_count, energy_explained,
+                                                check_count, energy_explained, first_run,
                                                 extension, joined_draws, reported_ess,
                                                 steps_failed)
 from bayescomp.models.joint_density import log_density, unconstrained
@@ -57,9 +57,9 @@ from bayescomp.models.joint_posterior import (next_dataset_masses, pair_estimate
 from bayescomp.models.joint_program import (DELTA0_COPIES, PROGRAM, algorithm_effects,
                                             continuation_inits, initial_values, pair_vectors,
                                             prepare, rotate, sampling_rotation, stan_data)
+from bayescomp.models.joint_ranks import p_best_mcse, rank_probabilities
 from bayescomp.models.joint_result import JointResult
 from bayescomp.models.modes import mixture_indices
-from bayescomp.models.ranking import tie_places
 from bayescomp.rope import Rope, region_labels
 
 if TYPE_CHECKING:
@@ -70,22 +70,6 @@ CHECKED = ["delta0", "delta", "sigma0", "nu"]
 #: the quantities whose bulk and tail ESS the ``ess`` target is of: the checked ones and
 #: every pair's population scale, which the next-dataset question reads
 REPORTED = CHECKED + ["population_sd"]
-
-
-def rank_probabilities(effects: np.ndarray, rope: Rope, algorithms) -> pd.DataFrame:
-    """Algorithms x ranks 1..K: the probability of each rank of the population means
-    ``effects`` (draws x K), ties within the ROPE sharing their places (module notes)."""
-    draws, k = effects.shape
-    order, start, end = tie_places(effects, True, max(rope.high, 0.0))
-    shares = np.zeros((k, k))
-    for place in range(k):
-        for rank in range(k):
-            # the algorithm at this place takes 1/g of each rank its group of g holds
-            share = ((start[:, place] <= rank) & (rank < end[:, place])) / (end - start)[:, place]
-            shares[:, rank] += np.bincount(order[:, place], weights=share, minlength=k)
-    names = pd.Index(list(algorithms), name="algorithm")
-    return pd.DataFrame(shares / draws, index=names,
-                        columns=pd.Index(range(1, k + 1), name="rank"))
 
 
 def select_algorithms(scores: Scores, algorithms) -> Scores:
@@ -182,8 +166,7 @@ def compare_many(scores: Scores, algorithms=None, rope: RopeLike = 0.01, seed: i
     names = tuple(scores.algorithms)
     k = len(names)
     data, scale = prepare(scores, prior)
-    run = dict(adapt_delta=adapt_delta, iter_warmup=iter_warmup, iter_sampling=iter_sampling,
-               continued=False, redraw=False, step_scale=1.0)
+    run = first_run(adapt_delta, iter_warmup, iter_sampling)
     # sampled along the population's principal directions, turned back in pair_posterior
     rotation = sampling_rotation(data)
     sampled = rotate(data, rotation)
@@ -302,6 +285,11 @@ def compare_many(scores: Scores, algorithms=None, rope: RopeLike = 0.01, seed: i
     table = pd.DataFrame(rows)
     effects = algorithm_effects(contrast, k)
     ranks = rank_probabilities(effects, rope, names)
+    copies = post["delta0_copies"].values                # chain, draw, copy, pair (as sampled)
+    best_errors = p_best_mcse(
+        algorithm_effects(copies.reshape(-1, k - 1), k).reshape(copies.shape[:3] + (k,)),
+        rope, *((modes.parts, modes.weights, modes.weight_errors)
+                if modes and modes.weighed else ()))
     delta = mixed(post["delta"].values)                  # draw, dataset, pair
     per_dataset = []
     for i, ds in enumerate(scores.datasets):
@@ -322,7 +310,9 @@ def compare_many(scores: Scores, algorithms=None, rope: RopeLike = 0.01, seed: i
     return JointResult(
         algorithms=names, rope=rope, idata=idata, table=table, population=population,
         next_dataset=next_dataset, population_draws=effects,
-        p_best=ranks[1].rename("p_best"), rank_probabilities=ranks,
+        p_best=ranks[1].rename("p_best"),
+        p_best_mcse=pd.Series(best_errors, index=ranks.index, name="p_best_mcse"),
+        rank_probabilities=ranks,
         datasets=pd.DataFrame(per_dataset), diagnostics=diagnostics, settings=settings,
         draw_order=order, modes=modes.parts if modes else (),
         modes_separate=bool(modes and modes.separate),

@@ -41,6 +41,10 @@ class JointResult(SamplerChecked, Reportable):
         (a, b)'s delta0 is column a minus column b.
     p_best : pandas.Series
         P(rank 1) of every algorithm (:attr:`rank_probabilities`' first column).
+    p_best_mcse : pandas.Series
+        Its Monte Carlo standard errors (:func:`bayescomp.models.joint_ranks.p_best_mcse`):
+        an algorithm is named best only where its P(best) clears the threshold by two of
+        them, as every decision of the package (:data:`bayescomp.decisions.MC_MARGIN`).
     rank_probabilities : pandas.DataFrame
         Algorithms x ranks 1..K of the population means, algorithms within the ROPE of the
         best of their group sharing their places (:mod:`bayescomp.models.joint`).
@@ -76,6 +80,7 @@ class JointResult(SamplerChecked, Reportable):
     next_dataset: dict = field(repr=False)
     population_draws: np.ndarray = field(repr=False)
     p_best: pd.Series = field(repr=False)
+    p_best_mcse: pd.Series = field(repr=False)
     rank_probabilities: pd.DataFrame = field(repr=False)
     datasets: pd.DataFrame = field(repr=False)
     diagnostics: Diagnostics = field(repr=False)

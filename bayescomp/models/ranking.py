@@ -28,7 +28,7 @@ settles on one integer as datasets accrue. It is not the algorithm's mean rank o
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+import time
 
 import arviz as az
 import numpy as np
@@ -36,9 +36,13 @@ import pandas as pd
 
 from bayescomp import sampling
 from bayescomp.data.scores import Scores
-from bayescomp.decisions import THRESHOLD
-from bayescomp.models.diagnostics import Diagnostics, SamplerChecked, diagnose, warn_if_problems
-from bayescomp.reportable import Reportable
+from bayescomp.decisions import THRESHOLD, within_margin
+from bayescomp.models.convergence import ess_bulk
+from bayescomp.models.diagnostics import diagnose, variable_convergence, warn_if_problems
+from bayescomp.models.hierarchical_runs import (MAX_CLOSE_FACTOR, MAX_DRAWS_FACTOR, Retries,
+                                                adaptation, check_count, extension, first_run,
+                                                joined_draws, reported_ess)
+from bayescomp.models.ranking_result import RankingResult
 from bayescomp.rope import Rope
 
 
@@ -48,6 +52,9 @@ TIES = ("average", "random")
 #: group of g tied algorithms sums over its 2^g subsets (``benchmarks/results/ranking.md``: 30
 #: datasets, 15 of them one group of 15, ranked in 2.2 s).
 MAX_TIED = 15
+
+#: what the ``ess`` target is of: the worths, from which every rank probability is read
+REPORTED = ("worth",)
 
 
 def mean_scores(scores: Scores) -> pd.DataFrame:
@@ -151,96 +158,6 @@ def ranks_of_draws(worths: np.ndarray) -> np.ndarray:
     return np.argsort(np.argsort(-worths, axis=1), axis=1) + 1
 
 
-@dataclass(frozen=True)
-class RankingResult(SamplerChecked, Reportable):
-    """Posterior of the Plackett-Luce model of the algorithms' rankings.
-
-    Attributes
-    ----------
-    algorithms : tuple of str
-    worths : pandas.DataFrame
-        Posterior draws (rows) of the worths (columns, summing to 1 per draw).
-    p_best : pandas.Series
-        Posterior probability that each algorithm has the largest worth.
-    rank_probabilities : pandas.DataFrame
-        Algorithms x ranks 1..k: posterior probability that the algorithm's worth is the
-        r-th largest. Rows and columns sum to 1.
-    expected_rank : pandas.DataFrame
-        Per algorithm, the posterior mean rank of its worth (``mean``; 1 = largest worth) and
-        the central credible interval ``low``, ``high`` (ranks are integers, so are its
-        bounds). Not the mean observed rank (``observed_ranks.mean()``).
-    worth : pandas.DataFrame
-        Per algorithm the worth's ``mean`` (the probability of being ranked first on a new
-        dataset, scmamp's ``expected.win.prob``), ``sd`` and HDI ``hdi_low``, ``hdi_high``.
-    observed_ranks : pandas.DataFrame
-        Datasets x algorithms: the data, ranks by mean score, algorithms tied within the
-        ROPE (``settings["rope"]``) sharing their average rank.
-    """
-
-    algorithms: tuple
-    worths: pd.DataFrame = field(repr=False)
-    p_best: pd.Series = field(repr=False)
-    rank_probabilities: pd.DataFrame = field(repr=False)
-    expected_rank: pd.DataFrame = field(repr=False)
-    worth: pd.DataFrame = field(repr=False)
-    observed_ranks: pd.DataFrame = field(repr=False)
-    idata: az.InferenceData = field(repr=False)
-    diagnostics: Diagnostics = field(repr=False)
-    settings: dict = field(repr=False)
-
-    @property
-    def best(self) -> str:
-        """The algorithm most probably best (largest p_best)."""
-        return str(self.p_best.idxmax())
-
-    def verdict(self, threshold: float = THRESHOLD) -> str:
-        """One sentence naming the best algorithm, or the most probably best when none
-        reaches ``threshold``."""
-        from bayescomp.presentation.results.ranking import verdict
-        return verdict(self, threshold)
-
-    def to_frame(self) -> pd.DataFrame:
-        """One row per algorithm, best first: worth, P(best), posterior mean rank of the
-        worth (``rank_mean``) and its interval, mean observed rank on the datasets."""
-        frame = pd.concat([
-            self.worth.add_prefix("worth_"), self.p_best.rename("p_best"),
-            self.expected_rank.add_prefix("rank_"),
-            self.observed_ranks.mean().rename("mean_observed_rank")], axis=1)
-        frame.index.name = "algorithm"
-        return frame.sort_values(["rank_mean", "p_best"], ascending=[True, False])
-
-    def to_dict(self) -> dict:
-        """Plain Python (JSON-able) numbers: verdict, per-algorithm table, rank
-        probabilities, diagnostics and settings."""
-        from bayescomp.presentation.results.ranking import to_dict
-        return to_dict(self)
-
-    def summary(self) -> str:
-        """The ranking in text: the verdict, the per-algorithm table, the probability of
-        each rank and the sampler's diagnostics."""
-        from bayescomp.presentation.results.ranking import summary
-        return summary(self)
-
-    def meaning(self) -> str:
-        """What the ROPE and the ranks are, in one sentence."""
-        from bayescomp.presentation.results.ranking import meaning
-        return meaning(self)
-
-    def __str__(self) -> str:
-        return self.summary()
-
-    def plot(self, axes=None):
-        """Ranks of the worths and their probabilities
-        (:func:`bayescomp.presentation.plots.ranking.plot_ranking`)."""
-        from bayescomp.presentation.plots.ranking import plot_ranking
-
-        return plot_ranking(self, axes=axes)
-
-    def _report(self):
-        from bayescomp.presentation.results.ranking import report
-        return report(self)
-
-
 def _half_width(rope) -> float:
     rope = Rope.coerce(rope)
     if rope.low != -rope.high:  # a tie has no direction
@@ -259,7 +176,8 @@ def _dirichlet(prior, algorithms) -> np.ndarray:
 def rank_algorithms(scores: Scores, *, rope: float = 0.01, seed: int | None = None,
                     ties: str = "average", prior: float = 1.0, higher_is_better: bool = True,
                     interval: float = 0.95, backend: str = "auto", chains: int = 4,
-                    iter_warmup: int = 1000, iter_sampling: int = 1000, adapt_delta: float = 0.8,
+                    iter_warmup: int = 500, iter_sampling: int = 1000, adapt_delta: float = 0.8,
+                    retries: int = 2, ess: int = 1000,
                     show_progress: bool = False) -> RankingResult:
     """Rank several algorithms across datasets with a Bayesian Plackett-Luce model.
 
@@ -291,6 +209,17 @@ def rank_algorithms(scores: Scores, *, rope: float = 0.01, seed: int | None = No
         Probability of the credible intervals (expected rank and worth HDI).
     backend, chains, iter_warmup, iter_sampling, adapt_delta, show_progress
         Stan settings (see :func:`bayescomp.sampling.sample`).
+    retries : int
+        Fits after the first that fail their diagnostics, run by the hierarchical model's
+        rules (:func:`bayescomp.models.hierarchical_runs.safer_run`).
+    ess : int
+        Target bulk and tail ESS of every worth: a clean fit below it is extended from where
+        its chains are, with their step size and metric, by the draws its ESS per draw says
+        are missing (at most 4 times ``iter_sampling`` in all). A fit whose largest P(best)
+        lies within two Monte Carlo errors of the verdict's threshold (0.95) doubles its
+        draws, up to 8 times ``iter_sampling``, so that the verdict does not turn on the
+        seed. The ESS achieved is in ``settings["ess"]``, every fit in
+        ``settings["attempts"]``.
 
     Returns
     -------
@@ -304,6 +233,7 @@ def rank_algorithms(scores: Scores, *, rope: float = 0.01, seed: int | None = No
         raise ValueError(f"ties must be one of {TIES}, got {ties!r}")
     if not 0 < interval < 1:
         raise ValueError(f"interval must lie in (0, 1), got {interval}")
+    retries, ess = check_count("retries", retries, 0), check_count("ess", ess, 1)
     alpha = _dirichlet(prior, scores.algorithms)
     rope = _half_width(rope)
     seeds = sampling.Seeds(seed)
@@ -324,21 +254,17 @@ def rank_algorithms(scores: Scores, *, rope: float = 0.01, seed: int | None = No
         group_sizes.append(group_size)
     data = dict(K=len(scores.algorithms), D=len(scores), order=np.array(orders),
                 group_size=np.array(group_sizes), alpha=alpha)
-    fit = sampling.sample("plackett_luce", data, backend=backend, chains=chains,
-                          iter_warmup=iter_warmup, iter_sampling=iter_sampling,
-                          seed=seeds.stan_seed(1),
-                          adapt_delta=adapt_delta, show_progress=show_progress)
+    fit, attempts, statistics, diagnostics, p_best_mcse = _sample(
+        data, seeds, backend, chains, iter_warmup, iter_sampling, adapt_delta, retries, ess,
+        show_progress)
     algorithms = tuple(scores.algorithms)
+    names = pd.Index(algorithms, name="algorithm")
     worth_var = fit.posterior["worth"]
     fit.posterior = fit.posterior.assign_coords(
         {worth_var.dims[-1]: list(algorithms)}).rename({worth_var.dims[-1]: "algorithm"})
-    diagnostics = diagnose(fit, var_names=["worth"])
     warn_if_problems(diagnostics, "Plackett-Luce ranking")
 
-    draws = fit.posterior["worth"].values.reshape(-1, len(algorithms))
-    # a simplex sums to 1 only to rounding: close it, so that the worths are probabilities
-    draws = draws / draws.sum(axis=1, keepdims=True)
-    names = pd.Index(algorithms, name="algorithm")
+    draws = closed_worths(fit).reshape(-1, len(algorithms))
     worths = pd.DataFrame(draws, columns=names)
     ranks = ranks_of_draws(draws)
     k = len(algorithms)
@@ -354,14 +280,89 @@ def rank_algorithms(scores: Scores, *, rope: float = 0.01, seed: int | None = No
                           "hdi_low": hdi[:, 0], "hdi_high": hdi[:, 1]}, index=names)
     prior_text = (f"alpha = {alpha[0]:g}" if np.all(alpha == alpha[0])
                   else "alpha = (" + ", ".join(f"{a:g}" for a in alpha) + ")")
-    settings = dict(seed=seeds.seed, stan_seeds=(seeds.stan_seed(1),), rope=rope, ties=ties, prior=alpha, prior_text=prior_text,
+    achieved = reported_ess(statistics, REPORTED)
+    settings = dict(seed=seeds.seed, stan_seeds=tuple(a["stan_seed"] for a in attempts),
+                    rope=rope, ties=ties, prior=alpha, prior_text=prior_text,
                     higher_is_better=higher_is_better,
                     direction="higher is better" if higher_is_better else "lower is better",
                     interval=interval,
                     backend=fit.attrs.get("backend", backend), chains=chains,
-                    iter_warmup=iter_warmup, iter_sampling=iter_sampling,
-                    adapt_delta=adapt_delta, datasets=len(scores), tied_datasets=int(tied))
+                    iter_warmup=iter_warmup, iter_sampling=int(fit.posterior.sizes["draw"]),
+                    adapt_delta=adapt_delta, datasets=len(scores), tied_datasets=int(tied),
+                    attempts=tuple(attempts),
+                    seconds=float(sum(a["seconds"] for a in attempts)),
+                    ess=dict(target=ess, **dict(zip(("bulk", "tail"), achieved))))
     return RankingResult(algorithms, worths, rank_probabilities[1].rename("p_best"),
+                         pd.Series(p_best_mcse, index=names, name="p_best_mcse"),
                          rank_probabilities, expected_rank, worth,
                          observed_ranks(means, higher_is_better, rope), fit, diagnostics,
                          settings)
+
+
+def closed_worths(fit) -> np.ndarray:
+    """The worths' draws (chain, draw, algorithm), each draw divided by its sum: a simplex
+    sums to 1 only to rounding (and to the digits the engine writes), so close it, that the
+    worths are probabilities."""
+    draws = fit.posterior["worth"].values
+    return draws / draws.sum(axis=-1, keepdims=True)
+
+
+def p_best_estimates(fit) -> tuple[np.ndarray, np.ndarray]:
+    """Each algorithm's P(best), the share of draws in which its worth is the largest, and
+    its Monte Carlo standard error (the indicator's sd over the square root of its bulk ESS;
+    0 for an indicator that never changes)."""
+    worths = closed_worths(fit)
+    chains, draws, k = worths.shape
+    first = (ranks_of_draws(worths.reshape(-1, k)) == 1).astype(float).reshape(chains, draws, k)
+    return first.mean(axis=(0, 1)), first.reshape(-1, k).std(axis=0) / np.sqrt(ess_bulk(first))
+
+
+def _sample(data: dict, seeds, backend, chains, iter_warmup, iter_sampling, adapt_delta,
+            retries, ess, show_progress):
+    """The fit of ``stan/plackett_luce.stan``, run again by the hierarchical model's rules
+    (:mod:`bayescomp.models.hierarchical_runs`): retried after failed diagnostics, extended
+    from where the chains are towards the ESS target or while the largest P(best) is too
+    close to the threshold to call. Returns the fit, its attempts, the worths' R-hat and ESS
+    (:func:`~bayescomp.models.diagnostics.variable_convergence`), its diagnostics and the
+    Monte Carlo errors of P(best)."""
+    run = first_run(adapt_delta, iter_warmup, iter_sampling)
+    retry, attempts, fit = Retries(run, retries), [], None
+    extended_from = None   # the reported ESS of the fit the last extension went on from
+    while True:
+        started = time.perf_counter()
+        stan_seed = seeds.stan_seed(len(attempts) + 1)
+        adapted = adaptation(fit, run)
+        # a continued chain starts at its last draw (closed: Stan checks a simplex to 1e-8)
+        inits = ([dict(worth=last.tolist()) for last in closed_worths(fit)[:, -1]]
+                 if run["continued"] else None)
+        new = sampling.sample("plackett_luce", data, backend=backend, chains=chains,
+                              inits=inits, **adapted, iter_sampling=run["iter_sampling"],
+                              seed=stan_seed, adapt_delta=run["adapt_delta"],
+                              show_progress=show_progress)
+        fit = joined_draws(fit, new, run)
+        statistics = variable_convergence(fit.posterior, REPORTED)
+        diagnostics = diagnose(fit, var_names=list(REPORTED), statistics=statistics)
+        achieved = min(reported_ess(statistics, REPORTED))
+        p_best, p_best_mcse = p_best_estimates(fit)
+        best = np.argmax(p_best)
+        close = bool(within_margin(p_best[best], THRESHOLD, p_best_mcse[best]))
+        attempts.append(dict(attempt=len(attempts) + 1, stan_seed=stan_seed,
+                             continued=run["continued"], redraw=run["redraw"],
+                             adapt_delta=run["adapt_delta"], iter_warmup=adapted["iter_warmup"],
+                             iter_sampling=run["iter_sampling"],
+                             draws=int(fit.posterior.sizes["draw"]), ok=diagnostics.ok,
+                             verdict=diagnostics.verdict, problems=list(diagnostics.problems),
+                             seconds=time.perf_counter() - started))
+        if diagnostics.ok:
+            more = extension(run, attempts[-1]["draws"], achieved, ess,
+                             MAX_DRAWS_FACTOR * iter_sampling, previous=extended_from,
+                             close=close, close_cap=MAX_CLOSE_FACTOR * iter_sampling)
+            if more is None:
+                break
+            run, extended_from = more, achieved
+            continue
+        safer = retry.next(diagnostics)
+        if safer is None:
+            break
+        run, extended_from = safer, None
+    return fit, attempts, statistics, diagnostics, p_best_mcse

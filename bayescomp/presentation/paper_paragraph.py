@@ -9,7 +9,9 @@ diagnostics the paragraph names no best algorithm and decides no pair.
 """
 from __future__ import annotations
 
+from bayescomp.decisions import best_algorithm
 from bayescomp.formatting import equals, format_number, probability
+from bayescomp.presentation.verdicts import undecided_best
 
 #: decimals of the probabilities in the paragraph
 DIGITS = 3
@@ -113,10 +115,12 @@ def best_sentence(analysis) -> str:
         return (f"No algorithm is named the best: the posterior has several modes whose "
                 f"weights are not estimated (over the chains as sampled, {best} has the "
                 f"largest P(best) = {_p(p)}).")
-    if p >= threshold:
+    named, close = best_algorithm(analysis.joint.p_best, analysis.joint.p_best_mcse, threshold)
+    if named:
         return (f"{best} is the best algorithm with probability {_p(p)} (its population "
                 f"mean ranks first; algorithms within the ROPE share a rank).")
-    return (f"No algorithm is the best with probability {format_number(threshold)}: {best} "
+    return (f"No algorithm is the best with probability {format_number(threshold)}"
+            f"{undecided_best(analysis.joint.p_best_mcse[best], close)}: {best} "
             f"is the most probably best, P(best) = {_p(p)}, then {ranked.index[1]} "
             f"({_p(ranked.iloc[1])}).")
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from bayescomp.formatting import format_number, json_number
+from bayescomp.formatting import effective_draws, format_number, json_number
 from bayescomp.presentation.paper_paragraph import paragraph, sentences
 from bayescomp.presentation.reports import latex_escape, latex_table, markdown_table, text_table
 from bayescomp.presentation.results.classical import friedman_summary
@@ -145,7 +145,10 @@ def _sections(analysis, table) -> list[tuple[str, list[str]]]:
                 "with Holm's correction, on the mean score of every dataset.", "",
                 "```", friedman_summary(analysis.friedman), "```", "",
                 table(holm_table(analysis))]),
-              ("Sampler diagnostics", ["```", joint.diagnostics.summary(), "```"])]
+              ("Sampler diagnostics",
+               ["```", joint.diagnostics.summary(),
+                f"ESS of the reported quantities {effective_draws(joint.settings['ess'])}; "
+                f"{len(joint.attempts)} attempt(s), {joint.settings['seconds']:.1f} s", "```"])]
     return parts
 
 
@@ -204,7 +207,8 @@ def to_dict(analysis) -> dict:
         "threshold": json_number(joint.threshold), "seed": analysis.settings["seed"],
         "prior": analysis.settings["prior"], "reliable": analysis.reliable,
         "unreliable_fits": list(analysis.unreliable_fits),
-        "best": {"algorithm": analysis.best, "p_best": json_number(joint.p_best[analysis.best])},
+        "best": {"algorithm": analysis.best, "p_best": json_number(joint.p_best[analysis.best]),
+                 "p_best_mcse": json_number(joint.p_best_mcse[analysis.best])},
         "joint": joint.to_dict(),
         "best_against_others": {"pairs": _records(analysis.best_pairs),
                                 "datasets": _records(analysis.best_datasets)},

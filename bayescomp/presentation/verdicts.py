@@ -122,3 +122,13 @@ def verdict_dict(probabilities, first: str, second: str, *, threshold: float = T
 def rope_dict(rope) -> dict:
     """A ROPE as ``{"low": ..., "high": ...}``."""
     return {"low": json_number(rope.low), "high": json_number(rope.high)}
+
+
+def undecided_best(error: float, close: bool) -> str:
+    """The clause a best-algorithm sentence adds where the most probably best algorithm's
+    P(best) lies within two Monte Carlo errors (``error``) of the threshold (``close``, from
+    :func:`bayescomp.decisions.best_algorithm`); empty otherwise."""
+    if not close:
+        return ""
+    return (f" (its P(best) is within {MC_MARGIN:g} Monte Carlo errors ({format_number(error)} "
+            "each) of the threshold: on another seed it could fall on either side)")

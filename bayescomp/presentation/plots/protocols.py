@@ -61,7 +61,7 @@ class JointLike(Protocol):
 
 class RankingLike(Protocol):
     """Read by :func:`~bayescomp.presentation.plots.plot_ranking` (a
-    :class:`~bayescomp.models.ranking.RankingResult` has it)."""
+    :class:`~bayescomp.models.ranking_result.RankingResult` has it)."""
 
     algorithms: tuple
     rank_probabilities: pd.DataFrame

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pandas as pd
 
 from bayescomp.decisions import MODES_DISAGREE, THRESHOLD, decide
-from bayescomp.formatting import format_number, json_number as num, probability
+from bayescomp.formatting import effective_draws, format_number, json_number as num, probability
 from bayescomp.presentation.reports import text_table
 from bayescomp.presentation.verdicts import SCOPE_OPENINGS, rope_dict, verdict, verdict_dict
 
@@ -109,8 +109,8 @@ def summary(result) -> str:
         f"ROPE {result.rope}",
         *result.verdicts(),
         f"  prior {s['prior_name']}, backend {s['backend']}, seed {s['seed']}"
-        + (f"; ESS of the reported quantities {s['ess']['bulk']:.0f} bulk, "
-           f"{s['ess']['tail']:.0f} tail (target {s['ess']['target']})" if "ess" in s else ""),
+        + (f"; ESS of the reported quantities {effective_draws(s['ess'])}"
+           if "ess" in s else ""),
         f"  engine {s.get('engine_version')}, route {s.get('route')}, Stan {s.get('stan_version')}",
         *estimate_lines(result),
         "Per dataset (mean and t-test: raw; delta_i: shrunken):",

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pandas as pd
 
-from bayescomp.decisions import SCOPE_NAMES
-from bayescomp.formatting import format_number, json_number
+from bayescomp.decisions import SCOPE_NAMES, best_algorithm
+from bayescomp.formatting import effective_draws, format_number, json_number
 from bayescomp.presentation.reports import text_table
-from bayescomp.presentation.verdicts import rope_dict, verdict, verdict_dict
+from bayescomp.presentation.verdicts import rope_dict, undecided_best, verdict, verdict_dict
 
 SCOPES = ("population", "next_dataset")
 
@@ -26,10 +26,12 @@ def best_sentence(result, threshold: float) -> str:
                 f"as sampled, {p.iloc[0]:.3f}; {ties}).")
     if result.modes:
         ties += "; the modes mixed by their estimated weights"
-    if p.iloc[0] >= threshold:
+    named, close = best_algorithm(result.p_best, result.p_best_mcse, threshold)
+    if named:
         return (f"{p.index[0]} has the best population mean of the {len(p)} algorithms, "
                 f"P(rank 1) = {p.iloc[0]:.3f} >= {format_number(threshold)} ({ties}).")
-    return (f"No algorithm is best with probability {format_number(threshold)}: "
+    return (f"No algorithm is best with probability {format_number(threshold)}"
+            f"{undecided_best(result.p_best_mcse[p.index[0]], close)}: "
             f"{p.index[0]} is the most probably best (P(rank 1) = {p.iloc[0]:.3f}), then "
             f"{p.index[1]} ({p.iloc[1]:.3f}); {ties}.")
 
@@ -86,8 +88,7 @@ def _description(result) -> str:
             f"{s['datasets']} datasets (one posterior, differences first - second, ROPE "
             f"{result.rope}; prior {s['prior']}; backend {s['backend']}, seed {s['seed']}; "
             f"posterior median of nu {s['nu_median']:.3g}; ESS of the reported quantities "
-            f"{s['ess']['bulk']:.0f} bulk, {s['ess']['tail']:.0f} tail (target "
-            f"{s['ess']['target']}); {s['seconds']:.1f} s)")
+            f"{effective_draws(s['ess'])}; {s['seconds']:.1f} s)")
 
 
 def modes_lines(result) -> list[str]:
@@ -159,6 +160,7 @@ def to_dict(result) -> dict:
                       if result.modes else None),
             "pairs": pairs,
             "p_best": {name: json_number(v) for name, v in result.p_best.items()},
+            "p_best_mcse": {name: json_number(v) for name, v in result.p_best_mcse.items()},
             "rank_probabilities": {name: [json_number(v) for v in row]
                                    for name, row in result.rank_probabilities.iterrows()},
             "diagnostics": {"ok": d.ok, "problems": list(d.problems),

@@ -1,17 +1,18 @@
-"""How a :class:`~bayescomp.models.ranking.RankingResult` reads: its verdict, its summary, its
+"""How a :class:`~bayescomp.models.ranking_result.RankingResult` reads: its verdict, its summary, its
 report (title, facts, table) and its JSON document."""
 from __future__ import annotations
 
 import pandas as pd
 
-from bayescomp.decisions import THRESHOLD
+from bayescomp.decisions import THRESHOLD, best_algorithm
+from bayescomp.formatting import effective_draws
+from bayescomp.presentation.verdicts import undecided_best
 
 
 def verdict(result, threshold: float = THRESHOLD) -> str:
     """One sentence naming the best algorithm, or the most probably best when none
-    reaches ``threshold``."""
-    if not 0.5 < threshold <= 1:
-        raise ValueError(f"threshold must be in (0.5, 1], got {threshold}")
+    reaches ``threshold`` by two Monte Carlo errors (as every decision of the package)."""
+    named, close = best_algorithm(result.p_best, result.p_best_mcse, threshold)
     p = result.p_best.sort_values(ascending=False)
     best, runner = p.index[0], p.index[1]
     rank, s = result.expected_rank.loc[best], result.settings
@@ -22,11 +23,12 @@ def verdict(result, threshold: float = THRESHOLD) -> str:
     if not result.reliable:
         return (f"No verdict, the fit is {result.UNRELIABLE}: {best} looked most probably "
                 f"best (P = {p.iloc[0]:.3f}).")
-    if p.iloc[0] >= threshold:
+    if named:
         return (f"{best} is the best of the {len(p)} algorithms: its Plackett-Luce worth "
                 f"is the largest with posterior probability {p.iloc[0]:.3f} ({interval}).")
-    return (f"No algorithm is best with probability {threshold}: {best} is the most "
-            f"probably best (P = {p.iloc[0]:.3f}, {interval}), then {runner} "
+    return (f"No algorithm is best with probability {threshold}"
+            f"{undecided_best(result.p_best_mcse[best], close)}: {best} is the "
+            f"most probably best (P = {p.iloc[0]:.3f}, {interval}), then {runner} "
             f"(P = {p.iloc[1]:.3f}).")
 
 
@@ -39,9 +41,12 @@ def to_dict(result) -> dict:
                        for name, row in result.to_frame().iterrows()},
         "rank_probabilities": {name: [float(v) for v in row]
                                for name, row in result.rank_probabilities.iterrows()},
+        "p_best_mcse": {name: float(v) for name, v in result.p_best_mcse.items()},
         "diagnostics": {"ok": result.diagnostics.ok, "problems": list(result.diagnostics.problems),
                         "max_rhat": result.diagnostics.max_rhat,
                         "min_ess_bulk": result.diagnostics.min_ess_bulk},
+        "ess": dict(result.settings["ess"]),
+        "attempts": [dict(a) for a in result.settings["attempts"]],
         "settings": {k: v for k, v in result.settings.items()
                      if isinstance(v, (str, int, float, bool, type(None)))},
     }
@@ -56,7 +61,7 @@ def summary(result) -> str:
         f"datasets (ROPE {s['rope']:g}; ties: {s['ties']}, {s['tied_datasets']} "
         f"dataset(s) with ties; "
         f"Dirichlet prior {s['prior_text']}; backend {s['backend']}, seed {s['seed']})",
-        verdict(result), meaning(result),
+        verdict(result), meaning(result), sampling_line(result),
         "Per algorithm (worth_mean: probability of ranking first on a new dataset; "
         "rank_*: rank of the worth; mean_observed_rank: on the datasets):",
         result.to_frame().to_string(float_format=lambda v: f"{v:.4g}"),
@@ -65,6 +70,18 @@ def summary(result) -> str:
         result.diagnostics.summary(),
     ]
     return "\n".join(lines)
+
+
+def sampling_line(result) -> str:
+    """The draws behind the probabilities: their number, the worths' ESS against the target,
+    the largest P(best)'s Monte Carlo error and the fits it took."""
+    s = result.settings
+    extra = len(s["attempts"]) - 1
+    return (f"{s['chains']} chains x {s['iter_sampling']} draws; ESS of the worths "
+            f"{effective_draws(s['ess'])}; Monte Carlo error of P(best) "
+            f"{result.p_best_mcse[result.best]:.4f}; {s['seconds']:.1f} s"
+            + (f" in {extra + 1} fits (extended or retried from where the chains were)"
+               if extra else ""))
 
 
 def meaning(result) -> str:
@@ -93,7 +110,8 @@ def report(result):
         f"{s['datasets']} datasets ranked by mean score; ties {s['ties']} "
         f"({s['tied_datasets']} dataset(s) with ties); Dirichlet prior {s['prior_text']}",
         f"sampler: {result.diagnostics.verdict} (max R-hat {result.diagnostics.max_rhat:.3f}, "
-        f"min ESS {min(result.diagnostics.min_ess_bulk, result.diagnostics.min_ess_tail):.0f}, "
+        f"min ESS {min(result.diagnostics.min_ess_bulk, result.diagnostics.min_ess_tail):.0f} "
+        f"(target {s['ess']['target']}), "
         f"{result.diagnostics.divergences} divergences); backend {s['backend']}, seed {s['seed']}",
     ]
     title = f"Plackett-Luce ranking of {len(result.algorithms)} algorithms"

@@ -2,6 +2,8 @@
 decision moves with the prior and the ROPE, its summary and its report."""
 from __future__ import annotations
 
+from bayescomp.formatting import effective_draws
+
 
 def describe(result, quantity: str) -> str:
     """How the decision on ``quantity`` moves with the prior and the ROPE, in one sentence."""
@@ -31,8 +33,8 @@ def describe(result, quantity: str) -> str:
 def fit_line(prior: str, fit) -> str:
     """What one prior's fit rests on: its attempts and the ESS of its reported quantities."""
     ess = fit.settings["ess"]
-    return (f"{prior} {len(fit.settings['attempts'])} attempt(s), ESS {ess['bulk']:.0f} bulk, "
-            f"{ess['tail']:.0f} tail (target {ess['target']})")
+    return (f"{prior} {len(fit.settings['attempts'])} attempt(s), ESS "
+            f"{effective_draws(ess)}")
 
 
 def reweighted_line(prior: str, weights) -> str:

@@ -1,0 +1,119 @@
+"""The Monte Carlo error of the joint model's P(best) and the best-algorithm rule that reads
+it (bayescomp.models.joint_ranks, bayescomp.decisions.best_algorithm): known answers."""
+from __future__ import annotations
+
+import dataclasses
+
+import arviz as az
+import numpy as np
+import pandas as pd
+import pytest
+
+from bayescomp.decisions import MC_MARGIN, best_algorithm
+from bayescomp.models.joint_ranks import p_best_mcse, rank_probabilities
+from bayescomp.rope import Rope
+
+ROPE = Rope(-0.01, 0.01)
+
+
+def effects_draws(rng, chains=4, draws=400, copies=16, k=3, lead=0.02):
+    """Population means (chain, draw, copy, K): autocorrelated draws, the first algorithm
+    ahead by ``lead``, spread 0.03 (no ties within the ROPE are likely to matter: the test
+    counts them the same way)."""
+    level = np.zeros((chains, draws, 1, k))
+    for t in range(1, draws):      # AR(1) over draws, so that the ESS is below the draws
+        level[:, t] = 0.8 * level[:, t - 1] + rng.normal(0, 0.02, (chains, 1, k))
+    return level + rng.normal(0, 0.02, (chains, draws, copies, k)) + \
+        np.r_[lead, np.zeros(k - 1)]
+
+
+def first_shares(effects):
+    """Per draw, each algorithm's share of rank 1 over its copies, ties within the ROPE of
+    the top shared: written plainly."""
+    top = effects.max(axis=-1, keepdims=True)
+    tied = effects >= top - ROPE.high - 1e-12
+    return (tied / tied.sum(axis=-1, keepdims=True)).mean(axis=2)
+
+
+def test_the_error_is_that_of_each_draws_share_of_the_first_rank():
+    rng = np.random.default_rng(3)
+    effects = effects_draws(rng)
+    shares = first_shares(effects)
+    expected = [shares[..., a].std() / np.sqrt(float(az.ess(shares[..., a], method="bulk")))
+                for a in range(3)]
+    np.testing.assert_allclose(p_best_mcse(effects, ROPE), expected, rtol=1e-9)
+    # the probabilities it is the error of: rank_probabilities' first column
+    k = effects.shape[-1]
+    ranks = rank_probabilities(effects.reshape(-1, k), ROPE, ["a", "b", "c"])
+    np.testing.assert_allclose(ranks[1].to_numpy(), shares.mean(axis=(0, 1)), rtol=1e-12)
+
+
+def test_an_algorithm_always_first_or_never_has_no_error():
+    rng = np.random.default_rng(4)
+    effects = effects_draws(rng, lead=1.0)     # a first at every draw and copy
+    np.testing.assert_array_equal(p_best_mcse(effects, ROPE), [0.0, 0.0, 0.0])
+
+
+def test_modes_mixed_by_weights_add_their_errors_and_the_weights_errors():
+    rng = np.random.default_rng(5)
+    effects = effects_draws(rng)
+    effects[2:, ..., 0] -= 0.04            # chains 2 and 3: a mode where a leads less
+    parts, weights, errors = ((0, 1), (2, 3)), np.array([0.3, 0.7]), np.array([0.05, 0.05])
+    shares = first_shares(effects)
+    p = [shares[list(part)].mean(axis=(0, 1)) for part in parts]
+    e = [shares[list(part)].reshape(-1, 3).std(axis=0)
+         / np.sqrt([float(az.ess(shares[list(part)][..., a], method="bulk")) for a in range(3)])
+         for part in parts]
+    # two modes: w_2 = 1 - w_1, so P(best) = p_2 + w_1 (p_1 - p_2), whose error from the
+    # weight is |p_1 - p_2| err(w_1), beside each mode's own error times its weight
+    expected = np.sqrt(0.09 * e[0] ** 2 + 0.49 * e[1] ** 2
+                       + (0.05 * (p[0] - p[1])) ** 2)
+    np.testing.assert_allclose(p_best_mcse(effects, ROPE, parts, weights, errors), expected,
+                               rtol=1e-9)
+
+
+def test_best_algorithm_needs_two_errors_above_the_threshold():
+    p_best = pd.Series({"a": 0.955, "b": 0.04, "c": 0.005})
+    assert best_algorithm(p_best, pd.Series({"a": 0.002, "b": 0.0, "c": 0.0})) == ("a", False)
+    assert best_algorithm(p_best, pd.Series({"a": 0.003, "b": 0.0, "c": 0.0})) == (None, True)
+    far = pd.Series({"a": 0.90, "b": 0.09, "c": 0.01})
+    assert best_algorithm(far, pd.Series({"a": 0.003, "b": 0.0, "c": 0.0})) == (None, False)
+    assert 0.955 - MC_MARGIN * 0.003 < 0.95 <= 0.955 - MC_MARGIN * 0.002
+    with pytest.raises(ValueError, match="threshold"):
+        best_algorithm(p_best, p_best * 0, threshold=0.4)
+
+
+@pytest.mark.stan
+def test_the_joint_fits_best_sentence_reads_the_margin(stan_backend):
+    import warnings
+
+    import bayescomp as bc
+    from bayescomp.models.joint_program import algorithm_effects
+
+    rng = np.random.default_rng(6)
+    means = rng.uniform(0.7, 0.9, (8, 1))
+    arrays = {name: means + shift + rng.normal(0, 0.01, (8, 10))
+              for name, shift in (("a", 0.03), ("b", 0.0), ("c", 0.0))}
+    scores = bc.from_arrays(arrays, n_folds=10)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        result = bc.compare_many(scores, seed=2, backend=stan_backend, iter_warmup=500,
+                                 iter_sampling=500)
+    # the error is p_best_mcse of the draws as sampled (the chains mixed, no modes)
+    assert not result.modes
+    copies = result.idata.posterior["delta0_copies"].values
+    effects = algorithm_effects(copies.reshape(-1, 2), 3).reshape(copies.shape[:3] + (3,))
+    np.testing.assert_allclose(result.p_best_mcse.to_numpy(),
+                               p_best_mcse(effects, result.rope), rtol=1e-12)
+    # the sentence names a best algorithm exactly where best_algorithm does, with the fit's
+    # P(best) and with one set just above the threshold and a wide error
+    named, _ = best_algorithm(result.p_best, result.p_best_mcse)
+    assert result.verdicts()[0].startswith(f"{named} has the best" if named else "No algorithm")
+    best = result.best
+    near = result.p_best.copy() * 0
+    near[best], near[near.index != best] = 0.951, 0.049 / 2
+    errors = result.p_best_mcse.copy()
+    errors[best] = 0.01
+    edited = dataclasses.replace(result, p_best=near, p_best_mcse=errors)
+    assert edited.verdicts()[0].startswith("No algorithm is best with probability 0.95 (its "
+                                           "P(best) is within 2 Monte Carlo errors (0.01 each)")
