@@ -319,24 +319,33 @@ def test_bad_options_raise(call, message):
 
 
 def test_counts_and_sizes_are_whole_numbers():
-    """One rule for every count of the baselines: a whole number (an integral float too,
-    read from a table; never a bool) of at least 0 for counts, 1 for sizes; the message
-    names the argument and the rule."""
+    """One rule for every count of the package (bayescomp.arguments.check_count): a whole
+    number (an integral float too, read from a table; never a bool or a string) of at least
+    0 for counts, 1 for sizes and targets; the message names the argument and the rule. The
+    baselines' counts here; the samplers' ``retries`` and ``ess`` in test_joint_runs."""
     from bayescomp.baselines.one_test_set import mcnemar_test
 
     d = np.array([0.1, -0.05, 0.02, 0.03])
     for bad in (0, 2.5, True, "many"):
         with pytest.raises(ValueError, match="n_samples must be a positive integer"):
             bayesian_signed_rank_test(d, n_samples=bad)
-    with pytest.raises(ValueError, match="b must be a non-negative integer count"):
+    with pytest.raises(ValueError, match="b must be a non-negative integer"):
         mcnemar_test(-1, 3)
-    with pytest.raises(ValueError, match="c must be a non-negative integer count"):
+    with pytest.raises(ValueError, match="c must be a non-negative integer"):
         mcnemar_test(2, True)
     # an integral float is the integer
     as_int = bayesian_signed_rank_test(d, n_samples=500, seed=1)
     as_float = bayesian_signed_rank_test(d, n_samples=500.0, seed=1)
     np.testing.assert_array_equal(as_int.samples, as_float.samples)
     assert mcnemar_test(2.0, 7.0).p_value == mcnemar_test(2, 7).p_value
+    from bayescomp.arguments import check_count
+
+    assert check_count(np.int64(3), "k") == 3 and check_count(4.0, "k", 1) == 4
+    assert type(check_count(4.0, "k")) is int
+    for bad, least in ((-1, 0), (0, 1), (2.5, 0), (True, 0), ("2", 0), (None, 0),
+                       (float("nan"), 0), (float("inf"), 0), (1, 2)):
+        with pytest.raises(ValueError, match="k must be (a|an) .*integer"):
+            check_count(bad, "k", least)
 
 
 # --------------------------------------------------------------------------- all five

@@ -7,7 +7,7 @@ import numpy as np
 from typing import TYPE_CHECKING
 
 from bayescomp.rope import Rope, most_probable_shares
-from bayescomp.baselines.classical_result import _check_count
+from bayescomp.arguments import check_count
 from bayescomp.baselines.common import BayesianTestResult, _check_differences, _check_prior
 
 if TYPE_CHECKING:
@@ -77,7 +77,7 @@ def bayesian_sign_test(differences: ArrayLike, rope: RopeLike = 0.01, *, first: 
     d = _check_differences(differences)
     rope = Rope.coerce(rope)
     strength, location = _check_prior(prior_strength, prior_location)
-    n_samples = _check_count(n_samples, "n_samples", least=1)
+    n_samples = check_count(n_samples, "n_samples", least=1)
     counts = np.rint(rope.shares(d) * d.size)
     alpha = counts + strength * rope.shares([location])
     rng = np.random.default_rng(seed)
@@ -176,7 +176,7 @@ def bayesian_signed_rank_test(differences: ArrayLike, rope: RopeLike = 0.01, *,
     d = _check_differences(differences)
     rope = Rope.coerce(rope)
     strength, location = _check_prior(prior_strength, prior_location)
-    n_samples = _check_count(n_samples, "n_samples", least=1)
+    n_samples = check_count(n_samples, "n_samples", least=1)
     if strength > 0:
         points = np.concatenate(([location], d))
         alpha = np.concatenate(([strength], np.ones(d.size)))
@@ -189,7 +189,7 @@ def bayesian_signed_rank_test(differences: ArrayLike, rope: RopeLike = 0.01, *,
     if chunk_size is None:
         chunk_size = max(64, _CHUNK_ELEMENTS // m)
     else:
-        chunk_size = _check_count(chunk_size, "chunk_size", least=1)
+        chunk_size = check_count(chunk_size, "chunk_size", least=1)
 
     n_left, n_right = _walsh_counts(points, rope)
     # With sorted points, (L w)_j is the sum of the first n_left[j] weights,

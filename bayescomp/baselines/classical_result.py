@@ -176,20 +176,6 @@ def _check_alternative(alternative):
         raise ValueError(f"alternative must be one of {list(ALTERNATIVES)}, got {alternative!r}")
 
 
-def _check_count(value, what, least: int = 0) -> int:
-    """``value`` of the argument ``what`` as an int, if it is a whole number (an integral
-    float too, as counts read from tables often are; not a bool) of at least ``least``
-    (0: a count, 1: a size); else a ValueError naming the argument."""
-    try:
-        valid = not isinstance(value, bool) and int(value) == value and value >= least
-    except (TypeError, ValueError, OverflowError):
-        valid = False
-    if not valid:
-        kind = "a non-negative integer count" if least == 0 else "a positive integer"
-        raise ValueError(f"{what} must be {kind}, got {value!r}")
-    return int(value)
-
-
 def default_names(k: int) -> tuple[str, ...]:
     """"A", "B", ... for up to 26 algorithms, then "1", "2", ..."""
     return tuple(string.ascii_uppercase[:k]) if k <= 26 else tuple(str(j + 1) for j in range(k))

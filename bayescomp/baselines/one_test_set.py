@@ -32,8 +32,9 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
+from bayescomp.arguments import check_count
 from bayescomp.baselines.classical_result import (ClassicalTestResult, _check_alternative,
-                                                  _check_count, check_alpha, conclusion_line,
+                                                  check_alpha, conclusion_line,
                                                   default_names, names_text, statistic_text)
 
 
@@ -145,7 +146,7 @@ def mcnemar_test(b, c, *, correction: bool = True, exact: bool = False, alpha: f
     ----------
     McNemar (1947); Edwards (1948); Dietterich (1998), section 3.1.
     """
-    b, c = _check_count(b, "b"), _check_count(c, "c")
+    b, c = check_count(b, "b"), check_count(c, "c")
     alpha = check_alpha(alpha)
     n = b + c
     details = (("b (only first right)", b), ("c (only second right)", c))
@@ -367,8 +368,8 @@ def two_proportion_test(accuracy_1, accuracy_2, n, n_2=None, *, alternative="two
     acc = np.array([accuracy_1, accuracy_2], dtype=float)
     if not np.all((acc >= 0) & (acc <= 1)):
         raise ValueError(f"accuracies must be fractions in [0, 1], got {acc.tolist()}")
-    n1 = _check_count(n, "n")
-    n2 = n1 if n_2 is None else _check_count(n_2, "n_2")
+    n1 = check_count(n, "n")
+    n2 = n1 if n_2 is None else check_count(n_2, "n_2")
     if n1 == 0 or n2 == 0:
         raise ValueError("the test sets must not be empty")
     _check_alternative(alternative)

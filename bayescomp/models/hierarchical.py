@@ -30,6 +30,7 @@ import numpy as np
 import pandas as pd
 
 from bayescomp import sampling
+from bayescomp.arguments import check_count
 from bayescomp.baselines.across_datasets import baselines as run_baselines
 from bayescomp.data.scores import Scores
 from bayescomp.exceptions import ConstantDifferencesWarning, InputWarning, RetryWarning
@@ -42,7 +43,7 @@ from bayescomp.models.hierarchical_program import (PROGRAM, continuation_inits, 
                                                    prepare, to_user_scale, unconstrained)
 from bayescomp.models.hierarchical_result import HierarchicalResult, region_summary
 from bayescomp.models.hierarchical_runs import (MAX_CLOSE_FACTOR, MAX_DRAWS_FACTOR, REPORTED,
-                                                Retries, adaptation, check_count, first_run,
+                                                Retries, adaptation, first_run,
                                                 energy_explained, extension, joined_draws,
                                                 region_estimates, reported_ess, steps_failed,
                                                 too_close_to_call)
@@ -221,7 +222,7 @@ def hierarchical(scores: Scores, first: str, second: str, *, rope: RopeLike = 0.
         prior_name, prior = prior, PRIORS[prior]
     else:
         prior_name = "custom"
-    retries, ess = check_count("retries", retries, 0), check_count("ess", ess, 1)
+    retries, ess = check_count(retries, "retries", 0), check_count(ess, "ess", 1)
     seeds = sampling.Seeds(seed)
     what = f"hierarchical model {first} - {second}"
     check_rope(rope, scores, first, second)

@@ -70,15 +70,6 @@ def energy_explained(diagnostics: Diagnostics, groups: int) -> bool:
     return diagnostics.min_bfmi >= BFMI_MIN or groups > 1
 
 
-def check_count(name: str, value, least: int) -> int:
-    """``value`` of the argument ``name`` (``retries``: at least 0; ``ess``, a target: at
-    least 1) if it is an integer (not a bool) of at least ``least``; else a ValueError."""
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < least:
-        kind = "non-negative" if least == 0 else "positive"
-        raise ValueError(f"{name} must be a {kind} integer, got {value!r}")
-    return int(value)
-
-
 def reported_ess(statistics: dict, names=REPORTED) -> tuple[float, float]:
     """Smallest bulk and smallest tail ESS (Vehtari et al. 2021) over the quantities
     ``names`` of a fit's :func:`~bayescomp.models.diagnostics.variable_convergence` (which

@@ -40,6 +40,7 @@ import numpy as np
 import pandas as pd
 
 from bayescomp import sampling
+from bayescomp.arguments import check_count
 from bayescomp.data.scores import Scores
 from bayescomp.decisions import THRESHOLD
 from bayescomp.models.diagnostics import diagnose, variable_convergence, warn_if_problems
@@ -47,7 +48,7 @@ from bayescomp.models.estimate import Estimate
 from bayescomp.models.hierarchical import PRIORS, HierarchicalPrior
 from bayescomp.models.hierarchical_result import region_summary
 from bayescomp.models.hierarchical_runs import (MAX_DRAWS_FACTOR, Retries, adaptation,
-                                                check_count, energy_explained, first_run,
+                                                energy_explained, first_run,
                                                 extension, joined_draws, reported_ess,
                                                 steps_failed)
 from bayescomp.models.joint_density import log_density, unconstrained
@@ -149,7 +150,7 @@ def compare_many(scores: Scores, algorithms=None, rope: RopeLike = 0.01, seed: i
         datasets (the model then bounds their noise below by the scores' resolution).
     """
     rope = Rope.coerce(rope)
-    retries, ess = check_count("retries", retries, 0), check_count("ess", ess, 1)
+    retries, ess = check_count(retries, "retries", 0), check_count(ess, "ess", 1)
     scores = select_algorithms(scores, algorithms)
     if isinstance(prior, str):
         if prior not in PRIORS:

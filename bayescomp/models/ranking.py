@@ -35,12 +35,13 @@ import numpy as np
 import pandas as pd
 
 from bayescomp import sampling
+from bayescomp.arguments import check_count
 from bayescomp.data.scores import Scores
 from bayescomp.decisions import THRESHOLD, within_margin
 from bayescomp.models.convergence import ess_bulk
 from bayescomp.models.diagnostics import diagnose, variable_convergence, warn_if_problems
 from bayescomp.models.hierarchical_runs import (MAX_CLOSE_FACTOR, MAX_DRAWS_FACTOR, Retries,
-                                                adaptation, check_count, extension, first_run,
+                                                adaptation, extension, first_run,
                                                 joined_draws, reported_ess)
 from bayescomp.models.ranking_result import RankingResult
 from bayescomp.rope import Rope
@@ -233,7 +234,7 @@ def rank_algorithms(scores: Scores, *, rope: float = 0.01, seed: int | None = No
         raise ValueError(f"ties must be one of {TIES}, got {ties!r}")
     if not 0 < interval < 1:
         raise ValueError(f"interval must lie in (0, 1), got {interval}")
-    retries, ess = check_count("retries", retries, 0), check_count("ess", ess, 1)
+    retries, ess = check_count(retries, "retries", 0), check_count(ess, "ess", 1)
     alpha = _dirichlet(prior, scores.algorithms)
     rope = _half_width(rope)
     seeds = sampling.Seeds(seed)
