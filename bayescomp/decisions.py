@@ -97,15 +97,37 @@ def within_margin(probabilities: ArrayLike, threshold: float, mcse: ArrayLike) -
     return (probabilities - margin < threshold) & (probabilities + margin >= threshold)
 
 
+#: P(best) values closer than this are one value: algorithms tied within the ROPE at every
+#: draw share the first rank equally, and their shares' sums round differently
+P_BEST_TIE = 1e-9
+
+
+def leaders(p_best: pd.Series, mcse: pd.Series | None = None) -> list[str]:
+    """The algorithms that share the largest P(best), in the order of ``p_best``: one name,
+    or several that tie. Sampled P(best) (``mcse`` given) tie where the draws cannot tell
+    them from the largest: within :data:`MC_MARGIN` times the Monte Carlo error of their
+    difference (taken as independent). On the thesis's decision trees four inducers tie
+    within the ROPE at almost every draw, and their P(best), 0.24987-0.24997, differ by
+    about that error: which of them came first changed with the seed. Exact values tie to
+    :data:`P_BEST_TIE`."""
+    top = p_best.idxmax()
+    tolerance = pd.Series(P_BEST_TIE, index=p_best.index)
+    if mcse is not None:
+        tolerance += MC_MARGIN * np.hypot(float(mcse[top]), mcse.reindex(p_best.index))
+    ahead = p_best >= float(p_best[top]) - tolerance
+    return [str(name) for name in p_best.index[ahead.to_numpy()]]
+
+
 def best_algorithm(p_best: pd.Series, mcse: pd.Series,
                    threshold: float = THRESHOLD) -> tuple[str | None, bool]:
     """The algorithm named best from every algorithm's sampled P(best) and its Monte Carlo
-    error: the most probably best where its P(best) clears ``threshold`` by
-    :data:`MC_MARGIN` errors, else None; and whether the draws cannot tell on which side of
-    the threshold it lies (:func:`within_margin`), so that the sentence can say why."""
+    error: the most probably best (the first of :func:`leaders`) where its P(best) clears
+    ``threshold`` by :data:`MC_MARGIN` errors, else None; and whether the draws cannot tell
+    on which side of the threshold it lies (:func:`within_margin`), so that the sentence can
+    say why."""
     if not 0.5 < threshold <= 1:
         raise ValueError(f"threshold must be in (0.5, 1], got {threshold}")
-    best = p_best.idxmax()
+    best = leaders(p_best, mcse)[0]
     probability, error = float(p_best[best]), float(mcse[best])
     named = str(best) if probability - MC_MARGIN * error >= threshold else None
     return named, bool(within_margin(probability, threshold, error))

@@ -118,3 +118,9 @@ def effective_draws(ess: dict) -> str:
     """A fit's ``settings["ess"]`` (``target``, smallest ``bulk`` and ``tail`` ESS of what it
     reports) as every summary writes it: "1234 bulk, 987 tail (target 1000)"."""
     return f"{ess['bulk']:.0f} bulk, {ess['tail']:.0f} tail (target {ess['target']})"
+
+
+def names_text(names) -> str:
+    """Names as a sentence lists them: ``a``, ``a and b``, ``a, b and c``."""
+    names = [str(name) for name in names]
+    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + f" and {names[-1]}"

@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from bayescomp.decisions import MC_MARGIN, best_algorithm
+from bayescomp.decisions import MC_MARGIN, best_algorithm, leaders
 from bayescomp.models.joint_ranks import p_best_mcse, rank_probabilities
 from bayescomp.rope import Rope
 
@@ -83,6 +83,32 @@ def test_best_algorithm_needs_two_errors_above_the_threshold():
         best_algorithm(p_best, p_best * 0, threshold=0.4)
 
 
+def test_algorithms_sharing_the_largest_p_best_are_named_together():
+    """The thesis's decision trees: four inducers tied within the ROPE at almost every draw
+    (a fit's P(best) and Monte Carlo errors below). Which of them is largest is noise: they
+    share the lead, and the first of them in the table's order is the result's best."""
+    from bayescomp.presentation.verdicts import most_probably_best
+
+    p_best = pd.Series({"cart": 0.24996875, "gale": 0.000234375, "oc1": 0.249875,
+                        "oc1_es": 0.2499609375, "oc1_sa": 0.2499609375})
+    mcse = pd.Series({"cart": 1.165e-05, "gale": 3.50e-05, "oc1": 2.061e-05,
+                      "oc1_es": 1.159e-05, "oc1_sa": 1.159e-05})
+    # oc1 trails cart by 9.4e-5, more than 2 errors of the difference (4.7e-5); oc1_es and
+    # oc1_sa by 7.8e-6, less than 2 errors (3.3e-5)
+    assert 0.24996875 - 0.249875 > MC_MARGIN * np.hypot(1.165e-05, 2.061e-05)
+    assert leaders(p_best, mcse) == ["cart", "oc1_es", "oc1_sa"]
+    assert leaders(p_best) == ["cart"]            # exact values: no tie
+    assert best_algorithm(p_best, mcse) == (None, False)
+    assert (most_probably_best(p_best, mcse, lambda v: f"P = {v:.3f}")
+            == "cart, oc1_es and oc1_sa share the largest P(best) (P = 0.250 each)")
+    assert (most_probably_best(p_best, mcse, lambda v: f"{v:.5f}")
+            == "cart, oc1_es and oc1_sa share the largest P(best) (0.24996 to 0.24997)")
+    one = pd.Series({"a": 0.6, "b": 0.3, "c": 0.3 + 1e-12})
+    assert leaders(one, one * 0) == ["a"]
+    assert (most_probably_best(one, one * 0, lambda v: f"{v:.2f}")
+            == "a is the most probably best (0.60), then c (0.30)")
+
+
 @pytest.mark.stan
 def test_the_joint_fits_best_sentence_reads_the_margin(stan_backend):
     import warnings
@@ -117,3 +143,8 @@ def test_the_joint_fits_best_sentence_reads_the_margin(stan_backend):
     edited = dataclasses.replace(result, p_best=near, p_best_mcse=errors)
     assert edited.verdicts()[0].startswith("No algorithm is best with probability 0.95 (its "
                                            "P(best) is within 2 Monte Carlo errors (0.01 each)")
+    # a tie for the lead: both named, and the result's best is the first of them
+    tied = pd.Series({"a": 0.5, "b": 0.0, "c": 0.5}, name="p_best")
+    shared = dataclasses.replace(result, p_best=tied, p_best_mcse=tied * 0)
+    assert shared.best == "a"
+    assert "a and c share the largest P(best) (P(rank 1) = 0.500 each)" in shared.verdicts()[0]

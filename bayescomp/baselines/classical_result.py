@@ -136,11 +136,6 @@ def statistic_text(x: float) -> str:
     return format_number(x, digits=3)
 
 
-def names_text(names) -> str:
-    names = list(names)
-    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
-
-
 def conclusion_line(alpha, p_value, what, label, alternative="two-sided",
                     quantity="mean score", names=("first", "second")) -> str:
     """'At alpha=0.05 the <what> differ (<label>, p = ...)' or '... do not differ ...'.

@@ -44,10 +44,10 @@ from scipy import stats
 
 from bayescomp.baselines.across_datasets import ZERO_METHODS, wilcoxon_test
 from bayescomp.baselines.classical_result import (check_alpha, conclusion_line, default_names,
-                                                  names_text, statistic_text)
+                                                  statistic_text)
 from bayescomp.baselines.multiple_testing import adjust_p_values
 from bayescomp.data.scores import Scores
-from bayescomp.formatting import format_number
+from bayescomp.formatting import format_number, names_text
 
 if TYPE_CHECKING:
     from typing import Sequence

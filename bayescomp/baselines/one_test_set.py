@@ -33,9 +33,10 @@ import pandas as pd
 from scipy import stats
 
 from bayescomp.arguments import check_count
+from bayescomp.formatting import names_text
 from bayescomp.baselines.classical_result import (ClassicalTestResult, _check_alternative,
                                                   check_alpha, conclusion_line,
-                                                  default_names, names_text, statistic_text)
+                                                  default_names, statistic_text)
 
 
 def _check_correct(correct, algorithms) -> tuple[np.ndarray, tuple]:

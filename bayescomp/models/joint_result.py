@@ -9,7 +9,7 @@ import arviz as az
 import numpy as np
 import pandas as pd
 
-from bayescomp.decisions import THRESHOLD
+from bayescomp.decisions import THRESHOLD, leaders
 from bayescomp.models.diagnostics import Diagnostics, SamplerChecked
 from bayescomp.reportable import Reportable
 from bayescomp.rope import Rope
@@ -108,8 +108,9 @@ class JointResult(SamplerChecked, Reportable):
 
     @property
     def best(self) -> str:
-        """The algorithm most probably ranked first."""
-        return str(self.p_best.idxmax())
+        """The algorithm most probably ranked first (the first of those that share the
+        largest P(best), :func:`bayescomp.decisions.leaders`)."""
+        return leaders(self.p_best, self.p_best_mcse)[0]
 
     @property
     def attempts(self) -> tuple:

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 import arviz as az
 import pandas as pd
 
-from bayescomp.decisions import THRESHOLD
+from bayescomp.decisions import THRESHOLD, leaders
 from bayescomp.models.diagnostics import Diagnostics, SamplerChecked
 from bayescomp.reportable import Reportable
 
@@ -57,8 +57,9 @@ class RankingResult(SamplerChecked, Reportable):
 
     @property
     def best(self) -> str:
-        """The algorithm most probably best (largest p_best)."""
-        return str(self.p_best.idxmax())
+        """The algorithm most probably best (the first of those that share the largest
+        p_best, :func:`bayescomp.decisions.leaders`)."""
+        return leaders(self.p_best, self.p_best_mcse)[0]
 
     def verdict(self, threshold: float = THRESHOLD) -> str:
         """One sentence naming the best algorithm, or the most probably best when none

@@ -10,20 +10,14 @@ diagnostics the paragraph names no best algorithm and decides no pair.
 from __future__ import annotations
 
 from bayescomp.decisions import best_algorithm
-from bayescomp.formatting import equals, format_number, probability
-from bayescomp.presentation.verdicts import undecided_best
+from bayescomp.formatting import equals, format_number, names_text, probability
+from bayescomp.presentation.verdicts import most_probably_best, undecided_best
 
 #: decimals of the probabilities in the paragraph
 DIGITS = 3
 #: up to this many equivalent (or undecided) pairs are each written with their probabilities;
 #: more are counted and named, so that the paragraph of 10 algorithms stays a paragraph
 LISTED = 2
-
-
-def names_text(names) -> str:
-    """``a``, ``a and b``, ``a, b and c``."""
-    names = list(names)
-    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + f" and {names[-1]}"
 
 
 def _p(value) -> str:
@@ -107,9 +101,9 @@ def opening(analysis) -> str:
 
 def best_sentence(analysis) -> str:
     """The best algorithm and its P(best) (ties within the ROPE share the first rank)."""
-    ranked = analysis.joint.p_best.sort_values(ascending=False)
     threshold = analysis.joint.threshold
-    best, p = ranked.index[0], ranked.iloc[0]
+    best = analysis.joint.best
+    p = analysis.joint.p_best[best]
     if analysis.joint.modes and not analysis.joint.modes_weighed:
         # P(best) of a mixture of modes whose weights are not known is not known either
         return (f"No algorithm is named the best: the posterior has several modes whose "
@@ -119,10 +113,10 @@ def best_sentence(analysis) -> str:
     if named:
         return (f"{best} is the best algorithm with probability {_p(p)} (its population "
                 f"mean ranks first; algorithms within the ROPE share a rank).")
+    lead = most_probably_best(analysis.joint.p_best, analysis.joint.p_best_mcse,
+                              lambda v: f"P(best) = {_p(v)}")
     return (f"No algorithm is the best with probability {format_number(threshold)}"
-            f"{undecided_best(analysis.joint.p_best_mcse[best], close)}: {best} "
-            f"is the most probably best, P(best) = {_p(p)}, then {ranked.index[1]} "
-            f"({_p(ranked.iloc[1])}).")
+            f"{undecided_best(analysis.joint.p_best_mcse[best], close)}: {lead}.")
 
 
 def decisions_sentence(analysis, scope: str) -> str:

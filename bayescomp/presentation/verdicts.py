@@ -16,8 +16,9 @@ from __future__ import annotations
 
 import numpy as np
 
-from bayescomp.decisions import MC_MARGIN, MODES_DISAGREE, THRESHOLD, UNRELIABLE, decide, too_close
-from bayescomp.formatting import format_number, json_number, probability
+from bayescomp.decisions import (MC_MARGIN, MODES_DISAGREE, THRESHOLD, UNRELIABLE, decide,
+                                 leaders, too_close)
+from bayescomp.formatting import format_number, json_number, names_text, probability
 from bayescomp.rope import region_labels
 
 #: how a hierarchical result's verdicts open, per scope
@@ -132,3 +133,20 @@ def undecided_best(error: float, close: bool) -> str:
         return ""
     return (f" (its P(best) is within {MC_MARGIN:g} Monte Carlo errors ({format_number(error)} "
             "each) of the threshold: on another seed it could fall on either side)")
+
+
+def most_probably_best(p_best, mcse, write) -> str:
+    """Who leads when no algorithm is named best: "<best> is the most probably best
+    (<P>), then <runner> (<P>)", or, where several share the largest P(best) to their
+    Monte Carlo errors ``mcse`` (:func:`bayescomp.decisions.leaders`), "<a>, <b> and <c>
+    share the largest P(best) (<P> to <P>)". ``write`` renders a P(best) as the sentence's
+    style wants it."""
+    ahead = leaders(p_best, mcse)
+    if len(ahead) > 1:
+        low, high = p_best[ahead].min(), p_best[ahead].max()
+        shared = (f"{write(high)} each" if write(low) == write(high)
+                  else f"{write(low)} to {write(high)}")
+        return f"{names_text(ahead)} share the largest P(best) ({shared})"
+    rest = p_best.drop(ahead[0]).sort_values(ascending=False, kind="stable")
+    runner = (f", then {rest.index[0]} ({write(rest.iloc[0])})" if len(rest) else "")
+    return f"{ahead[0]} is the most probably best ({write(p_best[ahead[0]])}){runner}"

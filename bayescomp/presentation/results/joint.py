@@ -7,33 +7,34 @@ import pandas as pd
 from bayescomp.decisions import SCOPE_NAMES, best_algorithm
 from bayescomp.formatting import effective_draws, format_number, json_number
 from bayescomp.presentation.reports import text_table
-from bayescomp.presentation.verdicts import rope_dict, undecided_best, verdict, verdict_dict
+from bayescomp.presentation.verdicts import (most_probably_best, rope_dict, undecided_best,
+                                            verdict, verdict_dict)
 
 SCOPES = ("population", "next_dataset")
 
 
 def best_sentence(result, threshold: float) -> str:
     """One sentence on the best algorithm (ranks of the population means)."""
-    p = result.p_best.sort_values(ascending=False)
+    best = result.best
+    top = f"{result.p_best[best]:.3f}"
     if not result.reliable:
-        return (f"Best algorithm: no verdict, the fit is {result.UNRELIABLE} ({p.index[0]} "
-                f"looked most probably best, P = {p.iloc[0]:.3f}).")
+        return (f"Best algorithm: no verdict, the fit is {result.UNRELIABLE} ({best} "
+                f"looked most probably best, P = {top}).")
     ties = f"ties within the ROPE {result.rope} share their ranks"
     if result.modes and not result.modes_weighed:
         # P(best) of a mixture of modes whose weights are not known is not known either
         return (f"Best algorithm: no verdict, the chains sit in several modes whose weights "
-                f"are not estimated ({p.index[0]} has the largest P(rank 1) over the chains "
-                f"as sampled, {p.iloc[0]:.3f}; {ties}).")
+                f"are not estimated ({best} has the largest P(rank 1) over the chains "
+                f"as sampled, {top}; {ties}).")
     if result.modes:
         ties += "; the modes mixed by their estimated weights"
     named, close = best_algorithm(result.p_best, result.p_best_mcse, threshold)
     if named:
-        return (f"{p.index[0]} has the best population mean of the {len(p)} algorithms, "
-                f"P(rank 1) = {p.iloc[0]:.3f} >= {format_number(threshold)} ({ties}).")
+        return (f"{best} has the best population mean of the {len(result.p_best)} "
+                f"algorithms, P(rank 1) = {top} >= {format_number(threshold)} ({ties}).")
+    lead = most_probably_best(result.p_best, result.p_best_mcse, lambda v: f"P(rank 1) = {v:.3f}")
     return (f"No algorithm is best with probability {format_number(threshold)}"
-            f"{undecided_best(result.p_best_mcse[p.index[0]], close)}: "
-            f"{p.index[0]} is the most probably best (P(rank 1) = {p.iloc[0]:.3f}), then "
-            f"{p.index[1]} ({p.iloc[1]:.3f}); {ties}.")
+            f"{undecided_best(result.p_best_mcse[best], close)}: {lead}; {ties}.")
 
 
 def verdicts(result, threshold: float) -> list[str]:
@@ -177,8 +178,9 @@ def report(result):
     """(title, headline facts, table) of the Markdown, LaTeX and HTML reports."""
     d = result.diagnostics
     facts = [_description(result),
-             "ranks: " + ", ".join(f"P({name} best) = {p:.3f}"
-                                   for name, p in result.p_best.sort_values(ascending=False).items()),
+             "ranks: " + ", ".join(
+                 f"P({name} best) = {p:.3f}"
+                 for name, p in result.p_best.sort_values(ascending=False, kind="stable").items()),
              f"sampler: {d.verdict} (max R-hat {d.max_rhat:.3f}, min ESS "
              f"{min(d.min_ess_bulk, d.min_ess_tail):.0f}, {d.divergences} divergences)"]
     title = f"Joint comparison of {len(result.algorithms)} algorithms"

@@ -6,15 +6,15 @@ import pandas as pd
 
 from bayescomp.decisions import THRESHOLD, best_algorithm
 from bayescomp.formatting import effective_draws
-from bayescomp.presentation.verdicts import undecided_best
+from bayescomp.presentation.verdicts import most_probably_best, undecided_best
 
 
 def verdict(result, threshold: float = THRESHOLD) -> str:
     """One sentence naming the best algorithm, or the most probably best when none
     reaches ``threshold`` by two Monte Carlo errors (as every decision of the package)."""
     named, close = best_algorithm(result.p_best, result.p_best_mcse, threshold)
-    p = result.p_best.sort_values(ascending=False)
-    best, runner = p.index[0], p.index[1]
+    best = result.best
+    top = f"{result.p_best[best]:.3f}"
     rank, s = result.expected_rank.loc[best], result.settings
     interval = (f"posterior mean rank of its worth {rank['mean']:.2f}, {s['interval']:.0%} "
                 f"interval [{rank['low']:.0f}, {rank['high']:.0f}]; mean observed rank "
@@ -22,14 +22,14 @@ def verdict(result, threshold: float = THRESHOLD) -> str:
                 f"ties within the ROPE {s['rope']:g}")
     if not result.reliable:
         return (f"No verdict, the fit is {result.UNRELIABLE}: {best} looked most probably "
-                f"best (P = {p.iloc[0]:.3f}).")
+                f"best (P = {top}).")
     if named:
-        return (f"{best} is the best of the {len(p)} algorithms: its Plackett-Luce worth "
-                f"is the largest with posterior probability {p.iloc[0]:.3f} ({interval}).")
+        return (f"{best} is the best of the {len(result.p_best)} algorithms: its "
+                f"Plackett-Luce worth is the largest with posterior probability {top} "
+                f"({interval}).")
+    lead = most_probably_best(result.p_best, result.p_best_mcse, lambda v: f"P = {v:.3f}")
     return (f"No algorithm is best with probability {threshold}"
-            f"{undecided_best(result.p_best_mcse[best], close)}: {best} is the "
-            f"most probably best (P = {p.iloc[0]:.3f}, {interval}), then {runner} "
-            f"(P = {p.iloc[1]:.3f}).")
+            f"{undecided_best(result.p_best_mcse[best], close)}: {lead}; {best}: {interval}.")
 
 
 def to_dict(result) -> dict:
