@@ -106,8 +106,8 @@ def main(argv=None) -> pd.DataFrame:
                             verdicts_differing=", ".join(differ) or "none"))
     summary = pd.DataFrame(summary)
     header = (f"{time.strftime('%Y-%m-%d')}; Python {platform.python_version()}, "
-              f"{platform.machine()}, engine auto; 4 chains x (W + 1000) and the ESS target "
-              f"1000; whole run {(time.perf_counter() - started_run) / 60:.1f} min")
+              f"{platform.machine()}, engine auto; 4 chains, warm-up W, the package's other "
+              f"defaults (draws, ESS target); whole run {(time.perf_counter() - started_run) / 60:.1f} min")
     Path(args.out).write_text(f"{header}\n\n{markdown(summary)}\n\n"
                               f"{markdown(table)}\n")
     print(summary.to_string(index=False))

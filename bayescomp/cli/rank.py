@@ -66,8 +66,9 @@ def add_parser(subparsers):
                       help="Markov chains (default 4)")
     rank.add_argument("--iter-warmup", type=positive_int, default=500, metavar="N",
                       help="warm-up iterations per chain (default 500)")
-    rank.add_argument("--iter-sampling", type=positive_int, default=1000, metavar="N",
-                      help="draws kept per chain (default 1000)")
+    rank.add_argument("--iter-sampling", type=positive_int, default=500, metavar="N",
+                      help="draws kept per chain before the ESS target's extensions "
+                      "(default 500)")
     rank.add_argument("--ess", type=positive_int, default=1000, metavar="N",
                       help="target bulk and tail ESS of the worths: a fit below it, or whose "
                       "largest P(best) is within two Monte Carlo errors of 0.95, is extended "

@@ -177,7 +177,7 @@ def _dirichlet(prior, algorithms) -> np.ndarray:
 def rank_algorithms(scores: Scores, *, rope: float = 0.01, seed: int | None = None,
                     ties: str = "average", prior: float = 1.0, higher_is_better: bool = True,
                     interval: float = 0.95, backend: str = "auto", chains: int = 4,
-                    iter_warmup: int = 500, iter_sampling: int = 1000, adapt_delta: float = 0.8,
+                    iter_warmup: int = 500, iter_sampling: int = 500, adapt_delta: float = 0.8,
                     retries: int = 2, ess: int = 1000,
                     show_progress: bool = False) -> RankingResult:
     """Rank several algorithms across datasets with a Bayesian Plackett-Luce model.
