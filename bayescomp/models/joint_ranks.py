@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from bayescomp.models.convergence import ess_bulk
+from bayescomp.models.modes import probability_mcse
 from bayescomp.models.ranking import tie_places
 from bayescomp.rope import Rope
 
@@ -42,7 +42,7 @@ def p_best_mcse(effects: np.ndarray, rope: Rope, parts=(), weights=(),
     ``effects`` (chain, draw, copies, K) are the population means at every draw as sampled,
     each draw's copies of delta0 (:data:`~bayescomp.models.joint_program.DELTA0_COPIES`) one
     row each. A draw's share of the first rank, averaged over its copies, is one value per
-    draw; its mean's error is its sd over the square root of its bulk ESS. Chains in
+    draw; its mean's error is :func:`~bayescomp.models.modes.probability_mcse`'s. Chains in
     separate modes mixed by their estimated ``weights`` (``parts``: each mode's chains; none:
     every draw counts as sampled) give
     P(best) = sum_m w_m p_m: the error adds the modes' own errors, times their weights, and
@@ -54,16 +54,12 @@ def p_best_mcse(effects: np.ndarray, rope: Rope, parts=(), weights=(),
     chains, draws, copies, k = effects.shape
     places = tie_places(effects.reshape(-1, k), True, max(rope.high, 0.0))
     first = rank_shares(places, 0).reshape(chains, draws, copies, k).mean(axis=2)
-
-    def error(values: np.ndarray) -> np.ndarray:
-        return values.reshape(-1, k).std(axis=0) / np.sqrt(ess_bulk(values))
-
     weights = np.asarray(weights, dtype=float)
     if not len(parts):      # every draw as sampled
-        return error(first)
+        return probability_mcse(first)
     weights = weights / weights.sum()
     probabilities = np.array([first[list(part)].mean(axis=(0, 1)) for part in parts])
-    errors = np.array([error(first[list(part)]) for part in parts])
+    errors = np.array([probability_mcse(first[list(part)]) for part in parts])
     spread = ((probabilities.max(axis=0) - probabilities.min(axis=0)) / 2
               * np.sum(np.asarray(weight_errors, dtype=float)))
     return np.sqrt((weights ** 2) @ (errors ** 2) + spread ** 2)

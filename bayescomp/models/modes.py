@@ -172,11 +172,11 @@ def agreed_decision(decisions: list[str]) -> str | None:
 
 
 def probability_mcse(per_draw: np.ndarray) -> np.ndarray:
-    """Monte Carlo standard errors of the means of (chain, draw, 3) per-draw probabilities
-    (region indicators, or each draw's masses of the regions): their standard deviations
-    over the square roots of their bulk effective sizes (a constant has as many effective
-    draws as draws, and no error)."""
-    return per_draw.reshape(-1, 3).std(axis=0) / np.sqrt(ess_bulk(per_draw))
+    """Monte Carlo standard errors of the means of (chain, draw, m) per-draw probabilities
+    (region indicators, each draw's masses of the three regions, or every algorithm's share
+    of the first rank): their standard deviations over the square roots of their bulk
+    effective sizes (a constant has as many effective draws as draws, and no error)."""
+    return per_draw.reshape(-1, per_draw.shape[-1]).std(axis=0) / np.sqrt(ess_bulk(per_draw))
 
 
 def _mode(idata, chains: tuple, weight: float, locators: dict, population_draws, next_draws,

@@ -37,12 +37,12 @@ import pandas as pd
 from bayescomp import sampling
 from bayescomp.arguments import check_count
 from bayescomp.data.scores import Scores
-from bayescomp.decisions import THRESHOLD, within_margin
-from bayescomp.models.convergence import ess_bulk
+from bayescomp.decisions import THRESHOLD, best_algorithm
 from bayescomp.models.diagnostics import diagnose, variable_convergence, warn_if_problems
 from bayescomp.models.hierarchical_runs import (MAX_CLOSE_FACTOR, MAX_DRAWS_FACTOR, Retries,
                                                 adaptation, extension, first_run,
                                                 joined_draws, reported_ess)
+from bayescomp.models.modes import probability_mcse
 from bayescomp.models.ranking_result import RankingResult
 from bayescomp.rope import Rope
 
@@ -255,10 +255,10 @@ def rank_algorithms(scores: Scores, *, rope: float = 0.01, seed: int | None = No
         group_sizes.append(group_size)
     data = dict(K=len(scores.algorithms), D=len(scores), order=np.array(orders),
                 group_size=np.array(group_sizes), alpha=alpha)
-    fit, attempts, statistics, diagnostics, p_best_mcse = _sample(
-        data, seeds, backend, chains, iter_warmup, iter_sampling, adapt_delta, retries, ess,
-        show_progress)
     algorithms = tuple(scores.algorithms)
+    fit, attempts, statistics, diagnostics, p_best_mcse = _sample(
+        data, algorithms, seeds, backend, chains, iter_warmup, iter_sampling, adapt_delta,
+        retries, ess, show_progress)
     names = pd.Index(algorithms, name="algorithm")
     worth_var = fit.posterior["worth"]
     fit.posterior = fit.posterior.assign_coords(
@@ -294,7 +294,7 @@ def rank_algorithms(scores: Scores, *, rope: float = 0.01, seed: int | None = No
                     seconds=float(sum(a["seconds"] for a in attempts)),
                     ess=dict(target=ess, **dict(zip(("bulk", "tail"), achieved))))
     return RankingResult(algorithms, worths, rank_probabilities[1].rename("p_best"),
-                         pd.Series(p_best_mcse, index=names, name="p_best_mcse"),
+                         p_best_mcse,
                          rank_probabilities, expected_rank, worth,
                          observed_ranks(means, higher_is_better, rope), fit, diagnostics,
                          settings)
@@ -308,18 +308,20 @@ def closed_worths(fit) -> np.ndarray:
     return draws / draws.sum(axis=-1, keepdims=True)
 
 
-def p_best_estimates(fit) -> tuple[np.ndarray, np.ndarray]:
+def p_best_estimates(fit, algorithms) -> tuple[pd.Series, pd.Series]:
     """Each algorithm's P(best), the share of draws in which its worth is the largest, and
-    its Monte Carlo standard error (the indicator's sd over the square root of its bulk ESS;
-    0 for an indicator that never changes)."""
+    its Monte Carlo standard error (:func:`~bayescomp.models.modes.probability_mcse` of the
+    indicator; 0 for one that never changes)."""
     worths = closed_worths(fit)
     chains, draws, k = worths.shape
     first = (ranks_of_draws(worths.reshape(-1, k)) == 1).astype(float).reshape(chains, draws, k)
-    return first.mean(axis=(0, 1)), first.reshape(-1, k).std(axis=0) / np.sqrt(ess_bulk(first))
+    names = pd.Index(algorithms, name="algorithm")
+    return (pd.Series(first.mean(axis=(0, 1)), index=names, name="p_best"),
+            pd.Series(probability_mcse(first), index=names, name="p_best_mcse"))
 
 
-def _sample(data: dict, seeds, backend, chains, iter_warmup, iter_sampling, adapt_delta,
-            retries, ess, show_progress):
+def _sample(data: dict, algorithms, seeds, backend, chains, iter_warmup, iter_sampling,
+            adapt_delta, retries, ess, show_progress):
     """The fit of ``stan/plackett_luce.stan``, run again by the hierarchical model's rules
     (:mod:`bayescomp.models.hierarchical_runs`): retried after failed diagnostics, extended
     from where the chains are towards the ESS target or while the largest P(best) is too
@@ -344,9 +346,9 @@ def _sample(data: dict, seeds, backend, chains, iter_warmup, iter_sampling, adap
         statistics = variable_convergence(fit.posterior, REPORTED)
         diagnostics = diagnose(fit, var_names=list(REPORTED), statistics=statistics)
         achieved = min(reported_ess(statistics, REPORTED))
-        p_best, p_best_mcse = p_best_estimates(fit)
-        best = np.argmax(p_best)
-        close = bool(within_margin(p_best[best], THRESHOLD, p_best_mcse[best]))
+        # the verdict's own rule: is the leader's P(best) within two errors of the threshold
+        p_best, p_best_mcse = p_best_estimates(fit, algorithms)
+        _, close = best_algorithm(p_best, p_best_mcse, THRESHOLD)
         attempts.append(dict(attempt=len(attempts) + 1, stan_seed=stan_seed,
                              continued=run["continued"], redraw=run["redraw"],
                              adapt_delta=run["adapt_delta"], iter_warmup=adapted["iter_warmup"],
