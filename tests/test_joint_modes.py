@@ -137,17 +137,27 @@ def test_joint_model_decides_a_near_identical_pair_on_every_seed(stan_backend):
         for scope in ("population", "next_dataset"):
             assert at_one[f"{scope}_decision"].tolist() == \
                 result.to_frame()[f"{scope}_decision"].tolist()
-    # baycomp's prior read off the last fit's draws mode by mode decides as its own fit does
+    # another prior of nu read off the last fit's draws mode by mode decides as its own fit
+    # does. Juarez & Steel's: its density over the paper's stays below e^0.9 times its value
+    # at nu = 2 for every nu, so the weights are bounded and usable whatever draws a machine's
+    # rounding gives. (baycomp's prior, which the report reads this way, grows without bound
+    # over the paper's in nu's upper tail, where the near-normal mode follows the prior: its
+    # Pareto k was 0.7 or less on one machine and 2.4 on another, and the report then refits.)
     from bayescomp.models.joint_posterior import reweighted_pair_table
-    from bayescomp.models.prior_reweighting import reweighting
+    from bayescomp.models.prior_reweighting import log_nu_prior, reweighting
 
     assert result.modes, "the test is of a fit in modes"
+    nu = 1 + np.exp(np.linspace(-30, 8, 2001))
+    log_ratio = (log_nu_prior(bc.PRIORS["juarez_steel"], nu)
+                 - log_nu_prior(bc.PRIORS["paper"], nu))
+    assert log_ratio.max() - np.interp(0.0, np.log(nu - 1), log_ratio) < 1
     masses = result.mode_weights if result.modes_weighed else [np.nan] * len(result.modes)
     weights = reweighting(result.idata.posterior["nu"].values, "paper", bc.PRIORS["paper"],
-                          bc.PRIORS["baycomp"], result.modes, masses)
+                          bc.PRIORS["juarez_steel"], result.modes, masses)
     assert weights.usable
     table = reweighted_pair_table(result, weights.weights)
-    own = bc.compare_many(scores, rope=0.01, seed=seed, prior="baycomp", backend=stan_backend)
+    own = bc.compare_many(scores, rope=0.01, seed=seed, prior="juarez_steel",
+                          backend=stan_backend)
     for scope in ("population", "next_dataset"):
         assert table[f"{scope}_decision"].tolist() == own.to_frame()[f"{scope}_decision"].tolist()
 
@@ -196,8 +206,12 @@ def test_the_joint_weight_of_a_mode_is_its_chains_share(joint_weight_at_k2):
     the package weighs only separate modes; the two models' shares are compared in
     benchmarks/results/joint.md, "The heavy-tailed mode at K = 2".)"""
     heavy, joint, joint_error = joint_weight_at_k2
-    # both modes hold a real share of the joint chains' draws
-    assert np.all(heavy.mean(axis=1) > 0.1) and np.all(heavy.mean(axis=1) < 0.99)
+    # the chains cross: each holds both modes (at least 1% of its draws in each), and both
+    # hold a real share of the pooled draws. (How often each chain crosses depends on the
+    # draws: on one machine every chain held 10-99% heavy-tailed draws, on another 2.8-96%.)
+    per_chain = heavy.mean(axis=1)
+    assert np.all(per_chain >= 0.01) and np.all(per_chain <= 0.99)
+    assert 0.1 < heavy.mean() < 0.9
     assert 0 < joint_error < 0.2
     share, share_error = heavy.mean(), heavy.mean(axis=1).std(ddof=1) / 2
     assert abs(joint - share) < 3 * np.hypot(joint_error, share_error)
