@@ -12,6 +12,7 @@ import bayescomp as bc
 from bayescomp.models.hierarchical_runs import MAX_DRAWS_FACTOR, REPORTED, extension
 
 hierarchical_module = importlib.import_module("bayescomp.models.hierarchical")
+runs_module = importlib.import_module("bayescomp.models.hierarchical_runs")
 # 4 x 200 draws: below the ESS target, so that the fit is extended (with 100 draws per chain
 # its ESS can hardly reach the diagnostics' 100 per chain, and the fit is retried instead)
 SHORT = dict(chains=4, iter_warmup=500, iter_sampling=200, baselines=False)
@@ -93,7 +94,7 @@ def test_a_fit_is_extended_until_the_target_or_the_cap(stan_backend, monkeypatch
         result = bc.hierarchical(scores, "logistic", "forest", seed=16, backend=stan_backend,
                                  **SHORT)
         # the cap at the first fit's draws and no retries: that fit alone
-        monkeypatch.setattr(hierarchical_module, "MAX_DRAWS_FACTOR", 1)
+        monkeypatch.setattr(runs_module, "MAX_DRAWS_FACTOR", 1)
         short = bc.hierarchical(scores, "logistic", "forest", seed=16, backend=stan_backend,
                                 retries=0, **SHORT)
     assert len(short.attempts) == 1

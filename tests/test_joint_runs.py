@@ -11,6 +11,7 @@ import bayescomp as bc
 from bayescomp.models.joint_program import continuation_inits
 
 joint_module = importlib.import_module("bayescomp.models.joint")
+runs_module = importlib.import_module("bayescomp.models.hierarchical_runs")
 
 
 def test_joint_continuation_starts_every_chain_at_its_last_draw_inside_the_bounds():
@@ -107,7 +108,7 @@ def test_a_joint_fit_is_extended_until_the_ess_target_or_the_cap(three_algorithm
         warnings.simplefilter("ignore")
         result = bc.compare_many(three_algorithms, **short_run)
         # the cap at the first fit's draws: that fit alone
-        monkeypatch.setattr(joint_module, "MAX_DRAWS_FACTOR", 1)
+        monkeypatch.setattr(runs_module, "MAX_DRAWS_FACTOR", 1)
         short = bc.compare_many(three_algorithms, **short_run)
     assert len(short.attempts) == 1
     assert min(short.settings["ess"]["bulk"], short.settings["ess"]["tail"]) < 800

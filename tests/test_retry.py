@@ -15,6 +15,7 @@ from bayescomp.models.hierarchical_runs import (Retries, energy_explained, safer
                                                 steps_failed, struggles)
 
 hierarchical_module = importlib.import_module("bayescomp.models.hierarchical")
+runs_module = importlib.import_module("bayescomp.models.hierarchical_runs")
 
 # 2 chains x 10 draws: the ESS threshold is 100 per chain = 200, and even the twice doubled
 # 2 x 40 draws cannot reach it (ArviZ caps ESS at n log10 n = 152 for n = 80)
@@ -161,7 +162,7 @@ def test_without_retries_a_failed_fit_is_unreliable_everywhere(scores):
     (attempt,) = result.settings["attempts"]
     assert (attempt["attempt"], attempt["adapt_delta"], attempt["iter_warmup"],
             attempt["iter_sampling"], attempt["ok"]) == (1, 0.95, 10, 10, False)
-    assert attempt["problems"] == result.diagnostics.problems
+    assert attempt["problems"] == list(result.diagnostics.problems)
     summary = result.summary()
     assert summary.startswith("UNRELIABLE: the sampler failed its diagnostics;")
     assert summary.splitlines()[1:1 + len(result.diagnostics.problems)] == \
@@ -223,7 +224,7 @@ def fit_with_made_up_verdicts(scores, monkeypatch, made_up_diagnostics, verdicts
     result, the warnings by kind and the InferenceData diagnosed, in order."""
     seen = made_up_diagnostics(hierarchical_module, verdicts)
     # the test is of the retries: no extension towards the ESS target
-    monkeypatch.setattr(hierarchical_module, "extension", lambda *args, **options: None)
+    monkeypatch.setattr(runs_module, "extension", lambda *args, **options: None)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         result = bc.hierarchical(scores, "a", "b", seed=5, chains=2, iter_warmup=100,

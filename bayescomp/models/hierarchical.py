@@ -20,7 +20,6 @@ differences vary, far below ``sigma_i``.
 """
 from __future__ import annotations
 
-import time
 import warnings
 from dataclasses import dataclass
 from functools import partial
@@ -42,11 +41,9 @@ from bayescomp.models.hierarchical_density import log_density
 from bayescomp.models.hierarchical_program import (PROGRAM, continuation_inits, initial_values,
                                                    prepare, to_user_scale, unconstrained)
 from bayescomp.models.hierarchical_result import HierarchicalResult, region_summary
-from bayescomp.models.hierarchical_runs import (MAX_CLOSE_FACTOR, MAX_DRAWS_FACTOR, REPORTED,
-                                                Retries, adaptation, first_run,
-                                                energy_explained, extension, joined_draws,
-                                                region_estimates, reported_ess, steps_failed,
-                                                too_close_to_call)
+from bayescomp.models.hierarchical_runs import (REPORTED, Assessment, energy_explained,
+                                                region_estimates, reported_ess, run_fits,
+                                                steps_failed, too_close_to_call)
 from bayescomp.models.modes import find_modes, mixture_indices, settled_decisions
 from bayescomp.decisions import THRESHOLD
 from bayescomp.rope import Rope, check_rope, region_labels
@@ -228,23 +225,15 @@ def hierarchical(scores: Scores, first: str, second: str, *, rope: RopeLike = 0.
     check_rope(rope, scores, first, second)
     data, scale = prepare(scores, first, second, prior)
     var_names = ["delta0", "sigma0", "delta", "sigma"] + (["nu"] if data["population"] else [])
-    run = first_run(adapt_delta, iter_warmup, iter_sampling)
-    retry, attempts, fit = Retries(run, retries), [], None
-    extended_from = None   # the reported ESS of the fit the last extension went on from
-    while True:
-        started = time.perf_counter()
-        # every attempt a Stan seed of its own: no random number of Stan's is used twice
-        stan_seed = seeds.stan_seed(len(attempts) + 1)
+    def sample(fit, run, adapted, stan_seed):
         inits = (continuation_inits(fit, data) if run["continued"] else
                  initial_values(data, chains, seeds.generator("initial_values")))
-        # a continued chain keeps its adapted step size and metric where the engine can
-        adapted = adaptation(fit, run)
-        new = sampling.sample(PROGRAM, data, backend=backend, route=route, chains=chains,
-                              inits=inits, **adapted,
-                              iter_sampling=run["iter_sampling"], seed=stan_seed,
-                              adapt_delta=run["adapt_delta"], max_treedepth=max_treedepth,
-                              show_progress=show_progress)
-        fit = joined_draws(fit, new, run)
+        return sampling.sample(PROGRAM, data, backend=backend, route=route, chains=chains,
+                               inits=inits, **adapted, iter_sampling=run["iter_sampling"],
+                               seed=stan_seed, adapt_delta=run["adapt_delta"],
+                               max_treedepth=max_treedepth, show_progress=show_progress)
+
+    def assess(fit, spent: bool) -> Assessment:
         idata = to_user_scale(fit, data, scale, scores.dataset_names,
                               seeds.generator("post_draws"), log_likelihood, prior)
         # R-hat and ESS of the checked and the reported quantities (REPORTED), computed once
@@ -253,48 +242,29 @@ def hierarchical(scores: Scores, first: str, second: str, *, rope: RopeLike = 0.
         diagnostics = diagnose(idata, var_names=var_names, max_treedepth=max_treedepth,
                                statistics=statistics)
         # per draw, chain by chain: what the modes read and, for the last fit, the result
-        population_masses = region_masses.population_masses(idata.posterior, rope)
-        next_masses = region_masses.next_dataset_masses(idata.posterior, rope)
+        masses = (region_masses.population_masses(idata.posterior, rope),
+                  region_masses.next_dataset_masses(idata.posterior, rope))
         modes, separate, groups = (), False, 1
         if not diagnostics.ok and not steps_failed(diagnostics):
             # chains in separate modes, or moving slowly between them: more draws rarely
             # make them agree, but their decisions may
             modes, separate, groups = find_modes(
-                idata, unconstrained(fit, data), partial(log_density, data), population_masses,
-                next_masses,
+                idata, unconstrained(fit, data), partial(log_density, data), *masses,
                 rng=seeds.generator("mode_mass"), var_names=var_names,
                 max_treedepth=max_treedepth)
         settled = (bool(modes) and energy_explained(diagnostics, groups)
                    and settled_decisions(modes, separate, THRESHOLD, groups))
         # both questions' probabilities and Monte Carlo errors, from the chains as sampled
-        estimates = region_estimates(population_masses, next_masses)
-        attempts.append(dict(
-            attempt=len(attempts) + 1, stan_seed=stan_seed,
-            continued=run["continued"], redraw=run["redraw"], step_scale=run["step_scale"],
-            adapt_delta=run["adapt_delta"],
-            iter_warmup=adapted["iter_warmup"], iter_sampling=run["iter_sampling"],
-            draws=int(fit.posterior.sizes["draw"]), ok=diagnostics.ok or settled,
-            verdict=(("separate modes" if separate else "chains agree") if settled
-                     else diagnostics.verdict),
-            modes=len(modes), problems=diagnostics.problems,
-            seconds=time.perf_counter() - started))
-        if diagnostics.ok:
-            # enough draws, or a chunk more from where the chains are (not a retry). Not
-            # after modes settled a fit: its chains do not mix, and more draws rarely make
-            # them (on a near-identical pair they ran to the cap, 2-3 times as long)
-            achieved = reported_ess(statistics)
-            close = too_close_to_call(estimates)
-            more = extension(run, attempts[-1]["draws"], min(achieved), ess,
-                             MAX_DRAWS_FACTOR * iter_sampling, previous=extended_from,
-                             close=close, close_cap=MAX_CLOSE_FACTOR * iter_sampling)
-            if more is None:
-                break
-            run, extended_from = more, min(achieved)
-            continue
-        safer = None if settled else retry.next(diagnostics)
-        if safer is None:
-            break
-        run, extended_from = safer, None
+        estimates = region_estimates(*masses)
+        return Assessment(diagnostics, reported_ess(statistics),
+                          close=too_close_to_call(estimates), settled=settled,
+                          verdict=("separate modes" if separate else "chains agree")
+                          if settled else None,
+                          record=dict(modes=len(modes)),
+                          reading=(idata, masses, modes if settled else (), separate,
+                                   estimates))
+
+    def warn_retry(run, diagnostics):
         how = (f"continued every chain from its last draw at {run['step_scale']:g} times "
                f"its step size, {run['iter_sampling']} new draws in place of the earlier ones"
                if run["redraw"] else
@@ -303,12 +273,14 @@ def hierarchical(scores: Scores, first: str, second: str, *, rope: RopeLike = 0.
                f"retried with adapt_delta {run['adapt_delta']}, {run['iter_warmup']} + "
                f"{run['iter_sampling']} iterations")
         warnings.warn(f"{what}: {how} after: " + "; ".join(diagnostics.problems),
-                      RetryWarning, stacklevel=2)
-    if not diagnostics.ok:
-        achieved = reported_ess(statistics)
-    if not settled:
+                      RetryWarning, stacklevel=4)
+
+    runs = run_fits(sample, assess, seeds, adapt_delta=adapt_delta, iter_warmup=iter_warmup,
+                    iter_sampling=iter_sampling, retries=retries, ess=ess, on_retry=warn_retry)
+    fit, attempts, diagnostics = runs.fit, runs.attempts, runs.assessment.diagnostics
+    idata, (population_masses, next_masses), modes, separate, estimates = runs.assessment.reading
+    if not runs.assessment.settled:
         # modes of which one still fails its diagnostics decide nothing
-        modes = ()
         warn_if_problems(diagnostics, what + (f" (after {len(attempts)} attempts)"
                                               if len(attempts) > 1 else ""))
 
@@ -353,10 +325,11 @@ def hierarchical(scores: Scores, first: str, second: str, *, rope: RopeLike = 0.
                     backend=fit.attrs.get("backend", backend), seed=seeds.seed,
                     stan_seeds=tuple(a["stan_seed"] for a in attempts), scale=scale,
                     **{key: fit.attrs.get(key) for key in ("engine_version", "route", "stan_version")},
-                    chains=chains, iter_warmup=retry.fresh["iter_warmup"],
-                    iter_sampling=attempts[-1]["draws"], adapt_delta=run["adapt_delta"],
+                    chains=chains, iter_warmup=runs.fresh["iter_warmup"],
+                    iter_sampling=attempts[-1]["draws"], adapt_delta=runs.last["adapt_delta"],
                     max_treedepth=max_treedepth, retries=retries, attempts=tuple(attempts),
-                    ess=dict(target=ess, **dict(zip(("bulk", "tail"), achieved))))
+                    ess=dict(target=ess, **dict(zip(("bulk", "tail"),
+                                                    runs.assessment.achieved))))
     return HierarchicalResult(
         first=first, second=second, rope=rope, idata=idata, next_masses=next_masses,
         draw_order=order,

@@ -1,11 +1,15 @@
-"""How a hierarchical fit is run again: retries with safer settings after its diagnostics
-fail, and extensions from where its chains are while its effective draws are below the
-target or its probabilities too close to the threshold to decide. The joint model
-(:func:`bayescomp.compare_many`) retries and extends its fits by the same rules, but not
-for probabilities near the threshold."""
+"""How a fit is run again: retries with safer settings after its diagnostics fail, and
+extensions from where its chains are while its effective draws are below the target or its
+probabilities too close to the threshold to decide. :func:`run_fits` is the loop that the
+pairwise model (:func:`bayescomp.hierarchical`), the joint model
+(:func:`bayescomp.compare_many`, which does not extend for the threshold) and the ranking
+(:func:`bayescomp.rank_algorithms`) run their fits by; what each reads off its draws in
+between is its own (an :class:`Assessment`)."""
 from __future__ import annotations
 
-from dataclasses import dataclass
+import time
+from dataclasses import dataclass, field
+from typing import Any, Callable
 
 import arviz as az
 import numpy as np
@@ -255,3 +259,128 @@ class Retries:
             if not run["continued"]:
                 self.fresh = run
         return run
+
+
+@dataclass
+class Assessment:
+    """What a model read off the draws of one fit, for :func:`run_fits`.
+
+    Attributes
+    ----------
+    diagnostics : Diagnostics
+        The fit's sampler diagnostics.
+    achieved : tuple of float
+        The smallest bulk and tail ESS of the reported quantities (:func:`reported_ess`).
+    close : bool
+        A probability lies too close to the threshold to decide (:func:`too_close_to_call`):
+        the fit is extended up to :data:`MAX_CLOSE_FACTOR` times its first draws.
+    settled : bool
+        The chains, read as modes, decide though the diagnostics failed: no retry.
+    verdict : str, optional
+        The attempt's verdict where it is not the diagnostics' (modes that settled it).
+    record : dict
+        Further fields of the attempt's record (the pairwise model's count of modes).
+    reading : object
+        Whatever else the model read off the draws, handed back with the last fit.
+    """
+
+    diagnostics: Diagnostics
+    achieved: tuple[float, float]
+    close: bool = False
+    settled: bool = False
+    verdict: str | None = None
+    record: dict = field(default_factory=dict)
+    reading: Any = None
+
+
+@dataclass
+class Runs:
+    """The outcome of :func:`run_fits`.
+
+    Attributes
+    ----------
+    fit : arviz.InferenceData
+        The engine's draws of the last fit, joined to those it went on from.
+    assessment : Assessment
+        What the model read off them.
+    attempts : list of dict
+        One record per fit, in order (the results' ``settings["attempts"]``).
+    fresh : dict
+        The settings of the last fit started afresh (its warm-up is the one reported).
+    last : dict
+        The settings of the last fit.
+    """
+
+    fit: Any
+    assessment: Assessment
+    attempts: list
+    fresh: dict
+    last: dict
+
+
+def run_fits(sample: Callable, assess: Callable, seeds, *, adapt_delta: float,
+             iter_warmup: int, iter_sampling: int, retries: int, ess: int,
+             on_retry: Callable | None = None) -> Runs:
+    """Fit, then retry and extend by this module's rules until the fit has enough.
+
+    Each fit gets a Stan seed of its own (``seeds.stan_seed``: no random number of Stan's is
+    used twice) and the warm-up, step size and metric of :func:`adaptation`; its draws are
+    joined to those it went on from (:func:`joined_draws`). A fit that passes its
+    diagnostics is extended (:func:`extension`) while its ESS is below ``ess`` (up to
+    :data:`MAX_DRAWS_FACTOR` times ``iter_sampling`` draws per chain) or, with enough, while
+    the assessment finds a probability too close to the threshold (up to
+    :data:`MAX_CLOSE_FACTOR` times). Not after modes settled a fit: its chains do not mix,
+    and more draws rarely make them (on a near-identical pair they ran to the cap, 2-3 times
+    as long). A fit that fails them and is not settled is retried (:class:`Retries`, at most
+    ``retries`` times).
+
+    Parameters
+    ----------
+    sample : callable
+        ``sample(fit, run, adapted, stan_seed)``: the engine's draws of one fit with the
+        settings ``run`` (:func:`first_run`, :func:`continuation`, :func:`safer_run`), the
+        warm-up, step size and metric ``adapted`` and ``stan_seed``; ``fit`` is the draws so
+        far (None at first), whose last draws a continued chain starts from.
+    assess : callable
+        ``assess(fit, spent)``: the :class:`Assessment` of the joined draws ``fit``;
+        ``spent`` says whether no retry is left.
+    seeds : bayescomp.sampling.Seeds
+    adapt_delta, iter_warmup, iter_sampling : the first fit's settings.
+    retries, ess : int
+    on_retry : callable, optional
+        ``on_retry(run, diagnostics)`` before each retry, with its settings and the
+        diagnostics that called for it.
+    """
+    run = first_run(adapt_delta, iter_warmup, iter_sampling)
+    retry, attempts, fit = Retries(run, retries), [], None
+    extended_from = None   # the reported ESS of the fit the last extension went on from
+    while True:
+        started = time.perf_counter()
+        stan_seed = seeds.stan_seed(len(attempts) + 1)
+        adapted = adaptation(fit, run)
+        fit = joined_draws(fit, sample(fit, run, adapted, stan_seed), run)
+        assessment = assess(fit, retry.spent)
+        diagnostics = assessment.diagnostics
+        attempts.append(dict(
+            attempt=len(attempts) + 1, stan_seed=stan_seed, continued=run["continued"],
+            redraw=run["redraw"], step_scale=run["step_scale"], adapt_delta=run["adapt_delta"],
+            iter_warmup=adapted["iter_warmup"], iter_sampling=run["iter_sampling"],
+            draws=int(fit.posterior.sizes["draw"]), ok=diagnostics.ok or assessment.settled,
+            verdict=assessment.verdict or diagnostics.verdict, **assessment.record,
+            problems=list(diagnostics.problems), seconds=time.perf_counter() - started))
+        achieved = min(assessment.achieved)
+        if diagnostics.ok:
+            more = extension(run, attempts[-1]["draws"], achieved, ess,
+                             MAX_DRAWS_FACTOR * iter_sampling, previous=extended_from,
+                             close=assessment.close, close_cap=MAX_CLOSE_FACTOR * iter_sampling)
+            if more is None:
+                break
+            run, extended_from = more, achieved
+            continue
+        safer = None if assessment.settled else retry.next(diagnostics)
+        if safer is None:
+            break
+        if on_retry is not None:
+            on_retry(safer, diagnostics)
+        run, extended_from = safer, None
+    return Runs(fit, assessment, attempts, retry.fresh, run)

@@ -31,7 +31,6 @@ to 1, and at K = 2, ``p_best`` of the first is P(first better) + P(equivalent) /
 """
 from __future__ import annotations
 
-import time
 from functools import partial
 from typing import TYPE_CHECKING
 
@@ -47,10 +46,8 @@ from bayescomp.models.diagnostics import diagnose, variable_convergence, warn_if
 from bayescomp.models.estimate import Estimate
 from bayescomp.models.hierarchical import PRIORS, HierarchicalPrior
 from bayescomp.models.hierarchical_result import region_summary
-from bayescomp.models.hierarchical_runs import (MAX_DRAWS_FACTOR, Retries, adaptation,
-                                                energy_explained, first_run,
-                                                extension, joined_draws, reported_ess,
-                                                steps_failed)
+from bayescomp.models.hierarchical_runs import (Assessment, energy_explained, reported_ess,
+                                                run_fits, steps_failed)
 from bayescomp.models.joint_density import log_density, unconstrained
 from bayescomp.models.joint_modes import find_joint_modes
 from bayescomp.models.joint_posterior import (next_dataset_masses, pair_estimates, pair_posterior,
@@ -167,37 +164,30 @@ def compare_many(scores: Scores, algorithms=None, rope: RopeLike = 0.01, seed: i
     names = tuple(scores.algorithms)
     k = len(names)
     data, scale = prepare(scores, prior)
-    run = first_run(adapt_delta, iter_warmup, iter_sampling)
     # sampled along the population's principal directions, turned back in pair_posterior
     rotation = sampling_rotation(data)
     sampled = rotate(data, rotation)
     start = initial_values(sampled, chains, seeds.generator("initial_values"))
-    retry, attempts, fit = Retries(run, retries), [], None
-    extended_from = None   # the reported ESS of the fit the last extension went on from
     index_pairs, vectors = pair_vectors(k)
     pair_names = [f"{names[a]} - {names[b]}" for a, b in index_pairs]
-    while True:
-        started = time.perf_counter()
-        stan_seed = seeds.stan_seed(len(attempts) + 1)
-        # a continued chain goes on from its last draw, with its adapted step size and
-        # metric where the engine can keep them (hierarchical_runs.continuation)
+
+    def sample(fit, run, adapted, stan_seed):
+        # a continued chain goes on from its last draw (hierarchical_runs.continuation)
         inits = continuation_inits(fit, sampled) if run["continued"] else start
-        adapted = adaptation(fit, run)
-        new = sampling.sample(PROGRAM, stan_data(sampled), backend=backend, chains=chains,
-                              inits=inits, **adapted, iter_sampling=run["iter_sampling"],
-                              seed=stan_seed, adapt_delta=run["adapt_delta"],
-                              max_treedepth=max_treedepth,
-                              show_progress=show_progress)
-        fit = joined_draws(fit, new, run)
+        return sampling.sample(PROGRAM, stan_data(sampled), backend=backend, chains=chains,
+                               inits=inits, **adapted, iter_sampling=run["iter_sampling"],
+                               seed=stan_seed, adapt_delta=run["adapt_delta"],
+                               max_treedepth=max_treedepth, show_progress=show_progress)
+
+    def assess(fit, spent: bool) -> Assessment:
         idata = pair_posterior(fit, data, scale, scores.dataset_names, pair_names, rotation,
-                       seeds.generator("post_draws"))
+                               seeds.generator("post_draws"))
         # R-hat and ESS of the checked and the reported quantities, computed once
         statistics = variable_convergence(idata.posterior, REPORTED)
         diagnostics = diagnose(idata, var_names=CHECKED, max_treedepth=max_treedepth,
                                statistics=statistics)
-        achieved = reported_ess(statistics, REPORTED)
-        post = idata.posterior
-        masses = population_masses(post, rope), next_dataset_masses(post, rope)
+        masses = (population_masses(idata.posterior, rope),
+                  next_dataset_masses(idata.posterior, rope))
         modes = None
         if not diagnostics.ok and not steps_failed(diagnostics):
             # chains in separate modes, or crossing slowly: retries rarely make them agree,
@@ -209,33 +199,20 @@ def compare_many(scores: Scores, algorithms=None, rope: RopeLike = 0.01, seed: i
                                      rng=seeds.generator("mode_mass"))
         # chains in one group only mix slowly, and more draws help: they are read one by one
         # only when the retries are spent
-        settled = (modes is not None and (modes.groups > 1 or retry.spent)
+        settled = (modes is not None and (modes.groups > 1 or spent)
                    and energy_explained(diagnostics, modes.groups) and modes.settled(THRESHOLD))
-        attempts.append(dict(attempt=len(attempts) + 1, stan_seed=stan_seed,
-                             continued=run["continued"], redraw=run["redraw"],
-                             step_scale=run["step_scale"], adapt_delta=run["adapt_delta"],
-                             iter_warmup=adapted["iter_warmup"],
-                             iter_sampling=run["iter_sampling"],
-                             draws=int(post.sizes["draw"]), ok=diagnostics.ok or settled,
-                             verdict=(("separate modes" if modes.separate else "chains agree")
-                                      if settled else diagnostics.verdict),
-                             problems=list(diagnostics.problems),
-                             seconds=time.perf_counter() - started))
-        if diagnostics.ok:
-            # enough effective draws, or a chunk more from where the chains are (not after
-            # modes settled a fit, nor for a probability near the threshold: ess's notes)
-            more = extension(run, attempts[-1]["draws"], min(achieved), ess,
-                             MAX_DRAWS_FACTOR * iter_sampling, previous=extended_from)
-            if more is None:
-                break
-            run, extended_from = more, min(achieved)
-            continue
-        safer = None if settled else retry.next(diagnostics)
-        if safer is None:
-            break
-        run, extended_from = safer, None
+        # not extended for a probability near the threshold (ess's notes)
+        return Assessment(diagnostics, reported_ess(statistics, REPORTED), settled=settled,
+                          verdict=("separate modes" if modes.separate else "chains agree")
+                          if settled else None,
+                          reading=(idata, masses, modes if settled else None))
+
+    runs = run_fits(sample, assess, seeds, adapt_delta=adapt_delta, iter_warmup=iter_warmup,
+                    iter_sampling=iter_sampling, retries=retries, ess=ess)
+    fit, attempts, diagnostics = runs.fit, runs.attempts, runs.assessment.diagnostics
+    idata, masses, modes = runs.assessment.reading
+    settled, post = runs.assessment.settled, idata.posterior
     if not settled:
-        modes = None
         warn_if_problems(diagnostics, f"joint model of {k} algorithms")
     reliable = diagnostics.ok or settled
     n_chains, n_draws = post.sizes["chain"], post.sizes["draw"]
@@ -302,11 +279,12 @@ def compare_many(scores: Scores, algorithms=None, rope: RopeLike = 0.01, seed: i
                                        region_summary(delta[:, i, p], rope).items()}))
     settings = dict(seed=seeds.seed, stan_seeds=tuple(a["stan_seed"] for a in attempts),
                     prior=prior_name, backend=fit.attrs.get("backend", backend), chains=chains,
-                    iter_warmup=retry.fresh["iter_warmup"], iter_sampling=n_draws,
-                    adapt_delta=run["adapt_delta"], max_treedepth=max_treedepth,
+                    iter_warmup=runs.fresh["iter_warmup"], iter_sampling=n_draws,
+                    adapt_delta=runs.last["adapt_delta"], max_treedepth=max_treedepth,
                     datasets=len(scores), scale=scale, attempts=tuple(attempts),
                     seconds=float(sum(a["seconds"] for a in attempts)),
-                    ess=dict(target=ess, **dict(zip(("bulk", "tail"), achieved))),
+                    ess=dict(target=ess, **dict(zip(("bulk", "tail"),
+                                                    runs.assessment.achieved))),
                     nu_median=float(np.median(nu)))
     return JointResult(
         algorithms=names, rope=rope, idata=idata, table=table, population=population,

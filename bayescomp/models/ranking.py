@@ -28,8 +28,6 @@ settles on one integer as datasets accrue. It is not the algorithm's mean rank o
 """
 from __future__ import annotations
 
-import time
-
 import arviz as az
 import numpy as np
 import pandas as pd
@@ -39,9 +37,7 @@ from bayescomp.arguments import check_count
 from bayescomp.data.scores import Scores
 from bayescomp.decisions import THRESHOLD, best_algorithm
 from bayescomp.models.diagnostics import diagnose, variable_convergence, warn_if_problems
-from bayescomp.models.hierarchical_runs import (MAX_CLOSE_FACTOR, MAX_DRAWS_FACTOR, Retries,
-                                                adaptation, extension, first_run,
-                                                joined_draws, reported_ess)
+from bayescomp.models.hierarchical_runs import Assessment, Runs, reported_ess, run_fits
 from bayescomp.models.modes import probability_mcse
 from bayescomp.models.ranking_result import RankingResult
 from bayescomp.rope import Rope
@@ -256,9 +252,10 @@ def rank_algorithms(scores: Scores, *, rope: float = 0.01, seed: int | None = No
     data = dict(K=len(scores.algorithms), D=len(scores), order=np.array(orders),
                 group_size=np.array(group_sizes), alpha=alpha)
     algorithms = tuple(scores.algorithms)
-    fit, attempts, statistics, diagnostics, p_best_mcse = _sample(
-        data, algorithms, seeds, backend, chains, iter_warmup, iter_sampling, adapt_delta,
-        retries, ess, show_progress)
+    runs = _sample(data, algorithms, seeds, backend, chains, iter_warmup, iter_sampling,
+                   adapt_delta, retries, ess, show_progress)
+    fit, attempts, diagnostics = runs.fit, runs.attempts, runs.assessment.diagnostics
+    p_best_mcse = runs.assessment.reading
     names = pd.Index(algorithms, name="algorithm")
     worth_var = fit.posterior["worth"]
     fit.posterior = fit.posterior.assign_coords(
@@ -281,18 +278,20 @@ def rank_algorithms(scores: Scores, *, rope: float = 0.01, seed: int | None = No
                           "hdi_low": hdi[:, 0], "hdi_high": hdi[:, 1]}, index=names)
     prior_text = (f"alpha = {alpha[0]:g}" if np.all(alpha == alpha[0])
                   else "alpha = (" + ", ".join(f"{a:g}" for a in alpha) + ")")
-    achieved = reported_ess(statistics, REPORTED)
     settings = dict(seed=seeds.seed, stan_seeds=tuple(a["stan_seed"] for a in attempts),
                     rope=rope, ties=ties, prior=alpha, prior_text=prior_text,
                     higher_is_better=higher_is_better,
                     direction="higher is better" if higher_is_better else "lower is better",
                     interval=interval,
                     backend=fit.attrs.get("backend", backend), chains=chains,
-                    iter_warmup=iter_warmup, iter_sampling=int(fit.posterior.sizes["draw"]),
-                    adapt_delta=adapt_delta, datasets=len(scores), tied_datasets=int(tied),
+                    iter_warmup=runs.fresh["iter_warmup"],
+                    iter_sampling=int(fit.posterior.sizes["draw"]),
+                    adapt_delta=runs.last["adapt_delta"], datasets=len(scores),
+                    tied_datasets=int(tied),
                     attempts=tuple(attempts),
                     seconds=float(sum(a["seconds"] for a in attempts)),
-                    ess=dict(target=ess, **dict(zip(("bulk", "tail"), achieved))))
+                    ess=dict(target=ess, **dict(zip(("bulk", "tail"),
+                                                    runs.assessment.achieved))))
     return RankingResult(algorithms, worths, rank_probabilities[1].rename("p_best"),
                          p_best_mcse,
                          rank_probabilities, expected_rank, worth,
@@ -321,51 +320,30 @@ def p_best_estimates(fit, algorithms) -> tuple[pd.Series, pd.Series]:
 
 
 def _sample(data: dict, algorithms, seeds, backend, chains, iter_warmup, iter_sampling,
-            adapt_delta, retries, ess, show_progress):
-    """The fit of ``stan/plackett_luce.stan``, run again by the hierarchical model's rules
-    (:mod:`bayescomp.models.hierarchical_runs`): retried after failed diagnostics, extended
-    from where the chains are towards the ESS target or while the largest P(best) is too
-    close to the threshold to call. Returns the fit, its attempts, the worths' R-hat and ESS
-    (:func:`~bayescomp.models.diagnostics.variable_convergence`), its diagnostics and the
-    Monte Carlo errors of P(best)."""
-    run = first_run(adapt_delta, iter_warmup, iter_sampling)
-    retry, attempts, fit = Retries(run, retries), [], None
-    extended_from = None   # the reported ESS of the fit the last extension went on from
-    while True:
-        started = time.perf_counter()
-        stan_seed = seeds.stan_seed(len(attempts) + 1)
-        adapted = adaptation(fit, run)
+            adapt_delta, retries, ess, show_progress) -> Runs:
+    """The fit of ``stan/plackett_luce.stan``, run by the hierarchical model's rules
+    (:func:`~bayescomp.models.hierarchical_runs.run_fits`): retried after failed
+    diagnostics, extended from where the chains are towards the ESS target or while the
+    largest P(best) is too close to the threshold to call. The last assessment's ``reading``
+    is the Monte Carlo errors of P(best)."""
+
+    def sample(fit, run, adapted, stan_seed):
         # a continued chain starts at its last draw (closed: Stan checks a simplex to 1e-8)
         inits = ([dict(worth=last.tolist()) for last in closed_worths(fit)[:, -1]]
                  if run["continued"] else None)
-        new = sampling.sample("plackett_luce", data, backend=backend, chains=chains,
-                              inits=inits, **adapted, iter_sampling=run["iter_sampling"],
-                              seed=stan_seed, adapt_delta=run["adapt_delta"],
-                              show_progress=show_progress)
-        fit = joined_draws(fit, new, run)
+        return sampling.sample("plackett_luce", data, backend=backend, chains=chains,
+                               inits=inits, **adapted, iter_sampling=run["iter_sampling"],
+                               seed=stan_seed, adapt_delta=run["adapt_delta"],
+                               show_progress=show_progress)
+
+    def assess(fit, spent: bool) -> Assessment:
         statistics = variable_convergence(fit.posterior, REPORTED)
-        diagnostics = diagnose(fit, var_names=list(REPORTED), statistics=statistics)
-        achieved = min(reported_ess(statistics, REPORTED))
         # the verdict's own rule: is the leader's P(best) within two errors of the threshold
         p_best, p_best_mcse = p_best_estimates(fit, algorithms)
         _, close = best_algorithm(p_best, p_best_mcse, THRESHOLD)
-        attempts.append(dict(attempt=len(attempts) + 1, stan_seed=stan_seed,
-                             continued=run["continued"], redraw=run["redraw"],
-                             adapt_delta=run["adapt_delta"], iter_warmup=adapted["iter_warmup"],
-                             iter_sampling=run["iter_sampling"],
-                             draws=int(fit.posterior.sizes["draw"]), ok=diagnostics.ok,
-                             verdict=diagnostics.verdict, problems=list(diagnostics.problems),
-                             seconds=time.perf_counter() - started))
-        if diagnostics.ok:
-            more = extension(run, attempts[-1]["draws"], achieved, ess,
-                             MAX_DRAWS_FACTOR * iter_sampling, previous=extended_from,
-                             close=close, close_cap=MAX_CLOSE_FACTOR * iter_sampling)
-            if more is None:
-                break
-            run, extended_from = more, achieved
-            continue
-        safer = retry.next(diagnostics)
-        if safer is None:
-            break
-        run, extended_from = safer, None
-    return fit, attempts, statistics, diagnostics, p_best_mcse
+        return Assessment(diagnose(fit, var_names=list(REPORTED), statistics=statistics),
+                          reported_ess(statistics, REPORTED), close=close,
+                          reading=p_best_mcse)
+
+    return run_fits(sample, assess, seeds, adapt_delta=adapt_delta, iter_warmup=iter_warmup,
+                    iter_sampling=iter_sampling, retries=retries, ess=ess)
