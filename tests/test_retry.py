@@ -323,3 +323,60 @@ def test_all_pairs_flags_unreliable_fits(three_algorithms):
     assert summary.startswith("UNRELIABLE: 3 of 3 fits failed their sampler diagnostics")
     assert "a vs b, a vs c, b vs c" in summary.splitlines()[0]
     assert "(3 UNRELIABLE fit(s))" in result.to_markdown().splitlines()[0]
+
+
+def _diagnostics(*problems, divergences=0):
+    """Sampler diagnostics with the given problems (none: a clean fit)."""
+    from bayescomp.models.diagnostics import Diagnostics
+
+    return Diagnostics(max_rhat=1.0, min_ess_bulk=1000.0, min_ess_tail=1000.0,
+                       divergences=divergences, treedepth_saturated=0, min_bfmi=1.0,
+                       n_chains=2, n_draws=100, max_treedepth=10, problems=tuple(problems))
+
+
+def test_the_loop_of_fits_follows_its_rules():
+    """run_fits with a made-up engine and made-up assessments, whose settings the module's
+    rules give in closed form. First fit (100 draws per chain) mixes slowly: retried as a
+    continuation of 100 more (on_retry told); then clean with ESS 500 of a target of 1000:
+    extended by 100 * (1000 / 500 - 1) * 1.1 = 220 draws per chain at 200, capped at
+    4 x 100 - 200 = 200; then enough ESS but a probability too close to call: doubled, 400
+    more, up to 8 x 100; then done. Every fit has a Stan seed of its own, and the draws are
+    joined chain by chain."""
+    from bayescomp.models.hierarchical_runs import Assessment, run_fits
+    from bayescomp.sampling import Seeds
+
+    scripted = [Assessment(_diagnostics("effective sample size 99 < 200"), (99.0, 150.0)),
+                Assessment(_diagnostics(), (500.0, 700.0)),
+                Assessment(_diagnostics(), (1200.0, 1500.0), close=True),
+                Assessment(_diagnostics(), (2400.0, 3000.0), record=dict(modes=0))]
+    runs_seen, retried, spent = [], [], []
+
+    def sample(fit, run, adapted, stan_seed):
+        runs_seen.append((dict(run), dict(adapted), stan_seed))
+        start = 0 if fit is None else fit.posterior.sizes["draw"]
+        draws = np.arange(start, start + run["iter_sampling"], dtype=float)
+        return az.from_dict(posterior={"x": np.stack([draws, -draws])})
+
+    def assess(fit, no_retry_left):
+        spent.append(no_retry_left)
+        return scripted[len(spent) - 1]
+
+    seeds = Seeds(7)
+    runs = run_fits(sample, assess, seeds, adapt_delta=0.9, iter_warmup=200, iter_sampling=100,
+                    retries=1, ess=1000, on_retry=lambda run, diag: retried.append(run))
+    assert [run["iter_sampling"] for run, _, _ in runs_seen] == [100, 100, 200, 400]
+    assert [run["continued"] for run, _, _ in runs_seen] == [False, True, True, True]
+    # no engine here keeps a metric: a continuation adapts again for at most 300 iterations
+    assert [adapted["iter_warmup"] for _, adapted, _ in runs_seen] == [200, 200, 200, 200]
+    assert [seed for _, _, seed in runs_seen] == [seeds.stan_seed(k) for k in (1, 2, 3, 4)]
+    assert len(set(seed for _, _, seed in runs_seen)) == 4
+    assert len(retried) == 1 and retried[0]["continued"] and retried[0]["iter_sampling"] == 100
+    assert spent == [False, True, True, True]
+    assert [a["draws"] for a in runs.attempts] == [100, 200, 400, 800]
+    assert [a["ok"] for a in runs.attempts] == [False, True, True, True]
+    assert [a["verdict"] for a in runs.attempts] == ["1 problem(s)", "ok", "ok", "ok"]
+    assert runs.attempts[0]["problems"] == ["effective sample size 99 < 200"]
+    assert runs.attempts[-1]["modes"] == 0 and "modes" not in runs.attempts[0]
+    np.testing.assert_array_equal(runs.fit.posterior["x"].values[0], np.arange(800.0))
+    assert runs.assessment is scripted[-1] and runs.last is not runs.fresh
+    assert runs.fresh["continued"] is False and runs.last["iter_sampling"] == 400
