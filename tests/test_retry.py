@@ -325,12 +325,12 @@ def test_all_pairs_flags_unreliable_fits(three_algorithms):
     assert "(3 UNRELIABLE fit(s))" in result.to_markdown().splitlines()[0]
 
 
-def _diagnostics(*problems, divergences=0):
+def _with_problems(*problems):
     """Sampler diagnostics with the given problems (none: a clean fit)."""
     from bayescomp.models.diagnostics import Diagnostics
 
     return Diagnostics(max_rhat=1.0, min_ess_bulk=1000.0, min_ess_tail=1000.0,
-                       divergences=divergences, treedepth_saturated=0, min_bfmi=1.0,
+                       divergences=0, treedepth_saturated=0, min_bfmi=1.0,
                        n_chains=2, n_draws=100, max_treedepth=10, problems=tuple(problems))
 
 
@@ -345,10 +345,10 @@ def test_the_loop_of_fits_follows_its_rules():
     from bayescomp.models.hierarchical_runs import Assessment, run_fits
     from bayescomp.sampling import Seeds
 
-    scripted = [Assessment(_diagnostics("effective sample size 99 < 200"), (99.0, 150.0)),
-                Assessment(_diagnostics(), (500.0, 700.0)),
-                Assessment(_diagnostics(), (1200.0, 1500.0), close=True),
-                Assessment(_diagnostics(), (2400.0, 3000.0), record=dict(modes=0))]
+    scripted = [Assessment(_with_problems("effective sample size 99 < 200"), (99.0, 150.0)),
+                Assessment(_with_problems(), (500.0, 700.0)),
+                Assessment(_with_problems(), (1200.0, 1500.0), close=True),
+                Assessment(_with_problems(), (2400.0, 3000.0), record=dict(modes=0))]
     runs_seen, retried, spent = [], [], []
 
     def sample(fit, run, adapted, stan_seed):
