@@ -10,6 +10,7 @@ import pytest
 from scipy import stats
 
 import bayescomp as bc
+from bayescomp.formatting import effective_draws
 from bayescomp.models.hierarchical_density import log_density
 from bayescomp.models.hierarchical_program import (LOG_NU_MINUS_ONE_STARTS, initial_values,
                                                    prepare, unconstrained)
@@ -185,8 +186,11 @@ def test_near_identical_pair_is_equivalent_on_every_seed(stan_backend, seed):
         assert all(m.population[1] == 1.0 for m in result.modes)
         assert "Every mode of the posterior makes this decision" in result.summary()
         assert {m["population"]["decision"] for m in data["modes"]["modes"]} == {"equivalent"}
+        # the pooled ESS is said to count crossings, beside the modes' own errors
+        assert effective_draws(result.settings["ess"], True) in result.summary()
     else:
         assert data["modes"] is None
+        assert effective_draws(result.settings["ess"]) in result.summary()
 
 
 def _heavy_weight_of_long_chains(scores, backend):

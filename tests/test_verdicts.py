@@ -6,7 +6,7 @@ import pytest
 
 import bayescomp as bc
 from bayescomp.rope import Rope
-from bayescomp.formatting import equals, format_number
+from bayescomp.formatting import effective_draws, equals, format_number
 from bayescomp.presentation.verdicts import verdict, verdict_dict
 
 
@@ -118,3 +118,12 @@ def test_all_pairs_verdicts_take_their_threshold():
         assert result.verdicts(threshold) == [verdict(p, "x", "z", threshold=threshold,
                                                       scope="x vs z", rope=result.rope)]
     assert result.verdicts() == result.verdicts(0.95)
+
+
+def test_the_ess_phrase_says_what_a_pooled_ess_over_modes_counts():
+    ess = dict(target=1000, bulk=11.4, tail=32.0)
+    assert effective_draws(ess) == "11 bulk, 32 tail (target 1000)"
+    assert effective_draws(ess, modes=True) == (
+        "11 bulk, 32 tail (target 1000; over chains read as modes it counts their crossings, "
+        "not the precision of each mode's probabilities, whose Monte Carlo errors are shown "
+        "with them)")

@@ -148,7 +148,8 @@ def _sections(analysis, table) -> list[tuple[str, list[str]]]:
                 table(holm_table(analysis))]),
               ("Sampler diagnostics",
                ["```", joint.diagnostics.summary(),
-                f"ESS of the reported quantities {effective_draws(joint.settings['ess'])}; "
+                "ESS of the reported quantities "
+                f"{effective_draws(joint.settings['ess'], bool(joint.modes))}; "
                 f"{len(joint.attempts)} attempt(s), {joint.settings['seconds']:.1f} s", "```"])]
     return parts
 

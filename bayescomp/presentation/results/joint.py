@@ -89,7 +89,7 @@ def _description(result) -> str:
             f"{s['datasets']} datasets (one posterior, differences first - second, ROPE "
             f"{result.rope}; prior {s['prior']}; backend {s['backend']}, seed {s['seed']}; "
             f"posterior median of nu {s['nu_median']:.3g}; ESS of the reported quantities "
-            f"{effective_draws(s['ess'])}; {s['seconds']:.1f} s)")
+            f"{effective_draws(s['ess'], bool(result.modes))}; {s['seconds']:.1f} s)")
 
 
 def modes_lines(result) -> list[str]:

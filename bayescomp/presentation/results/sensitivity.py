@@ -34,7 +34,7 @@ def fit_line(prior: str, fit) -> str:
     """What one prior's fit rests on: its attempts and the ESS of its reported quantities."""
     ess = fit.settings["ess"]
     return (f"{prior} {len(fit.settings['attempts'])} attempt(s), ESS "
-            f"{effective_draws(ess)}")
+            f"{effective_draws(ess, bool(fit.modes))}")
 
 
 def reweighted_line(prior: str, weights) -> str:
