@@ -189,9 +189,10 @@ def hierarchical(scores: Scores, first: str, second: str, *, rope: RopeLike = 0.
         quantities (delta0, delta_next, sigma0, nu, every delta_i; 1000 puts a probability
         within about +-0.015). A fit that passes its diagnostics below it is extended in
         chunks from where its chains are, with their adapted step size and metric, until
-        the target or :data:`MAX_DRAWS_FACTOR` times ``iter_sampling`` draws per chain, or
-        until a chunk brings no effective draws (chains that visit a region rarely: more
-        draws at that rate would not reach the target within the cap).
+        the target or :data:`~bayescomp.models.hierarchical_runs.MAX_DRAWS_FACTOR` times
+        ``iter_sampling`` draws per chain, or until a chunk brings no effective draws
+        (chains that visit a region rarely: more draws at that rate would not reach the
+        target within the cap).
         The ESS achieved is in ``settings["ess"]`` and the summary.
 
     Returns
