@@ -226,6 +226,7 @@ def hierarchical(scores: Scores, first: str, second: str, *, rope: RopeLike = 0.
     check_rope(rope, scores, first, second)
     data, scale = prepare(scores, first, second, prior)
     var_names = ["delta0", "sigma0", "delta", "sigma"] + (["nu"] if data["population"] else [])
+
     def sample(fit, run, adapted, stan_seed):
         inits = (continuation_inits(fit, data) if run["continued"] else
                  initial_values(data, chains, seeds.generator("initial_values")))
@@ -273,6 +274,7 @@ def hierarchical(scores: Scores, first: str, second: str, *, rope: RopeLike = 0.
                "draws" if run["continued"] else
                f"retried with adapt_delta {run['adapt_delta']}, {run['iter_warmup']} + "
                f"{run['iter_sampling']} iterations")
+        # stacklevel: this function, run_fits, hierarchical, then the caller's line
         warnings.warn(f"{what}: {how} after: " + "; ".join(diagnostics.problems),
                       RetryWarning, stacklevel=4)
 
