@@ -260,11 +260,9 @@ def hierarchical(scores: Scores, first: str, second: str, *, rope: RopeLike = 0.
         estimates = region_estimates(*masses)
         return Assessment(diagnostics, reported_ess(statistics),
                           close=too_close_to_call(estimates), settled=settled,
-                          verdict=("separate modes" if separate else "chains agree")
-                          if settled else None,
+                          separate=separate,
                           record=dict(modes=len(modes)),
-                          reading=(idata, masses, modes if settled else (), separate,
-                                   estimates))
+                          reading=(idata, masses, modes if settled else (), estimates))
 
     def warn_retry(run, diagnostics):
         how = (f"continued every chain from its last draw at {run['step_scale']:g} times "
@@ -281,7 +279,8 @@ def hierarchical(scores: Scores, first: str, second: str, *, rope: RopeLike = 0.
     runs = run_fits(sample, assess, seeds, adapt_delta=adapt_delta, iter_warmup=iter_warmup,
                     iter_sampling=iter_sampling, retries=retries, ess=ess, on_retry=warn_retry)
     fit, attempts, diagnostics = runs.fit, runs.attempts, runs.assessment.diagnostics
-    idata, (population_masses, next_masses), modes, separate, estimates = runs.assessment.reading
+    idata, (population_masses, next_masses), modes, estimates = runs.assessment.reading
+    separate = runs.assessment.separate
     if not runs.assessment.settled:
         # modes of which one still fails its diagnostics decide nothing
         warn_if_problems(diagnostics, what + (f" (after {len(attempts)} attempts)"

@@ -276,8 +276,9 @@ class Assessment:
         the fit is extended up to :data:`MAX_CLOSE_FACTOR` times its first draws.
     settled : bool
         The chains, read as modes, decide though the diagnostics failed: no retry.
-    verdict : str, optional
-        The attempt's verdict where it is not the diagnostics' (modes that settled it).
+    separate : bool
+        The chains that settled it sit in separate modes (else they agree, crossing slowly):
+        the attempt's verdict says which.
     record : dict
         Further fields of the attempt's record (the pairwise model's count of modes).
     reading : object
@@ -288,7 +289,7 @@ class Assessment:
     achieved: tuple[float, float]
     close: bool = False
     settled: bool = False
-    verdict: str | None = None
+    separate: bool = False
     record: dict = field(default_factory=dict)
     reading: Any = None
 
@@ -366,7 +367,8 @@ def run_fits(sample: Callable, assess: Callable, seeds, *, adapt_delta: float,
             redraw=run["redraw"], step_scale=run["step_scale"], adapt_delta=run["adapt_delta"],
             iter_warmup=adapted["iter_warmup"], iter_sampling=run["iter_sampling"],
             draws=int(fit.posterior.sizes["draw"]), ok=diagnostics.ok or assessment.settled,
-            verdict=assessment.verdict or diagnostics.verdict, **assessment.record,
+            verdict=(("separate modes" if assessment.separate else "chains agree")
+                     if assessment.settled else diagnostics.verdict), **assessment.record,
             problems=list(diagnostics.problems), seconds=time.perf_counter() - started))
         achieved = min(assessment.achieved)
         if diagnostics.ok:

@@ -203,8 +203,7 @@ def compare_many(scores: Scores, algorithms=None, rope: RopeLike = 0.01, seed: i
                    and energy_explained(diagnostics, modes.groups) and modes.settled(THRESHOLD))
         # not extended for a probability near the threshold (ess's notes)
         return Assessment(diagnostics, reported_ess(statistics, REPORTED), settled=settled,
-                          verdict=("separate modes" if modes.separate else "chains agree")
-                          if settled else None,
+                          separate=settled and modes.separate,
                           reading=(idata, masses, modes if settled else None))
 
     runs = run_fits(sample, assess, seeds, adapt_delta=adapt_delta, iter_warmup=iter_warmup,
