@@ -102,32 +102,37 @@ def within_margin(probabilities: ArrayLike, threshold: float, mcse: ArrayLike) -
 P_BEST_TIE = 1e-9
 
 
-def leaders(p_best: pd.Series, mcse: pd.Series | None = None) -> list[str]:
+def leaders(p_best: pd.Series, gap_mcse: pd.Series | None = None) -> list[str]:
     """The algorithms that share the largest P(best), in the order of ``p_best``: one name,
-    or several that tie. Sampled P(best) (``mcse`` given) tie where the draws cannot tell
-    them from the largest: within :data:`MC_MARGIN` times the Monte Carlo error of their
-    difference (taken as independent). On the thesis's decision trees four inducers tie
-    within the ROPE at almost every draw, and their P(best), 0.24987-0.24997, differ by
-    about that error: which of them came first changed with the seed. Exact values tie to
-    :data:`P_BEST_TIE`."""
+    or several that tie. Sampled P(best) tie where the draws cannot tell them from the
+    largest: within :data:`MC_MARGIN` times ``gap_mcse``, the Monte Carlo errors of the
+    differences between the largest P(best) and each (taken on the same draws, as
+    :func:`bayescomp.models.joint_ranks.p_best_mcse` and the ranking estimate them: one
+    algorithm's first rank is another's loss, and on the Plackett-Luce rankings of the
+    tutorial and the thesis's trees the difference's error was up to 1.4 times what the
+    two errors give taken as independent). On the thesis's decision trees four inducers tie
+    within the ROPE at almost every draw, and their P(best), 0.24985-0.24997, differ by
+    about that error: which of them came first changed with the seed. Exact values
+    (``gap_mcse`` None) tie to :data:`P_BEST_TIE`."""
     top = p_best.idxmax()
     tolerance = pd.Series(P_BEST_TIE, index=p_best.index)
-    if mcse is not None:
-        tolerance += MC_MARGIN * np.hypot(float(mcse[top]), mcse.reindex(p_best.index))
+    if gap_mcse is not None:
+        tolerance += MC_MARGIN * gap_mcse.reindex(p_best.index)
     ahead = p_best >= float(p_best[top]) - tolerance
     return [str(name) for name in p_best.index[ahead.to_numpy()]]
 
 
-def best_algorithm(p_best: pd.Series, mcse: pd.Series,
+def best_algorithm(p_best: pd.Series, mcse: pd.Series, gap_mcse: pd.Series,
                    threshold: float = THRESHOLD) -> tuple[str | None, bool]:
-    """The algorithm named best from every algorithm's sampled P(best) and its Monte Carlo
-    error: the most probably best (the first of :func:`leaders`) where its P(best) clears
-    ``threshold`` by :data:`MC_MARGIN` errors, else None; and whether the draws cannot tell
-    on which side of the threshold it lies (:func:`within_margin`), so that the sentence can
-    say why."""
+    """The algorithm named best from every algorithm's sampled P(best), its Monte Carlo
+    error ``mcse`` and the errors of the gaps to the largest (``gap_mcse``, see
+    :func:`leaders`): the most probably best (the first of :func:`leaders`) where its
+    P(best) clears ``threshold`` by :data:`MC_MARGIN` errors, else None; and whether the
+    draws cannot tell on which side of the threshold it lies (:func:`within_margin`), so
+    that the sentence can say why."""
     if not 0.5 < threshold <= 1:
         raise ValueError(f"threshold must be in (0.5, 1], got {threshold}")
-    best = leaders(p_best, mcse)[0]
+    best = leaders(p_best, gap_mcse)[0]
     probability, error = float(p_best[best]), float(mcse[best])
     named = str(best) if probability - MC_MARGIN * error >= threshold else None
     return named, bool(within_margin(probability, threshold, error))

@@ -229,7 +229,7 @@ def test_weighed_modes_name_a_best_algorithm_and_unweighed_ones_do_not():
 
     weighed = SimpleNamespace(
         p_best=pd.Series({"a": 0.97, "b": 0.03}), p_best_mcse=pd.Series({"a": 0.005, "b": 0.005}),
-        best="a",
+        p_best_gap_mcse=pd.Series({"a": 0.0, "b": 0.01}), best="a",
         reliable=True, rope=ROPE, modes=((0, 1), (2, 3)),
         modes_separate=True, modes_weighed=True, mode_weights=(0.7, 0.3),
         mode_weight_errors=(0.01, 0.01), weights_note=None, UNRELIABLE="unreliable")

@@ -79,6 +79,12 @@ def test_p_best_errors_are_the_indicators_monte_carlo_errors(short_and_extended)
         expected = (0.0 if indicator.std() == 0 else
                     indicator.std() / np.sqrt(float(az.ess(indicator, method="bulk"))))
         assert extended.p_best_mcse[name] == pytest.approx(expected, rel=1e-6, abs=1e-12)
+        # the gap to the largest P(best): the error of the indicators' difference, draw by draw
+        gap = (first[:, list(extended.algorithms).index(extended.p_best.idxmax())]
+               - first[:, a]).reshape(chains, -1)
+        expected = (0.0 if gap.std() == 0 else
+                    gap.std() / np.sqrt(float(az.ess(gap, method="bulk"))))
+        assert extended.p_best_gap_mcse[name] == pytest.approx(expected, rel=1e-6, abs=1e-12)
 
 
 @pytest.mark.stan

@@ -263,10 +263,11 @@ def compare_many(scores: Scores, algorithms=None, rope: RopeLike = 0.01, seed: i
     effects = algorithm_effects(contrast, k)
     ranks = rank_probabilities(effects, rope, names)
     copies = post["delta0_copies"].values                # chain, draw, copy, pair (as sampled)
-    best_errors = p_best_mcse(
+    best_errors, gap_errors = p_best_mcse(
         algorithm_effects(copies.reshape(-1, k - 1), k).reshape(copies.shape[:3] + (k,)),
-        rope, *((modes.parts, modes.weights, modes.weight_errors)
-                if modes and modes.weighed else ()))
+        rope, int(np.argmax(ranks[1].to_numpy())),
+        *((modes.parts, modes.weights, modes.weight_errors)
+          if modes and modes.weighed else ()))
     delta = mixed(post["delta"].values)                  # draw, dataset, pair
     per_dataset = []
     for i, ds in enumerate(scores.datasets):
@@ -290,6 +291,7 @@ def compare_many(scores: Scores, algorithms=None, rope: RopeLike = 0.01, seed: i
         next_dataset=next_dataset, population_draws=effects,
         p_best=ranks[1].rename("p_best"),
         p_best_mcse=pd.Series(best_errors, index=ranks.index, name="p_best_mcse"),
+        p_best_gap_mcse=pd.Series(gap_errors, index=ranks.index, name="p_best_gap_mcse"),
         rank_probabilities=ranks,
         datasets=pd.DataFrame(per_dataset), diagnostics=diagnostics, settings=settings,
         draw_order=order, modes=modes.parts if modes else (),

@@ -35,31 +35,44 @@ def rank_probabilities(effects: np.ndarray, rope: Rope, algorithms) -> pd.DataFr
                         columns=pd.Index(range(1, k + 1), name="rank"))
 
 
-def p_best_mcse(effects: np.ndarray, rope: Rope, parts=(), weights=(),
-                weight_errors=()) -> np.ndarray:
-    """Monte Carlo standard error of every algorithm's P(best).
+def p_best_mcse(effects: np.ndarray, rope: Rope, top: int, parts=(), weights=(),
+                weight_errors=()) -> tuple[np.ndarray, np.ndarray]:
+    """Monte Carlo standard errors of every algorithm's P(best), and of the gap between the
+    P(best) of algorithm ``top`` (the largest) and each (0 for ``top`` itself), the
+    errors that :func:`bayescomp.decisions.leaders` ties the lead by.
 
     ``effects`` (chain, draw, copies, K) are the population means at every draw as sampled,
     each draw's copies of delta0 (:data:`~bayescomp.models.joint_program.DELTA0_COPIES`) one
     row each. A draw's share of the first rank, averaged over its copies, is one value per
-    draw; its mean's error is :func:`~bayescomp.models.modes.probability_mcse`'s. Chains in
-    separate modes mixed by their estimated ``weights`` (``parts``: each mode's chains; none:
-    every draw counts as sampled) give
-    P(best) = sum_m w_m p_m: the error adds the modes' own errors, times their weights, and
-    the weights' errors (``weight_errors``), bounded so: as the weights sum to 1,
-    sum_m w_m p_m = c + sum_m w_m (p_m - c) for any c, so with c midway between the modes'
-    smallest and largest P(best) its sd is at most half their range times sum_m err(w_m)
-    (Cauchy-Schwarz), and is that for two modes, whose weights move together.
+    draw, and a gap the difference of two such values on the same draw (where one
+    algorithm gains the first rank another loses it, and where they tie both hold it, so
+    the two errors do not add as if independent); the error of their means is
+    :func:`~bayescomp.models.modes.probability_mcse`'s. Chains in separate modes mixed by
+    their estimated ``weights`` (``parts``: each mode's chains; none: every draw counts as
+    sampled) give P(best) = sum_m w_m p_m: the error adds the modes' own errors, times
+    their weights, and the weights' errors (``weight_errors``), bounded so: as the weights
+    sum to 1, sum_m w_m p_m = c + sum_m w_m (p_m - c) for any c, so with c midway between
+    the modes' smallest and largest P(best) its sd is at most half their range times
+    sum_m err(w_m) (Cauchy-Schwarz), and is that for two modes, whose weights move
+    together. A gap's error is formed alike from its per-draw values.
     """
     chains, draws, copies, k = effects.shape
     places = tie_places(effects.reshape(-1, k), True, max(rope.high, 0.0))
     first = rank_shares(places, 0).reshape(chains, draws, copies, k).mean(axis=2)
-    weights = np.asarray(weights, dtype=float)
+    gaps = first[..., [top]] - first
+    return (_mixture_mcse(first, parts, weights, weight_errors),
+            _mixture_mcse(gaps, parts, weights, weight_errors))
+
+
+def _mixture_mcse(per_draw: np.ndarray, parts, weights, weight_errors) -> np.ndarray:
+    """The error of the means of (chain, draw, K) per-draw values, every draw as sampled or
+    the modes ``parts`` mixed by ``weights`` (:func:`p_best_mcse`)."""
     if not len(parts):      # every draw as sampled
-        return probability_mcse(first)
+        return probability_mcse(per_draw)
+    weights = np.asarray(weights, dtype=float)
     weights = weights / weights.sum()
-    probabilities = np.array([first[list(part)].mean(axis=(0, 1)) for part in parts])
-    errors = np.array([probability_mcse(first[list(part)]) for part in parts])
-    spread = ((probabilities.max(axis=0) - probabilities.min(axis=0)) / 2
+    means = np.array([per_draw[list(part)].mean(axis=(0, 1)) for part in parts])
+    errors = np.array([probability_mcse(per_draw[list(part)]) for part in parts])
+    spread = ((means.max(axis=0) - means.min(axis=0)) / 2
               * np.sum(np.asarray(weight_errors, dtype=float)))
     return np.sqrt((weights ** 2) @ (errors ** 2) + spread ** 2)

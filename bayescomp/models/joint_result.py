@@ -45,6 +45,10 @@ class JointResult(SamplerChecked, Reportable):
         Its Monte Carlo standard errors (:func:`bayescomp.models.joint_ranks.p_best_mcse`):
         an algorithm is named best only where its P(best) clears the threshold by two of
         them, as every decision of the package (:data:`bayescomp.decisions.MC_MARGIN`).
+    p_best_gap_mcse : pandas.Series
+        Monte Carlo standard errors of the gap between the largest P(best) and each, taken
+        on the same draws (0 for the largest): algorithms within two of them share the lead
+        (:func:`bayescomp.decisions.leaders`).
     rank_probabilities : pandas.DataFrame
         Algorithms x ranks 1..K of the population means, algorithms within the ROPE of the
         best of their group sharing their places (:mod:`bayescomp.models.joint`).
@@ -81,6 +85,7 @@ class JointResult(SamplerChecked, Reportable):
     population_draws: np.ndarray = field(repr=False)
     p_best: pd.Series = field(repr=False)
     p_best_mcse: pd.Series = field(repr=False)
+    p_best_gap_mcse: pd.Series = field(repr=False)
     rank_probabilities: pd.DataFrame = field(repr=False)
     datasets: pd.DataFrame = field(repr=False)
     diagnostics: Diagnostics = field(repr=False)
@@ -110,7 +115,7 @@ class JointResult(SamplerChecked, Reportable):
     def best(self) -> str:
         """The algorithm most probably ranked first (the first of those that share the
         largest P(best), :func:`bayescomp.decisions.leaders`)."""
-        return leaders(self.p_best, self.p_best_mcse)[0]
+        return leaders(self.p_best, self.p_best_gap_mcse)[0]
 
     @property
     def attempts(self) -> tuple:

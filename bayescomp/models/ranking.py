@@ -255,7 +255,7 @@ def rank_algorithms(scores: Scores, *, rope: float = 0.01, seed: int | None = No
     runs = _sample(data, algorithms, seeds, backend, chains, iter_warmup, iter_sampling,
                    adapt_delta, retries, ess, show_progress)
     fit, attempts, diagnostics = runs.fit, runs.attempts, runs.assessment.diagnostics
-    p_best_mcse = runs.assessment.reading
+    p_best, p_best_mcse, p_best_gap_mcse = runs.assessment.reading
     names = pd.Index(algorithms, name="algorithm")
     worth_var = fit.posterior["worth"]
     fit.posterior = fit.posterior.assign_coords(
@@ -292,8 +292,7 @@ def rank_algorithms(scores: Scores, *, rope: float = 0.01, seed: int | None = No
                     seconds=float(sum(a["seconds"] for a in attempts)),
                     ess=dict(target=ess, **dict(zip(("bulk", "tail"),
                                                     runs.assessment.achieved))))
-    return RankingResult(algorithms, worths, rank_probabilities[1].rename("p_best"),
-                         p_best_mcse,
+    return RankingResult(algorithms, worths, p_best, p_best_mcse, p_best_gap_mcse,
                          rank_probabilities, expected_rank, worth,
                          observed_ranks(means, higher_is_better, rope), fit, diagnostics,
                          settings)
@@ -307,16 +306,22 @@ def closed_worths(fit) -> np.ndarray:
     return draws / draws.sum(axis=-1, keepdims=True)
 
 
-def p_best_estimates(fit, algorithms) -> tuple[pd.Series, pd.Series]:
-    """Each algorithm's P(best), the share of draws in which its worth is the largest, and
-    its Monte Carlo standard error (:func:`~bayescomp.models.modes.probability_mcse` of the
-    indicator; 0 for one that never changes)."""
+def p_best_estimates(fit, algorithms) -> tuple[pd.Series, pd.Series, pd.Series]:
+    """Each algorithm's P(best), the share of draws in which its worth is the largest; its
+    Monte Carlo standard error (:func:`~bayescomp.models.modes.probability_mcse` of the
+    indicator; 0 for one that never changes); and the error of the gap between the largest
+    P(best) and each, from the difference of the two indicators on the same draws (one
+    algorithm's first rank is another's loss: :func:`bayescomp.decisions.leaders`)."""
     worths = closed_worths(fit)
     chains, draws, k = worths.shape
     first = (ranks_of_draws(worths.reshape(-1, k)) == 1).astype(float).reshape(chains, draws, k)
     names = pd.Index(algorithms, name="algorithm")
-    return (pd.Series(first.mean(axis=(0, 1)), index=names, name="p_best"),
-            pd.Series(probability_mcse(first), index=names, name="p_best_mcse"))
+    # shares of counts: exact, whatever the order of the sum
+    p_best = first.mean(axis=(0, 1))
+    gaps = first[..., [int(np.argmax(p_best))]] - first
+    return (pd.Series(p_best, index=names, name="p_best"),
+            pd.Series(probability_mcse(first), index=names, name="p_best_mcse"),
+            pd.Series(probability_mcse(gaps), index=names, name="p_best_gap_mcse"))
 
 
 def _sample(data: dict, algorithms, seeds, backend, chains, iter_warmup, iter_sampling,
@@ -325,7 +330,7 @@ def _sample(data: dict, algorithms, seeds, backend, chains, iter_warmup, iter_sa
     (:func:`~bayescomp.models.hierarchical_runs.run_fits`): retried after failed
     diagnostics, extended from where the chains are towards the ESS target or while the
     largest P(best) is too close to the threshold to call. The last assessment's ``reading``
-    is the Monte Carlo errors of P(best)."""
+    is :func:`p_best_estimates`."""
 
     def sample(fit, run, adapted, stan_seed):
         # a continued chain starts at its last draw (closed: Stan checks a simplex to 1e-8)
@@ -339,11 +344,11 @@ def _sample(data: dict, algorithms, seeds, backend, chains, iter_warmup, iter_sa
     def assess(fit, spent: bool) -> Assessment:
         statistics = variable_convergence(fit.posterior, REPORTED)
         # the verdict's own rule: is the leader's P(best) within two errors of the threshold
-        p_best, p_best_mcse = p_best_estimates(fit, algorithms)
-        _, close = best_algorithm(p_best, p_best_mcse, THRESHOLD)
+        estimates = p_best_estimates(fit, algorithms)
+        _, close = best_algorithm(*estimates, THRESHOLD)
         return Assessment(diagnose(fit, var_names=list(REPORTED), statistics=statistics),
                           reported_ess(statistics, REPORTED), close=close,
-                          reading=p_best_mcse)
+                          reading=estimates)
 
     return run_fits(sample, assess, seeds, adapt_delta=adapt_delta, iter_warmup=iter_warmup,
                     iter_sampling=iter_sampling, retries=retries, ess=ess)

@@ -28,6 +28,10 @@ class RankingResult(SamplerChecked, Reportable):
         Monte Carlo standard error of each ``p_best`` (the verdict names a best algorithm
         only where its ``p_best`` clears the threshold by two of them, as every decision of
         the package does: :data:`bayescomp.decisions.MC_MARGIN`).
+    p_best_gap_mcse : pandas.Series
+        Monte Carlo standard errors of the gap between the largest ``p_best`` and each,
+        taken on the same draws (0 for the largest): algorithms within two of them share
+        the lead (:func:`bayescomp.decisions.leaders`).
     rank_probabilities : pandas.DataFrame
         Algorithms x ranks 1..k: posterior probability that the algorithm's worth is the
         r-th largest. Rows and columns sum to 1.
@@ -47,6 +51,7 @@ class RankingResult(SamplerChecked, Reportable):
     worths: pd.DataFrame = field(repr=False)
     p_best: pd.Series = field(repr=False)
     p_best_mcse: pd.Series = field(repr=False)
+    p_best_gap_mcse: pd.Series = field(repr=False)
     rank_probabilities: pd.DataFrame = field(repr=False)
     expected_rank: pd.DataFrame = field(repr=False)
     worth: pd.DataFrame = field(repr=False)
@@ -59,7 +64,7 @@ class RankingResult(SamplerChecked, Reportable):
     def best(self) -> str:
         """The algorithm most probably best (the first of those that share the largest
         p_best, :func:`bayescomp.decisions.leaders`)."""
-        return leaders(self.p_best, self.p_best_mcse)[0]
+        return leaders(self.p_best, self.p_best_gap_mcse)[0]
 
     def verdict(self, threshold: float = THRESHOLD) -> str:
         """One sentence naming the best algorithm, or the most probably best when none

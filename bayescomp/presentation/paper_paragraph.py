@@ -109,11 +109,12 @@ def best_sentence(analysis) -> str:
         return (f"No algorithm is named the best: the posterior has several modes whose "
                 f"weights are not estimated (over the chains as sampled, {best} has the "
                 f"largest P(best) = {_p(p)}).")
-    named, close = best_algorithm(analysis.joint.p_best, analysis.joint.p_best_mcse, threshold)
+    named, close = best_algorithm(analysis.joint.p_best, analysis.joint.p_best_mcse,
+                                  analysis.joint.p_best_gap_mcse, threshold)
     if named:
         return (f"{best} is the best algorithm with probability {_p(p)} (its population "
                 f"mean ranks first; algorithms within the ROPE share a rank).")
-    lead = most_probably_best(analysis.joint.p_best, analysis.joint.p_best_mcse,
+    lead = most_probably_best(analysis.joint.p_best, analysis.joint.p_best_gap_mcse,
                               lambda v: f"P(best) = {_p(v)}")
     return (f"No algorithm is the best with probability {format_number(threshold)}"
             f"{undecided_best(analysis.joint.p_best_mcse[best], close)}: {lead}.")

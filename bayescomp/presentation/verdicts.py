@@ -135,13 +135,13 @@ def undecided_best(error: float, close: bool) -> str:
             "each) of the threshold: on another seed it could fall on either side)")
 
 
-def most_probably_best(p_best, mcse, write) -> str:
+def most_probably_best(p_best, gap_mcse, write) -> str:
     """Who leads when no algorithm is named best: "<best> is the most probably best
-    (<P>), then <runner> (<P>)", or, where several share the largest P(best) to their
-    Monte Carlo errors ``mcse`` (:func:`bayescomp.decisions.leaders`), "<a>, <b> and <c>
-    share the largest P(best) (<P> to <P>)". ``write`` renders a P(best) as the sentence's
-    style wants it."""
-    ahead = leaders(p_best, mcse)
+    (<P>), then <runner> (<P>)", or, where several share the largest P(best) to the Monte
+    Carlo errors of their gaps to it, ``gap_mcse`` (:func:`bayescomp.decisions.leaders`),
+    "<a>, <b> and <c> share the largest P(best) (<P> to <P>)". ``write`` renders a P(best)
+    as the sentence's style wants it."""
+    ahead = leaders(p_best, gap_mcse)
     if len(ahead) > 1:
         low, high = p_best[ahead].min(), p_best[ahead].max()
         shared = (f"{write(high)} each" if write(low) == write(high)

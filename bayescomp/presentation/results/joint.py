@@ -28,11 +28,13 @@ def best_sentence(result, threshold: float) -> str:
                 f"as sampled, {top}; {ties}).")
     if result.modes:
         ties += "; the modes mixed by their estimated weights"
-    named, close = best_algorithm(result.p_best, result.p_best_mcse, threshold)
+    named, close = best_algorithm(result.p_best, result.p_best_mcse, result.p_best_gap_mcse,
+                                  threshold)
     if named:
         return (f"{best} has the best population mean of the {len(result.p_best)} "
                 f"algorithms, P(rank 1) = {top} >= {format_number(threshold)} ({ties}).")
-    lead = most_probably_best(result.p_best, result.p_best_mcse, lambda v: f"P(rank 1) = {v:.3f}")
+    lead = most_probably_best(result.p_best, result.p_best_gap_mcse,
+                              lambda v: f"P(rank 1) = {v:.3f}")
     return (f"No algorithm is best with probability {format_number(threshold)}"
             f"{undecided_best(result.p_best_mcse[best], close)}: {lead}; {ties}.")
 
@@ -162,6 +164,8 @@ def to_dict(result) -> dict:
             "pairs": pairs,
             "p_best": {name: json_number(v) for name, v in result.p_best.items()},
             "p_best_mcse": {name: json_number(v) for name, v in result.p_best_mcse.items()},
+            "p_best_gap_mcse": {name: json_number(v)
+                                for name, v in result.p_best_gap_mcse.items()},
             "rank_probabilities": {name: [json_number(v) for v in row]
                                    for name, row in result.rank_probabilities.iterrows()},
             "diagnostics": {"ok": d.ok, "problems": list(d.problems),

@@ -12,7 +12,8 @@ from bayescomp.presentation.verdicts import most_probably_best, undecided_best
 def verdict(result, threshold: float = THRESHOLD) -> str:
     """One sentence naming the best algorithm, or the most probably best when none
     reaches ``threshold`` by two Monte Carlo errors (as every decision of the package)."""
-    named, close = best_algorithm(result.p_best, result.p_best_mcse, threshold)
+    named, close = best_algorithm(result.p_best, result.p_best_mcse, result.p_best_gap_mcse,
+                                  threshold)
     best = result.best
     top = f"{result.p_best[best]:.3f}"
     rank, s = result.expected_rank.loc[best], result.settings
@@ -27,7 +28,7 @@ def verdict(result, threshold: float = THRESHOLD) -> str:
         return (f"{best} is the best of the {len(result.p_best)} algorithms: its "
                 f"Plackett-Luce worth is the largest with posterior probability {top} "
                 f"({interval}).")
-    lead = most_probably_best(result.p_best, result.p_best_mcse, lambda v: f"P = {v:.3f}")
+    lead = most_probably_best(result.p_best, result.p_best_gap_mcse, lambda v: f"P = {v:.3f}")
     return (f"No algorithm is best with probability {threshold}"
             f"{undecided_best(result.p_best_mcse[best], close)}: {lead}; {best}: {interval}.")
 
@@ -42,6 +43,7 @@ def to_dict(result) -> dict:
         "rank_probabilities": {name: [float(v) for v in row]
                                for name, row in result.rank_probabilities.iterrows()},
         "p_best_mcse": {name: float(v) for name, v in result.p_best_mcse.items()},
+        "p_best_gap_mcse": {name: float(v) for name, v in result.p_best_gap_mcse.items()},
         "diagnostics": {"ok": result.diagnostics.ok, "problems": list(result.diagnostics.problems),
                         "max_rhat": result.diagnostics.max_rhat,
                         "min_ess_bulk": result.diagnostics.min_ess_bulk},
