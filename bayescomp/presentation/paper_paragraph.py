@@ -2,14 +2,16 @@
 one sentence per finding, each written from the numbers of the analysis it is given.
 
 Every number a sentence prints is a value of the analysis, rounded as printed
-(probabilities to :data:`DIGITS` decimals, p-values as the classical tests print them), and
-every decision is the pair table's (its decision already holds the margin of two Monte Carlo
-errors): a sentence never decides anything itself. When the joint fit failed its sampler
-diagnostics the paragraph names no best algorithm and decides no pair.
+(probabilities to :data:`DIGITS` decimals, or 4 where an undecided pair's would print at the
+threshold; p-values as the classical tests print them), and every decision is the pair
+table's (its decision already holds the margin of two Monte Carlo errors, which a clause
+names where an undecided probability reaches the threshold): a sentence never decides
+anything itself. When the joint fit failed its sampler diagnostics the paragraph names no
+best algorithm and decides no pair.
 """
 from __future__ import annotations
 
-from bayescomp.decisions import best_algorithm
+from bayescomp.decisions import MC_MARGIN, best_algorithm
 from bayescomp.formatting import equals, format_number, names_text, probability
 from bayescomp.presentation.verdicts import most_probably_best, undecided_best
 
@@ -36,27 +38,51 @@ def _probabilities(row, scope: str) -> dict:
             f"{second} better": row[f"{scope}_p_left"]}
 
 
-def pair_phrase(row, scope: str) -> str:
+def undecided_probability(value: float, threshold: float) -> str:
+    """A probability of an undecided pair as printed: to :data:`DIGITS` decimals, or to 4
+    where those would print it at the threshold or above (0.9496 as 0.950 beside "undecided"
+    at 0.95)."""
+    text = _p(value)
+    return probability(value, 4) if float(text) >= float(_p(threshold)) else text
+
+
+def margin_note(subject: str, value: float, threshold: float) -> str:
+    """Why an undecided pair's probability (``value``, named ``subject`` in the clause) at
+    or above ``threshold`` decides nothing: the pair table's decision needs it
+    :data:`~bayescomp.decisions.MC_MARGIN` Monte Carlo errors above (a reliable fit's
+    undecided probability at the threshold or above lies within them); empty below the
+    threshold."""
+    if value < threshold:
+        return ""
+    return (f": {subject} is within {MC_MARGIN:g} Monte Carlo errors of "
+            f"{format_number(threshold)}")
+
+
+def pair_phrase(row, scope: str, threshold: float) -> str:
     """An equivalent or undecided row of the pair table (``first``, ``second``,
     ``<scope>_p_left`` ... and ``<scope>_decision``) in a clause naming the algorithms: the
-    equivalence and P(equivalent), or the three probabilities. (Winners are grouped by
-    :func:`decision_clauses`.)"""
+    equivalence and P(equivalent), or the three probabilities (with :func:`margin_note`).
+    (Winners are grouped by :func:`decision_clauses`.)"""
     first, second = row["first"], row["second"]
     p = _probabilities(row, scope)
     if row[f"{scope}_decision"] == "equivalent":
         return f"{first} and {second} are practically equivalent (P = {_p(p['equivalent'])})"
+    printed = {label: undecided_probability(value, threshold) for label, value in p.items()}
+    top = max(p, key=p.get)
     return (f"{first} against {second} is undecided (P({first} better) = "
-            f"{_p(p[f'{first} better'])}, P(equivalent) = {_p(p['equivalent'])}, "
-            f"P({second} better) = {_p(p[f'{second} better'])})")
+            f"{printed[f'{first} better']}, P(equivalent) = {printed['equivalent']}, "
+            f"P({second} better) = {printed[f'{second} better']})"
+            f"{margin_note(f'its P({top})', p[top], threshold)}")
 
 
-def decision_clauses(table, scope: str) -> list[str]:
+def decision_clauses(table, scope: str, threshold: float) -> list[str]:
     """The decisions of every pair of ``table`` on one question, grouped so that a paragraph
     stays readable with many algorithms: one clause per winner, naming each algorithm it
     beats with P(better); the equivalent pairs each with P(equivalent), or, more than
     :data:`LISTED` of them, counted and named with the range of P(equivalent); the undecided
     pairs each with their three probabilities, or, more than :data:`LISTED`, counted with the
-    largest probability any of them reaches."""
+    largest probability any of them reaches (with :func:`margin_note`: ``threshold`` is the
+    one the table's decisions were made at)."""
     wins, equivalent, undecided = {}, [], []
     for _, row in table.iterrows():
         decision = row[f"{scope}_decision"]
@@ -71,21 +97,23 @@ def decision_clauses(table, scope: str) -> list[str]:
             wins.setdefault(winner, []).append(f"{loser} (P = {_p(p_better)})")
     clauses = [f"{winner} is better than {names_text(losers)}" for winner, losers in wins.items()]
     if len(equivalent) <= LISTED:
-        clauses += [pair_phrase(row, scope) for row in equivalent]
+        clauses += [pair_phrase(row, scope, threshold) for row in equivalent]
     else:
         inside = [row[f"{scope}_p_rope"] for row in equivalent]
         clauses.append(f"{len(equivalent)} pairs are practically equivalent (P(equivalent) "
                        f"from {_p(min(inside))} to {_p(max(inside))}): "
                        f"{names_text(pair_name(row) for row in equivalent)}")
     if len(undecided) <= LISTED:
-        clauses += [pair_phrase(row, scope) for row in undecided]
+        clauses += [pair_phrase(row, scope, threshold) for row in undecided]
     else:
         label, value, row = max(((label, value, row) for row in undecided
                                  for label, value in _probabilities(row, scope).items()),
                                 key=lambda item: item[1])
         which = "the other" if clauses else "all"
         clauses.append(f"{which} {len(undecided)} pairs are undecided (the largest of their "
-                       f"probabilities is P({label}) = {_p(value)}, {pair_name(row)})")
+                       f"probabilities is P({label}) = "
+                       f"{undecided_probability(value, threshold)}, {pair_name(row)})"
+                       f"{margin_note(f'that P({label})', value, threshold)}")
     return clauses
 
 
@@ -125,7 +153,8 @@ def decisions_sentence(analysis, scope: str) -> str:
     (:func:`decision_clauses`)."""
     where = ("On the population of datasets (the mean difference delta0)"
              if scope == "population" else "On a new dataset")
-    return f"{where}, {'; '.join(decision_clauses(analysis.joint.table, scope))}."
+    clauses = decision_clauses(analysis.joint.table, scope, analysis.joint.threshold)
+    return f"{where}, {'; '.join(clauses)}."
 
 
 def changes(base, other) -> list[tuple]:

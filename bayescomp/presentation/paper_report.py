@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import pandas as pd
 
+from bayescomp.decisions import MC_MARGIN
 from bayescomp.formatting import effective_draws, format_number, json_number
 from bayescomp.presentation.paper_paragraph import paragraph, sentences
 from bayescomp.presentation.reports import latex_escape, latex_table, markdown_table, text_table
@@ -185,8 +186,9 @@ def to_latex(analysis) -> str:
                f"{analysis.n_datasets} datasets, joint hierarchical model, ROPE "
                f"{analysis.rope}: posterior mean and 95% HDI of delta0 (first - second), "
                "the probabilities of the three regions and the decision at "
-               f"{format_number(analysis.joint.threshold)}, for the population and for a "
-               "new dataset.")
+               f"{format_number(analysis.joint.threshold)} (made where a probability "
+               f"exceeds it by {MC_MARGIN:g} Monte Carlo errors), for the population and "
+               "for a new dataset.")
     return "\n".join([
         "% bayescomp report: needs \\usepackage{booktabs}", "",
         latex_table(latex_frame(analysis), caption, "tab:bayescomp-pairs"), "",
