@@ -40,8 +40,8 @@ def _probabilities(row, scope: str) -> dict:
 
 def undecided_probability(value: float, threshold: float) -> str:
     """A probability of an undecided pair as printed: to :data:`DIGITS` decimals, or to 4
-    where those would print it at the threshold or above (0.9496 as 0.950 beside "undecided"
-    at 0.95)."""
+    where those would print it at the threshold or above (3 decimals print 0.9496 as
+    0.950, which beside "undecided" at 0.95 reads as a contradiction)."""
     text = _p(value)
     return probability(value, 4) if float(text) >= float(_p(threshold)) else text
 
