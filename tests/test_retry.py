@@ -90,6 +90,13 @@ def test_retries_count_against_the_budget_and_start_from_the_last_fresh_fit():
     assert retries.fresh == again and retries.spent
     assert retries.next(_diagnostics(1)) is None and retries.made == 2
     assert Retries(first, budget=0).next(_diagnostics(1)) is None
+    # a budget above the two retries safer_run defines is spent after those two, so that
+    # what waits for the last retry (the joint model's reading of chains in one group as
+    # modes) still comes
+    generous = Retries(first, budget=5)
+    assert generous.next(_diagnostics(1)) is not None and not generous.spent
+    assert generous.next(_diagnostics(1)) is not None and generous.spent
+    assert generous.next(_diagnostics(1)) is None and generous.made == 2
 
 
 def test_a_low_e_bfmi_from_a_crossing_between_modes_lets_the_modes_be_read():

@@ -36,6 +36,10 @@ REPORTED = ("delta0", "delta_next", "sigma0", "nu", "delta")
 #: error grows as the fourth power of the step), and half is a little safer than that
 DIVERGENCE_STEP_SCALE = 0.5
 
+#: the retries :func:`safer_run` defines (a continuation, then a longer one or a fit
+#: afresh); a larger ``retries`` allows no more
+MAX_RETRIES = 2
+
 #: the cap of extensions towards the ``ess`` target: at most this many times the first
 #: fit's draws per chain in all
 MAX_DRAWS_FACTOR = 4
@@ -209,7 +213,7 @@ def safer_run(run: dict, retry: int, diagnostics: Diagnostics) -> dict | None:
     starts afresh with twice the warm-up and draws (adapt_delta at least 0.99 after
     divergences).
     """
-    if retry not in (1, 2):
+    if not 1 <= retry <= MAX_RETRIES:
         return None
     if not struggles(diagnostics):
         return continuation(run, iter_sampling=retry * run["iter_sampling"])
@@ -247,8 +251,10 @@ class Retries:
 
     @property
     def spent(self) -> bool:
-        """Whether no retry is left."""
-        return self.made >= self.budget
+        """Whether no retry is left: the budget is used, or the :data:`MAX_RETRIES` that
+        :func:`safer_run` defines are (a larger budget allows no more, and the joint
+        model reads chains in one group as modes only once no retry is left)."""
+        return self.made >= min(self.budget, MAX_RETRIES)
 
     def next(self, diagnostics: Diagnostics) -> dict | None:
         """The settings of the next retry after a fit with ``diagnostics``
