@@ -251,17 +251,25 @@ def test_standard_errors_and_their_floor():
 @pytest.mark.parametrize("prior", ["kruschke", "juarez_steel", "gaussian"])
 def test_other_priors_of_the_population(prior):
     """The authors' other models of delta_i: the next dataset's probabilities come from the
-    population the prior names (normal: no nu), from the fit's own draws."""
+    population the prior names (normal: no nu), from the fit's own draws: each draw's
+    masses averaged over its delta0 and the antithetic partner, here found by scipy's
+    truncated normal (delta0's conditional) at the mirrored quantile."""
     scores, _, _ = simulate(20, 30, 0.02, 0.01, 0.03, seed=21)
     other = bc.hierarchical(scores, "a", "b", prior=prior, seed=3, baselines=False)
     assert other.reliable and other.settings["prior_name"] == prior
     assert ("nu" in other.idata.posterior) == (prior != "gaussian")
     post = other.idata.posterior
     delta0, sigma0 = post["delta0"].values.reshape(-1), post["sigma0"].values.reshape(-1)
-    population = (stats.norm(delta0, sigma0) if prior == "gaussian"
-                  else stats.t(post["nu"].values.reshape(-1), delta0, sigma0))
-    np.testing.assert_allclose(other.next_dataset.probabilities,
-                               other.rope.probabilities(population).mean(axis=0))
+    centre, sd = (post[name].values.reshape(-1) for name in ("delta0_centre", "delta0_sd"))
+    bound = post.attrs["delta0_bound"]
+    conditional = stats.truncnorm((-bound - centre) / sd, (bound - centre) / sd, loc=centre,
+                                  scale=sd)
+    masses = 0
+    for location in (delta0, conditional.ppf(conditional.sf(delta0))):
+        population = (stats.norm(location, sigma0) if prior == "gaussian"
+                      else stats.t(post["nu"].values.reshape(-1), location, sigma0))
+        masses = masses + other.rope.probabilities(population) / 2
+    np.testing.assert_allclose(other.next_dataset.probabilities, masses.mean(axis=0))
 
 
 @pytest.mark.parametrize("name, density", [

@@ -93,12 +93,16 @@ def test_numbers_are_the_direct_computation_from_the_draws(result):
     for prior, fit in result.fits.items():
         post = fit.idata.posterior
         delta0, sigma0 = (post[v].values.reshape(-1) for v in ("delta0", "sigma0"))
-        # the next dataset: Student-t, or normal for the "gaussian" population (no nu)
-        population = (stats.t(post["nu"].values.reshape(-1), loc=delta0, scale=sigma0)
-                      if "nu" in post else stats.norm(loc=delta0, scale=sigma0))
         # delta0: the normal conditional of every draw, truncated to the prior's bound
         centre, sd = (post[v].values.reshape(-1) for v in ("delta0_centre", "delta0_sd"))
         bound = post.attrs["delta0_bound"]
+        # the next dataset: Student-t, or normal for the "gaussian" population (no nu), at
+        # delta0 and at its antithetic partner, the conditional's mirrored quantile
+        conditional = stats.truncnorm((-bound - centre) / sd, (bound - centre) / sd,
+                                      loc=centre, scale=sd)
+        populations = [stats.t(post["nu"].values.reshape(-1), loc=location, scale=sigma0)
+                       if "nu" in post else stats.norm(loc=location, scale=sigma0)
+                       for location in (delta0, conditional.ppf(conditional.sf(delta0)))]
         low, high = stats.norm.cdf((-bound - centre) / sd), stats.norm.cdf((bound - centre) / sd)
         for width in ROPES:
             rows = result.table[(result.table.prior == prior) & (result.table.rope == width)]
@@ -113,9 +117,10 @@ def test_numbers_are_the_direct_computation_from_the_draws(result):
             assert d0.p_rope == pytest.approx(inside[..., 1].mean(),
                                               abs=4 * probability_mcse(inside)[1] + 1e-12)
             nxt = rows[rows.quantity == "next"].iloc[0]
-            t = population
-            assert nxt.p_rope == pytest.approx(np.mean(t.cdf(width) - t.cdf(-width)), abs=1e-9)
-            assert nxt.p_left == pytest.approx(np.mean(t.cdf(-width)), abs=1e-9)
+            inside = np.mean([t.cdf(width) - t.cdf(-width) for t in populations])
+            assert nxt.p_rope == pytest.approx(inside, abs=1e-9)
+            assert nxt.p_left == pytest.approx(np.mean([t.cdf(-width) for t in populations]),
+                                               abs=1e-9)
         # the fit itself was made at the first ROPE: its numbers are the table's
         first = result.table[(result.table.prior == prior) & (result.table.rope == ROPES[0])]
         nxt = first[first.quantity == "next"][["p_left", "p_rope", "p_right"]].to_numpy()[0]

@@ -23,10 +23,15 @@ from bayescomp.rope import Rope, region_labels
 def next_dataset_masses(posterior, rope: Rope) -> np.ndarray:
     """Per draw and pair (chain, draw, pair, 3), the mass of a new dataset's difference left
     of, inside and right of ``rope``: Student-t with nu, the pair's delta0 and its
-    population scale ``population_sd``."""
-    return rope.probabilities(stats.t(posterior["nu"].values[..., None],
-                                      loc=posterior["delta0"].values,
-                                      scale=posterior["population_sd"].values))
+    population scale ``population_sd``, averaged over the draw of delta0 and its antithetic
+    partner, the draw reflected in the centre of delta0's conditional (``delta0_centre``;
+    a normal, so the reflection is an exact draw of it too), as the pairwise model's
+    :func:`bayescomp.models.region_masses.next_dataset_masses` does."""
+    delta0 = posterior["delta0"].values
+    mirrored = 2 * posterior["delta0_centre"].values - delta0
+    nu, spread = posterior["nu"].values[..., None], posterior["population_sd"].values
+    return 0.5 * sum(rope.probabilities(stats.t(nu, loc=location, scale=spread))
+                     for location in (delta0, mirrored))
 
 
 def population_masses(posterior, rope: Rope) -> np.ndarray:
@@ -57,8 +62,9 @@ def pair_estimates(population: np.ndarray, next_masses: np.ndarray,
 
 def pair_posterior(fit, data: dict, scale: float, datasets, pairs: list[str],
                    rotation: np.ndarray, rng: np.random.Generator) -> az.InferenceData:
-    """The posterior in score units and in pair coordinates: delta0 and every delta_i of
-    every pair (delta_i drawn from its conditional), the population's Student-t scale of
+    """The posterior in score units and in pair coordinates: delta0, the centre of its
+    conditional (``delta0_centre``) and every delta_i of every pair (delta_i drawn from its
+    conditional), the population's Student-t scale of
     every pair (``population_sd``, sqrt(g' B B' g)), sigma0, the components' nu (sorted per
     draw: the components have no order), and the contrast coordinates (``delta0_contrast``,
     ``B``), turned back from the sampled coordinates ``V'z`` (``rotation`` V,
@@ -69,6 +75,7 @@ def pair_posterior(fit, data: dict, scale: float, datasets, pairs: list[str],
     coords = dict(chain=post.chain, draw=post.draw)
     shape = post["sigma0"].shape
     contrast0 = post["delta0"].values.reshape(shape + (k - 1,)) @ rotation.T
+    centre0 = post["delta0_centre"].values.reshape(shape + (k - 1,)) @ rotation.T
     # V B is a square root of the population covariance in data's coordinates; its
     # triangular form by QR, as Cholesky's decomposition of V B B' V' fails on rounding
     # where the posterior puts that covariance near a null direction
@@ -84,6 +91,9 @@ def pair_posterior(fit, data: dict, scale: float, datasets, pairs: list[str],
                             coords=dict(coords, pair=pairs)),
         delta=xr.DataArray(delta * scale @ vectors.T, dims=("chain", "draw", "dataset", "pair"),
                            coords=dict(coords, dataset=list(datasets), pair=pairs)),
+        # the centre of delta0's conditional, for the antithetic draws of next_dataset_masses
+        delta0_centre=xr.DataArray(centre0 * scale @ vectors.T, dims=("chain", "draw", "pair"),
+                                   coords=dict(coords, pair=pairs)),
         population_sd=xr.DataArray(spread, dims=("chain", "draw", "pair"),
                                    coords=dict(coords, pair=pairs)),
         sigma0=post["sigma0"] * scale,

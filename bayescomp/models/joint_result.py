@@ -27,7 +27,8 @@ class JointResult(SamplerChecked, Reportable):
     rope : Rope
     idata : arviz.InferenceData
         Draws in score units: ``delta0`` and ``population_sd`` (the population's location and
-        Student-t scale) of every pair, ``delta`` (dataset, pair), ``sigma0``, ``nu``, and
+        Student-t scale) of every pair, ``delta0_centre`` (the centre of delta0's normal
+        conditional, per pair), ``delta`` (dataset, pair), ``sigma0``, ``nu``, and
         in the contrast coordinates ``delta0_contrast``, ``B`` (the population scale's
         Cholesky factor) and ``delta0_copies`` (copy, contrast: the draws of delta0 from its
         conditional that the pair table and the ranks read; :mod:`bayescomp.models.joint`).

@@ -1,0 +1,90 @@
+"""The next dataset's probabilities from antithetic draws of delta0 against one draw: their
+Monte Carlo errors on the same fit, in the pairwise and the joint model.
+
+Each posterior draw's next-dataset masses are a Student-t's given delta0; the package
+averages them over the drawn delta0 and its antithetic partner, the draw mirrored in delta0's
+conditional (``bayescomp.models.region_masses``, ``joint_posterior.next_dataset_masses``),
+where it used the drawn delta0 alone. Both estimators are read off the same draws, so their
+errors compare without a second fit. Run from the repository root with a clone of one of the
+collections ``bench_real_pairs.py`` reads, or a CSV file of scores::
+
+    python benchmarks/bench_next_dataset.py /tmp/tutorial /tmp/amlb --seeds 2
+
+One line per collection, model, pair and seed: P(left / rope / right) of the next dataset,
+the errors of one draw and of the antithetic pair, their ratios, and the time the masses
+took against one draw's (the same posterior, every pair of it, best of 5).
+"""
+from __future__ import annotations
+
+import argparse
+import itertools
+import time
+import warnings
+
+import numpy as np
+from scipy import stats
+
+import bayescomp as bc
+from bayescomp.models import joint_posterior, region_masses
+from bayescomp.models.modes import probability_mcse
+from bench_real_pairs import read_collection
+
+
+def one_draw(post, rope, joint: bool) -> np.ndarray:
+    """The replaced estimator: the masses at the drawn delta0 alone."""
+    nu = post["nu"].values[..., None] if joint else post["nu"].values
+    scale = post["population_sd"].values if joint else post["sigma0"].values
+    return rope.probabilities(stats.t(nu, loc=post["delta0"].values, scale=scale))
+
+
+def best_of(function, repeats: int = 5) -> float:
+    times = []
+    for _ in range(repeats):
+        started = time.perf_counter()
+        function()
+        times.append(time.perf_counter() - started)
+    return min(times)
+
+
+def report(label: str, post, rope, joint: bool) -> None:
+    """Print one line per pair of ``post`` (the joint model's pairs, or one pairwise fit)."""
+    masses_of = joint_posterior.next_dataset_masses if joint else region_masses.next_dataset_masses
+    now, before = masses_of(post, rope), one_draw(post, rope, joint)
+    seconds = best_of(lambda: masses_of(post, rope)), best_of(lambda: one_draw(post, rope, joint))
+    pairs = post["pair"].values if joint else [label]
+    for p, pair in enumerate(pairs):
+        m_now, m_before = (m[..., p, :] if joint else m for m in (now, before))
+        e_now, e_before = probability_mcse(m_now), probability_mcse(m_before)
+        print(f"{label if not joint else label + ' ' + str(pair)}: "
+              f"P {np.round(m_now.reshape(-1, 3).mean(axis=0), 4)} "
+              f"one draw e {np.round(e_before, 5)}, antithetic e {np.round(e_now, 5)}, "
+              f"ratio {np.round(e_now / e_before, 2)}; masses of all pairs in "
+              f"{1e3 * seconds[0]:.1f} ms against {1e3 * seconds[1]:.1f} ms", flush=True)
+
+
+def main(argv=None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("collections", nargs="+", help="clones or CSV files")
+    parser.add_argument("--seeds", type=int, default=1, help="fitting seeds 1..N")
+    parser.add_argument("--pairs", type=int, default=None, help="the first N pairs only")
+    parser.add_argument("--no-joint", action="store_true", help="the pairwise fits only")
+    args = parser.parse_args(argv)
+    for source in args.collections:
+        scores = read_collection(source)
+        pairs = list(itertools.combinations(scores.algorithms, 2))[:args.pairs]
+        for seed in range(1, args.seeds + 1):
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                for first, second in pairs:
+                    result = bc.hierarchical(scores, first, second, rope=0.01, seed=seed,
+                                             baselines=False)
+                    report(f"{source} pairwise {first} - {second} seed {seed}",
+                           result.idata.posterior, result.rope, joint=False)
+                if not args.no_joint:
+                    result = bc.compare_many(scores, rope=0.01, seed=seed)
+                    report(f"{source} joint seed {seed}", result.idata.posterior,
+                           result.rope, joint=True)
+
+
+if __name__ == "__main__":
+    main()
