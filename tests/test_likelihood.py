@@ -197,9 +197,10 @@ generated quantities {
 
 
 def test_delta_draws_follow_their_conditional():
-    """draw_delta against the product of the normal prior N(delta0, sigma0^2 / lambda) and
-    the mean's likelihood N(m | delta, sigma^2 v), integrated numerically."""
-    from bayescomp.models.hierarchical_program import draw_delta
+    """delta_conditional's centre and sd, and draw_delta's draws, against the product of the
+    normal prior N(delta0, sigma0^2 / lambda) and the mean's likelihood N(m | delta,
+    sigma^2 v), integrated numerically."""
+    from bayescomp.models.hierarchical_program import delta_conditional, draw_delta
 
     data = dict(mean_diff=[0.4, -1.0], ss=[1.0, 2.0], n_scores=[10, 4], rho=[0.1, 0.25],
                 sigma_lower=[0.01, 0.01], mean_centre=-0.3)   # read by data_terms, unused here
@@ -208,7 +209,8 @@ def test_delta_draws_follow_their_conditional():
     sigma = np.broadcast_to([0.6, 1.2], (1, size, 2))
     weight = np.array([1.3, 0.4])
     log_lambda = np.broadcast_to(np.log(weight), (1, size, 2))
-    draws = draw_delta(delta0, sigma0, sigma, log_lambda, data, np.random.default_rng(1))
+    centre, spread = delta_conditional(delta0, sigma0, sigma, log_lambda, data)
+    draws = draw_delta(centre, spread, np.random.default_rng(1))
     for i in range(2):
         se = np.sqrt(sigma[0, 0, i] ** 2 * (data["rho"][i] + (1 - data["rho"][i]) / data["n_scores"][i]))
         tau = 0.5 / np.sqrt(weight[i])
@@ -217,6 +219,8 @@ def test_delta_draws_follow_their_conditional():
         total = integrate.quad(density, -10, 10)[0]
         mean = integrate.quad(lambda d: d * density(d), -10, 10)[0] / total
         sd = np.sqrt(integrate.quad(lambda d: (d - mean) ** 2 * density(d), -10, 10)[0] / total)
+        np.testing.assert_allclose(centre[..., i], mean, rtol=1e-7)
+        np.testing.assert_allclose(spread[..., i], sd, rtol=1e-7)
         assert draws[..., i].mean() == pytest.approx(mean, abs=4 * sd / np.sqrt(size))
         assert draws[..., i].std() == pytest.approx(sd, rel=0.01)
 

@@ -40,17 +40,25 @@ def test_population_masses_are_the_truncated_normals():
     np.testing.assert_allclose(everything[0, 0], [0.0, 1.0, 0.0], atol=1e-15)
 
 
+@pytest.fixture(scope="module")
+def gaussian_fit():
+    """A pairwise fit of the "gaussian" population, whose conditionals involve no latent
+    lambda_i, and the simulated collection."""
+    sim = simulate_collection(12, 30, delta0=0.004, sigma0=0.006, sigma=0.03, rho=0.1, seed=8)
+    result = bc.hierarchical(sim.scores, "a", "b", rope=bc.Rope(-0.005, 0.005),
+                             prior="gaussian", seed=3, baselines=False)
+    return sim, result
+
+
 @pytest.mark.stan
-def test_population_probabilities_from_the_conditional_agree_with_the_draws():
+def test_population_probabilities_from_the_conditional_agree_with_the_draws(gaussian_fit):
     """Two routes to delta0's conditional: the program's (written with every draw) and
     numpy's from the draws of sigma0 and sigma_i (the "gaussian" population, where
     T_i = sigma_i^2 v_i + sigma0^2 involves no latent lambda_i). Then the fit's population
     probabilities, the means of the masses, agree with the shares of its delta0 draws
     within Monte Carlo error, and have the smaller error."""
-    sim = simulate_collection(12, 30, delta0=0.004, sigma0=0.006, sigma=0.03, rho=0.1, seed=8)
-    rope = bc.Rope(-0.005, 0.005)
-    result = bc.hierarchical(sim.scores, "a", "b", rope=rope, prior="gaussian", seed=3,
-                             baselines=False)
+    sim, result = gaussian_fit
+    rope = result.rope
     post = result.idata.posterior
     differences = sim.scores.differences("a", "b")
     means = np.array([d.mean() for d in differences])
@@ -167,3 +175,39 @@ def test_joint_next_dataset_masses_average_over_the_mirrored_delta0():
                       stats.norm.sf(rope.high, centre, total)], axis=-1)
     error = masses.std(axis=0, ddof=1) / np.sqrt(len(masses))
     assert np.all(np.abs(masses.mean(axis=0) - truth) <= 4 * error + 1e-12)
+
+
+@pytest.mark.stan
+def test_dataset_probabilities_from_the_conditional_agree_with_the_draws(gaussian_fit):
+    """Two routes to delta_i's normal conditional: the fit's (``delta_centre``,
+    ``delta_spread``) and numpy's from the draws of delta0, sigma0 and sigma_i (precision
+    1 / (sigma_i^2 v_i) + 1 / sigma0^2 for a normal population). Each dataset's P(left /
+    rope / right) in ``result.datasets``, the means of the conditional's masses, agrees with
+    the shares of its delta_i draws within 4 Monte Carlo errors, and P(rope) has the smaller
+    error on every dataset where the shares' is above 0.001."""
+    from bayescomp.models.region_masses import dataset_masses
+
+    sim, result = gaussian_fit
+    post, rope = result.idata.posterior, result.rope
+    differences = sim.scores.differences("a", "b")
+    means = np.array([d.mean() for d in differences])
+    share = 0.1 + 0.9 / np.array([d.size for d in differences])          # v_i, rho 0.1
+    noise = 1 / (post["sigma"].values ** 2 * share)
+    prior = 1 / post["sigma0"].values[..., None] ** 2
+    precision = noise + prior
+    np.testing.assert_allclose(post["delta_centre"].values,
+                               (noise * means + prior * post["delta0"].values[..., None])
+                               / precision, rtol=1e-9)
+    np.testing.assert_allclose(post["delta_spread"].values, precision ** -0.5, rtol=1e-9)
+
+    masses = dataset_masses(post, rope)                        # chain, draw, dataset, 3
+    table = result.datasets[["p_left", "p_rope", "p_right"]].to_numpy()
+    np.testing.assert_allclose(table, masses.reshape(-1, len(means), 3).mean(axis=0),
+                               rtol=1e-12)
+    indicators = rope.indicators(post["delta"].values)
+    for i in range(len(means)):
+        shares_error = probability_mcse(indicators[:, :, i])
+        assert np.all(np.abs(table[i] - indicators[:, :, i].reshape(-1, 3).mean(axis=0))
+                      <= 4 * shares_error + 1e-12)
+        if shares_error[1] > 1e-3:
+            assert probability_mcse(masses[:, :, i])[1] < shares_error[1]

@@ -314,9 +314,13 @@ def hierarchical(scores: Scores, first: str, second: str, *, rope: RopeLike = 0.
         warnings.simplefilter("ignore", ConstantDifferencesWarning)
         warnings.simplefilter("ignore", InputWarning)
         ttests = correlated_ttests(scores, first, second, rope=rope)
+    # each dataset's probabilities from delta_i's conditional, draw by draw, as the two
+    # questions' are
+    dataset_probabilities = (region_masses.dataset_masses(post, rope)
+                             .reshape(n_chains * n_draws, -1, 3)[order].mean(axis=0))
     rows = []
     for i, (name, test) in enumerate(zip(scores.dataset_names, ttests)):
-        shrunk = region_summary(delta[:, i], rope)
+        shrunk = region_summary(delta[:, i], rope, probabilities=dataset_probabilities[i])
         rows.append({"dataset": name, "n": test.posterior.n, "rho": test.posterior.rho,
                      "mean": test.posterior.mean, "p_left_ttest": test.probabilities[0],
                      "p_rope_ttest": test.probabilities[1], "p_right_ttest": test.probabilities[2],

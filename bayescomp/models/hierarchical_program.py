@@ -221,15 +221,15 @@ def sampled_scales(posterior, data: dict):
                                        posterior["lambda_z"].values)
 
 
-def draw_delta(delta0, sigma0, sigma, log_lambda, data: dict, rng) -> np.ndarray:
-    """Draws of every delta_i from its normal conditional given the sampled parameters.
+def delta_conditional(delta0, sigma0, sigma, log_lambda, data: dict) -> tuple:
+    """Centre and sd of every delta_i's normal conditional given the sampled parameters.
 
     Given sigma_i and lambda_i, delta_i ~ N(delta0, sigma0^2 / lambda_i) a priori and the
     mean m_i ~ N(delta_i, sigma_i^2 v_i): the conditional is normal with precision
     1 / (sigma_i^2 v_i) + lambda_i / sigma0^2. Everything on the unit scale of ``data``;
     ``delta0``, ``sigma0`` are (chain, draw), ``sigma`` and ``log_lambda``
     (:func:`sampled_scales`) (chain, draw, dataset); ``log_lambda`` None for a normal
-    population.
+    population. Returns two (chain, draw, dataset) arrays.
     """
     terms = data_terms(data)
     noise_precision = 1 / (sigma ** 2 * terms["mean_share"])
@@ -238,7 +238,12 @@ def draw_delta(delta0, sigma0, sigma, log_lambda, data: dict, rng) -> np.ndarray
     precision = noise_precision + prior_precision
     centre = ((noise_precision * terms["mean_diff"] + prior_precision * delta0[..., None])
               / precision)
-    return centre + rng.standard_normal(centre.shape) / np.sqrt(precision)
+    return centre, 1 / np.sqrt(precision)
+
+
+def draw_delta(centre, spread, rng) -> np.ndarray:
+    """Draws of every delta_i from its normal conditional (:func:`delta_conditional`)."""
+    return centre + rng.standard_normal(centre.shape) * spread
 
 
 def to_user_scale(idata, data: dict, scale: float, datasets, rng: np.random.Generator,
@@ -247,7 +252,8 @@ def to_user_scale(idata, data: dict, scale: float, datasets, rng: np.random.Gene
     the sampled parameters, and alpha and beta given nu (the paper's prior of nu); ``rng``
     draws them (the post-draws' stream of :class:`bayescomp.sampling.Seeds`). delta0's
     conditional given the rest, N(``delta0_centre``, ``delta0_sd``) truncated to
-    +-``attrs["delta0_bound"]``, is kept for :mod:`bayescomp.models.region_masses`."""
+    +-``attrs["delta0_bound"]``, and every delta_i's, N(``delta_centre``, ``delta_spread``)
+    given delta0 too, are kept for :mod:`bayescomp.models.region_masses`."""
     posterior = idata.posterior
 
     def per_draw(values):
@@ -270,8 +276,12 @@ def to_user_scale(idata, data: dict, scale: float, datasets, rng: np.random.Gene
         if prior.nu == "gamma":
             alpha, beta = nu_prior.draw_alpha_beta(nu, prior.alpha, prior.beta, rng)
             variables.update(alpha=per_draw(alpha), beta=per_draw(beta))
-    delta = draw_delta(delta0, sigma0, sigma, log_lambda, data, rng)
-    variables.update(delta=per_dataset(delta * scale), sigma=per_dataset(sigma * scale),
+    # delta_i's conditional given the rest, which region_masses reads each dataset's
+    # probabilities from, and a draw of it
+    centre, spread = delta_conditional(delta0, sigma0, sigma, log_lambda, data)
+    delta = draw_delta(centre, spread, rng)
+    variables.update(delta=per_dataset(delta * scale), delta_centre=per_dataset(centre * scale),
+                     delta_spread=per_dataset(spread * scale), sigma=per_dataset(sigma * scale),
                      delta_next=posterior["delta_next"] * scale)
     user = xr.Dataset(variables, attrs=dict(posterior.attrs,
                                             delta0_bound=float(data["delta0_bound"]) * scale))

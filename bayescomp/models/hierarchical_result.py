@@ -50,7 +50,9 @@ class HierarchicalResult(SamplerChecked, Reportable):
         Per dataset (index): ``n``, ``rho``, raw ``mean`` difference with its correlated
         t-test (``p_left_ttest``, ``p_rope_ttest``, ``p_right_ttest``, 95% ``ttest_hdi_low``,
         ``ttest_hdi_high``) and the shrunken delta_i (``delta_mean``, ``delta_sd``,
-        ``delta_hdi_low``, ``delta_hdi_high``, ``p_left``, ``p_rope``, ``p_right``).
+        ``delta_hdi_low``, ``delta_hdi_high`` of its draws; ``p_left``, ``p_rope``,
+        ``p_right`` the means of its normal conditional's masses,
+        :func:`bayescomp.models.region_masses.dataset_masses`).
     """
 
     first: str
@@ -124,9 +126,12 @@ class HierarchicalResult(SamplerChecked, Reportable):
         return report(self)
 
 
-def region_summary(draws, rope: Rope, hdi_prob: float = 0.95) -> dict:
-    """Mean, sd, HDI and P(left / rope / right) of draws."""
+def region_summary(draws, rope: Rope, hdi_prob: float = 0.95, probabilities=None) -> dict:
+    """Mean, sd, HDI and P(left / rope / right) of draws: ``probabilities`` where given (as
+    the means of per-draw conditional masses, :mod:`bayescomp.models.region_masses`), else
+    the shares of the draws."""
     low, high = az.hdi(np.asarray(draws).reshape(-1), hdi_prob=hdi_prob)
-    left, inside, right = rope.shares(draws)
+    left, inside, right = (rope.shares(draws) if probabilities is None
+                           else (float(value) for value in probabilities))
     return dict(mean=float(np.mean(draws)), sd=float(np.std(draws, ddof=1)), hdi_low=low,
                 hdi_high=high, p_left=left, p_rope=inside, p_right=right)

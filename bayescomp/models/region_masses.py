@@ -1,7 +1,8 @@
 """Per draw, the masses left of, inside and right of a ROPE of the pairwise hierarchical
-model's two questions: the population's mean difference delta0 and the next dataset's.
+model's two questions, the population's mean difference delta0 and the next dataset's, and
+of every dataset's shrunken difference delta_i.
 
-Both are Rao-Blackwellised: each draw contributes the probabilities of the regions under the
+All are Rao-Blackwellised: each draw contributes the probabilities of the regions under the
 exact conditional distribution of the quantity given that draw's other parameters, not a 0/1
 indicator of where one draw of the quantity fell. Their means estimate the same posterior
 probabilities as the shares of draws in each region, with a smaller Monte Carlo error.
@@ -19,7 +20,9 @@ probabilities as the shares of draws in each region, with a smaller Monte Carlo 
   average of two such draws has a larger variance than one draw. On real pairs this takes
   nearly all of what integrating delta0 out exactly would gain: the Monte Carlo error of
   the next dataset's P(left) and P(right) 0.38-1.0 times one draw's, of P(equivalent)
-  0.32-1.0 times (``benchmarks/bench_next_dataset.py``, ``results/real_pairs.md``).
+  0.32-1.0 times (``benchmarks/bench_conditional_masses.py``, ``results/real_pairs.md``).
+* delta_i given the rest (delta0 among it) is normal (``hierarchical_program.delta_conditional``;
+  the program integrates it out and the caller draws it afterwards).
 
 Every part of the package that reads a pairwise fit's probabilities (its estimates and their
 errors, its modes, the ROPE sensitivity) calls these functions, so that one question gets
@@ -92,3 +95,10 @@ def next_dataset_masses(posterior, rope: Rope) -> np.ndarray:
             distribution = stats.norm(loc=delta0, scale=sigma0)
         masses = masses + 0.5 * rope.probabilities(distribution)
     return masses
+
+
+def dataset_masses(posterior, rope: Rope) -> np.ndarray:
+    """Per draw and dataset (chain, draw, dataset, 3), P(delta_i left of / inside / right
+    of ``rope``) under its normal conditional, N(``delta_centre``, ``delta_spread``)."""
+    return rope.probabilities(stats.norm(loc=posterior["delta_centre"].values,
+                                         scale=posterior["delta_spread"].values))

@@ -20,7 +20,7 @@ Hierarchical program (:func:`sbc_hierarchical`)
     mean lies along the eigenvector 1 of the compound-symmetric covariance, S on its
     orthogonal complement). Ranked: ``delta0``, ``sigma0``, ``nu``, ``delta_1`` and
     ``sigma_1``. The program integrates every delta_i out and delta_1 is drawn afterwards from
-    its normal conditional (:func:`bayescomp.models.hierarchical_program.draw_delta`), which the
+    its normal conditional (:func:`bayescomp.models.hierarchical_program.delta_conditional`), which the
     rank of delta_1 checks; the floor 0.1 of sigma_i is near the spread of some datasets.
     The data dict is built here, so a new data variable of the program needs a line in
     this module.
@@ -62,7 +62,8 @@ from scipy import stats
 from bayescomp import sampling
 from bayescomp.models import nu_prior
 from bayescomp.models.correlated import CorrelatedPosterior
-from bayescomp.models.hierarchical_program import (draw_delta, initial_values, mean_centre,
+from bayescomp.models.hierarchical_program import (delta_conditional, draw_delta,
+                                                   initial_values, mean_centre,
                                                    sampled_scales)
 from bayescomp.validation.sbc_ranks import SBCResult
 from bayescomp.validation.simulate import compound_symmetric
@@ -152,8 +153,8 @@ def _hierarchical_replication(sequence, prior: FixedPrior, fit_prior: FixedPrior
     seconds = time.perf_counter() - start
     post = idata.posterior
     nu, sigma, log_lambda = sampled_scales(post, data)
-    delta = draw_delta(post["delta0"].values, post["sigma0"].values, sigma, log_lambda, data,
-                       rng)
+    delta = draw_delta(*delta_conditional(post["delta0"].values, post["sigma0"].values, sigma,
+                                          log_lambda, data), rng)
     draws = {"delta0": post["delta0"].values, "sigma0": post["sigma0"].values,
              "nu": nu, "delta_1": delta[:, :, 0], "sigma_1": sigma[:, :, 0]}
     true = {"delta0": truth["delta0"], "sigma0": truth["sigma0"], "nu": truth["nu"],

@@ -1,18 +1,27 @@
-"""The next dataset's probabilities from antithetic draws of delta0 against one draw: their
-Monte Carlo errors on the same fit, in the pairwise and the joint model.
+"""Probabilities read from conditional masses against the draws they replaced: their Monte
+Carlo errors on the same fit.
 
-Each posterior draw's next-dataset masses are a Student-t's given delta0; the package
-averages them over the drawn delta0 and its antithetic partner, the draw mirrored in delta0's
-conditional (``bayescomp.models.region_masses``, ``joint_posterior.next_dataset_masses``),
-where it used the drawn delta0 alone. Both estimators are read off the same draws, so their
-errors compare without a second fit. Run from the repository root with a clone of one of the
-collections ``bench_real_pairs.py`` reads, or a CSV file of scores::
+- The next dataset (pairwise and joint model): each posterior draw's masses are a
+  Student-t's given delta0; the package averages them over the drawn delta0 and its
+  antithetic partner, the draw mirrored in delta0's conditional
+  (``bayescomp.models.region_masses``, ``joint_posterior.next_dataset_masses``), where it
+  used the drawn delta0 alone.
+- Every dataset's shrunken delta_i (pairwise model): the masses of delta_i's normal
+  conditional per draw (``region_masses.dataset_masses``), where it took the shares of the
+  draws of delta_i.
 
-    python benchmarks/bench_next_dataset.py /tmp/tutorial /tmp/amlb --seeds 2
+Both estimators are read off the same draws, so their errors compare without a second fit.
+Run from the repository root with a clone of one of the collections ``bench_real_pairs.py``
+reads, or a CSV file of scores::
+
+    python benchmarks/bench_conditional_masses.py /tmp/tutorial /tmp/amlb --seeds 2
 
 One line per collection, model, pair and seed: P(left / rope / right) of the next dataset,
 the errors of one draw and of the antithetic pair, their ratios, and the time the masses
-took against one draw's (the same posterior, every pair of it, best of 5).
+took against one draw's (the same posterior, every pair of it, best of 5); for a pairwise
+fit a second line: the datasets' error ratios (conditional over shares; median and range
+over the datasets whose shares' error exceeds 0.001) and the largest difference between
+the two estimates in units of the shares' error.
 """
 from __future__ import annotations
 
@@ -44,6 +53,24 @@ def best_of(function, repeats: int = 5) -> float:
         function()
         times.append(time.perf_counter() - started)
     return min(times)
+
+
+def report_datasets(label: str, post, rope) -> None:
+    """Print the datasets' error ratios of a pairwise fit's ``post``."""
+    masses = region_masses.dataset_masses(post, rope)          # chain, draw, dataset, 3
+    shares = rope.indicators(post["delta"].values)
+    ratios, gaps = [[], [], []], []
+    for i in range(masses.shape[2]):
+        e_masses, e_shares = probability_mcse(masses[:, :, i]), probability_mcse(shares[:, :, i])
+        for region in range(3):
+            if e_shares[region] > 1e-3:
+                ratios[region].append(e_masses[region] / e_shares[region])
+                gaps.append(abs(masses[:, :, i, region].mean() - shares[:, :, i, region].mean())
+                            / e_shares[region])
+    text = "; ".join(f"{name} {np.median(r):.2f} ({min(r):.2f}-{max(r):.2f}, {len(r)} datasets)"
+                     for name, r in zip(("P(left)", "P(rope)", "P(right)"), ratios) if r)
+    print(f"{label} datasets: error ratio, median (range): {text}; largest difference "
+          f"{max(gaps, default=0):.1f} shares' errors", flush=True)
 
 
 def report(label: str, post, rope, joint: bool) -> None:
@@ -78,8 +105,9 @@ def main(argv=None) -> None:
                 for first, second in pairs:
                     result = bc.hierarchical(scores, first, second, rope=0.01, seed=seed,
                                              baselines=False)
-                    report(f"{source} pairwise {first} - {second} seed {seed}",
-                           result.idata.posterior, result.rope, joint=False)
+                    label = f"{source} pairwise {first} - {second} seed {seed}"
+                    report(label, result.idata.posterior, result.rope, joint=False)
+                    report_datasets(label, result.idata.posterior, result.rope)
                 if not args.no_joint:
                     result = bc.compare_many(scores, rope=0.01, seed=seed)
                     report(f"{source} joint seed {seed}", result.idata.posterior,
