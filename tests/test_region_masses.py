@@ -9,7 +9,7 @@ from scipy import stats
 import bayescomp as bc
 from bayescomp.models.modes import probability_mcse
 from bayescomp.models import joint_posterior
-from bayescomp.models.region_masses import (antithetic_delta0, next_dataset_masses,
+from bayescomp.models.region_masses import (Symmetric, antithetic_delta0, next_dataset_masses,
                                             population_masses)
 from bayescomp.validation.simulate import collection as simulate_collection
 
@@ -211,3 +211,18 @@ def test_dataset_probabilities_from_the_conditional_agree_with_the_draws(gaussia
                       <= 4 * shares_error + 1e-12)
         if shares_error[1] > 1e-3:
             assert probability_mcse(masses[:, :, i])[1] < shares_error[1]
+
+
+def test_symmetric_families_are_scipys():
+    """The masses of the fast normal and Student-t are scipy.stats' to rounding, arrays of
+    locations, scales and degrees of freedom alike, 100 scales out in a tail too."""
+    rng = np.random.default_rng(0)
+    loc, scale = rng.normal(0, 0.02, (4, 500)), rng.uniform(0.001, 0.05, (4, 500))
+    nu = rng.uniform(1.01, 50, (4, 500))
+    loc[0, 0], scale[0, 0] = 1.0, 0.01            # the ROPE 100 scales below the location
+    rope = bc.Rope(-0.01, 0.02)
+    np.testing.assert_allclose(rope.probabilities(Symmetric.normal(loc, scale)),
+                               rope.probabilities(stats.norm(loc, scale)), rtol=1e-12, atol=0)
+    np.testing.assert_allclose(rope.probabilities(Symmetric.student_t(nu, loc, scale)),
+                               rope.probabilities(stats.t(nu, loc=loc, scale=scale)),
+                               rtol=1e-12, atol=0)

@@ -9,7 +9,6 @@ import arviz as az
 import numpy as np
 import pandas as pd
 import xarray as xr
-from scipy import stats
 
 from bayescomp.decisions import UNRELIABLE
 from bayescomp.models.hierarchical_runs import region_estimates
@@ -17,6 +16,7 @@ from bayescomp.models.joint_program import (DELTA0_COPIES, delta0_copies, draw_d
                                             lower_factor, pair_vectors)
 from bayescomp.models.prior_reweighting import (weighted_decision, weighted_estimate,
                                                 weighted_hdi)
+from bayescomp.models.region_masses import Symmetric
 from bayescomp.rope import Rope, region_labels
 
 
@@ -30,7 +30,7 @@ def next_dataset_masses(posterior, rope: Rope) -> np.ndarray:
     delta0 = posterior["delta0"].values
     mirrored = 2 * posterior["delta0_centre"].values - delta0
     nu, spread = posterior["nu"].values[..., None], posterior["population_sd"].values
-    return 0.5 * sum(rope.probabilities(stats.t(nu, loc=location, scale=spread))
+    return 0.5 * sum(rope.probabilities(Symmetric.student_t(nu, location, spread))
                      for location in (delta0, mirrored))
 
 

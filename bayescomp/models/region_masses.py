@@ -44,6 +44,32 @@ if TYPE_CHECKING:
     from bayescomp.rope import Rope
 
 
+class Symmetric:
+    """The distribution functions that :meth:`bayescomp.rope.Rope.probabilities` reads
+    (``cdf``, ``sf``) of a location-scale family symmetric about its location, from its
+    standard distribution function ``standard``: without scipy.stats' checks of every
+    argument, which took two thirds of the time of a frozen normal's on 4,000 draws of 54
+    datasets (21 ms against 7.5 ms)."""
+
+    def __init__(self, standard, loc, scale):
+        self.standard, self.loc, self.scale = standard, np.asarray(loc), np.asarray(scale)
+
+    @classmethod
+    def normal(cls, loc, scale) -> Symmetric:
+        return cls(special.ndtr, loc, scale)
+
+    @classmethod
+    def student_t(cls, nu, loc, scale) -> Symmetric:
+        nu = np.asarray(nu, dtype=float)
+        return cls(lambda z: special.stdtr(nu, z), loc, scale)
+
+    def cdf(self, x):
+        return self.standard((x - self.loc) / self.scale)
+
+    def sf(self, x):
+        return self.standard((self.loc - x) / self.scale)
+
+
 def population_masses(posterior, rope: Rope) -> np.ndarray:
     """Per draw (chain, draw, 3), P(delta0 left of / inside / right of ``rope``) given the
     draw's other parameters.
@@ -89,10 +115,8 @@ def next_dataset_masses(posterior, rope: Rope) -> np.ndarray:
     sigma0 = posterior["sigma0"].values
     masses = 0.0
     for delta0 in (posterior["delta0"].values, antithetic_delta0(posterior)):
-        if "nu" in posterior:
-            distribution = stats.t(posterior["nu"].values, loc=delta0, scale=sigma0)
-        else:
-            distribution = stats.norm(loc=delta0, scale=sigma0)
+        distribution = (Symmetric.student_t(posterior["nu"].values, delta0, sigma0)
+                        if "nu" in posterior else Symmetric.normal(delta0, sigma0))
         masses = masses + 0.5 * rope.probabilities(distribution)
     return masses
 
@@ -100,5 +124,5 @@ def next_dataset_masses(posterior, rope: Rope) -> np.ndarray:
 def dataset_masses(posterior, rope: Rope) -> np.ndarray:
     """Per draw and dataset (chain, draw, dataset, 3), P(delta_i left of / inside / right
     of ``rope``) under its normal conditional, N(``delta_centre``, ``delta_spread``)."""
-    return rope.probabilities(stats.norm(loc=posterior["delta_centre"].values,
-                                         scale=posterior["delta_spread"].values))
+    return rope.probabilities(Symmetric.normal(posterior["delta_centre"].values,
+                                               posterior["delta_spread"].values))
