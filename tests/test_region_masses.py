@@ -9,8 +9,8 @@ from scipy import stats
 import bayescomp as bc
 from bayescomp.models.modes import probability_mcse
 from bayescomp.models import joint_posterior
-from bayescomp.models.region_masses import (Symmetric, antithetic_delta0, next_dataset_masses,
-                                            population_masses)
+from bayescomp.models.region_masses import (Symmetric, antithetic_delta0,
+                                            next_dataset_masses, population_masses)
 from bayescomp.validation.simulate import collection as simulate_collection
 
 
@@ -170,9 +170,8 @@ def test_joint_next_dataset_masses_average_over_the_mirrored_delta0():
     rope = bc.Rope(-0.01, 0.01)
     masses = joint_posterior.next_dataset_masses(post, rope).reshape(-1, 2, 3)
     total = np.hypot(spread, sd)
-    truth = np.stack([stats.norm.cdf(rope.low, centre, total),
-                      stats.norm.cdf(rope.high, centre, total) - stats.norm.cdf(rope.low, centre, total),
-                      stats.norm.sf(rope.high, centre, total)], axis=-1)
+    left, right = stats.norm.cdf(rope.low, centre, total), stats.norm.sf(rope.high, centre, total)
+    truth = np.stack([left, 1 - left - right, right], axis=-1)
     error = masses.std(axis=0, ddof=1) / np.sqrt(len(masses))
     assert np.all(np.abs(masses.mean(axis=0) - truth) <= 4 * error + 1e-12)
 

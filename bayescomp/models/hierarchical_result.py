@@ -32,7 +32,9 @@ class HierarchicalResult(SamplerChecked, Reportable):
         delta_next, the mean difference on a new dataset from the same population; its
         probabilities are the posterior mean of the Student-t masses.
     next_masses : ndarray (draws, 3)
-        Per draw, the next dataset's Student-t mass left of, inside and right of the ROPE.
+        Per draw, the next dataset's Student-t mass left of, inside and right of the ROPE,
+        averaged over the draw's delta0 and its antithetic partner
+        (:func:`bayescomp.models.region_masses.next_dataset_masses`).
     draw_order : ndarray of int
         The chain-major draws of ``idata`` that make the reported posterior, in order: every
         draw once, or, where the chains sit in separate modes, the modes mixed by their

@@ -20,8 +20,9 @@ Hierarchical program (:func:`sbc_hierarchical`)
     mean lies along the eigenvector 1 of the compound-symmetric covariance, S on its
     orthogonal complement). Ranked: ``delta0``, ``sigma0``, ``nu``, ``delta_1`` and
     ``sigma_1``. The program integrates every delta_i out and delta_1 is drawn afterwards from
-    its normal conditional (:func:`bayescomp.models.hierarchical_program.delta_conditional`), which the
-    rank of delta_1 checks; the floor 0.1 of sigma_i is near the spread of some datasets.
+    its normal conditional (:func:`bayescomp.models.hierarchical_program.delta_conditional`),
+    which the rank of delta_1 checks; the floor 0.1 of sigma_i is near the spread of some
+    datasets.
     The data dict is built here, so a new data variable of the program needs a line in
     this module.
 
