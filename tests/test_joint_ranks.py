@@ -138,7 +138,7 @@ def test_the_lead_is_shared_by_the_error_of_the_gap_not_of_two_independent_error
     0.475 and 0.025: one's first rank is another's loss, so var(I_a - I_b) = p_a + p_b -
     (p_a - p_b)^2 per draw, more than p_a (1 - p_a) + p_b (1 - p_b). The gap 0.025 is
     within two of the gap's errors, not within two of the errors taken as independent."""
-    from bayescomp.models.ranking import p_best_estimates
+    from bayescomp.models.ranking import fit_ranks, p_best_estimates
 
     rng = np.random.default_rng(11)
     chains, draws = 4, 1000
@@ -146,7 +146,7 @@ def test_the_lead_is_shared_by_the_error_of_the_gap_not_of_two_independent_error
     worths = rng.uniform(0.1, 0.2, (chains, draws, 3))
     np.put_along_axis(worths, first[..., None], 0.6, axis=-1)
     fit = az.from_dict(posterior={"worth": worths})
-    p_best, mcse, gaps = p_best_estimates(fit, ("a", "b", "c"))
+    p_best, mcse, gaps = p_best_estimates(fit_ranks(fit), ("a", "b", "c"))
     indicators = np.stack([first == a for a in range(3)], axis=-1).astype(float)
     np.testing.assert_array_equal(p_best.to_numpy(), indicators.mean(axis=(0, 1)))
     top = int(np.argmax(p_best.to_numpy()))

@@ -255,17 +255,17 @@ def rank_algorithms(scores: Scores, *, rope: float = 0.01, seed: int | None = No
     runs = _sample(data, algorithms, seeds, backend, chains, iter_warmup, iter_sampling,
                    adapt_delta, retries, ess, show_progress)
     fit, attempts, diagnostics = runs.fit, runs.attempts, runs.assessment.diagnostics
-    p_best, p_best_mcse, p_best_gap_mcse = runs.assessment.reading
+    (p_best, p_best_mcse, p_best_gap_mcse), ranks = runs.assessment.reading
     names = pd.Index(algorithms, name="algorithm")
     worth_var = fit.posterior["worth"]
     fit.posterior = fit.posterior.assign_coords(
         {worth_var.dims[-1]: list(algorithms)}).rename({worth_var.dims[-1]: "algorithm"})
     warn_if_problems(diagnostics, "Plackett-Luce ranking")
 
-    draws = closed_worths(fit).reshape(-1, len(algorithms))
-    worths = pd.DataFrame(draws, columns=names)
-    ranks = ranks_of_draws(draws)
     k = len(algorithms)
+    draws = closed_worths(fit).reshape(-1, k)
+    worths = pd.DataFrame(draws, columns=names)
+    ranks = ranks.reshape(-1, k)             # the last assessment's, of these draws
     rank_probabilities = pd.DataFrame(
         [[np.mean(ranks[:, a] == r) for r in range(1, k + 1)] for a in range(k)],
         index=names, columns=pd.Index(range(1, k + 1), name="rank"))
@@ -306,15 +306,21 @@ def closed_worths(fit) -> np.ndarray:
     return draws / draws.sum(axis=-1, keepdims=True)
 
 
-def p_best_estimates(fit, algorithms) -> tuple[pd.Series, pd.Series, pd.Series]:
-    """Each algorithm's P(best), the share of draws in which its worth is the largest; its
+def fit_ranks(fit) -> np.ndarray:
+    """The ranks of every draw of a fit (chain, draw, algorithm): :func:`ranks_of_draws` of
+    its :func:`closed_worths`."""
+    worths = closed_worths(fit)
+    return ranks_of_draws(worths.reshape(-1, worths.shape[-1])).reshape(worths.shape)
+
+
+def p_best_estimates(ranks: np.ndarray, algorithms) -> tuple[pd.Series, pd.Series, pd.Series]:
+    """From the ranks of every draw (chain, draw, algorithm; :func:`fit_ranks`), each
+    algorithm's P(best), the share of draws in which its worth is the largest; its
     Monte Carlo standard error (:func:`~bayescomp.models.modes.probability_mcse` of the
     indicator; 0 for one that never changes); and the error of the gap between the largest
     P(best) and each, from the difference of the two indicators on the same draws (one
     algorithm's first rank is another's loss: :func:`bayescomp.decisions.leaders`)."""
-    worths = closed_worths(fit)
-    chains, draws, k = worths.shape
-    first = (ranks_of_draws(worths.reshape(-1, k)) == 1).astype(float).reshape(chains, draws, k)
+    first = (ranks == 1).astype(float)
     names = pd.Index(algorithms, name="algorithm")
     # shares of counts: exact, whatever the order of the sum
     p_best = first.mean(axis=(0, 1))
@@ -330,7 +336,7 @@ def _sample(data: dict, algorithms, seeds, backend, chains, iter_warmup, iter_sa
     (:func:`~bayescomp.models.hierarchical_runs.run_fits`): retried after failed
     diagnostics, extended from where the chains are towards the ESS target or while the
     largest P(best) is too close to the threshold to call. The last assessment's ``reading``
-    is :func:`p_best_estimates`."""
+    is :func:`p_best_estimates` and the :func:`fit_ranks` they were read from."""
 
     def sample(fit, run, adapted, stan_seed):
         # a continued chain starts at its last draw (closed: Stan checks a simplex to 1e-8)
@@ -344,11 +350,12 @@ def _sample(data: dict, algorithms, seeds, backend, chains, iter_warmup, iter_sa
     def assess(fit, spent: bool) -> Assessment:
         statistics = variable_convergence(fit.posterior, REPORTED)
         # the verdict's own rule: is the leader's P(best) within two errors of the threshold
-        estimates = p_best_estimates(fit, algorithms)
+        ranks = fit_ranks(fit)
+        estimates = p_best_estimates(ranks, algorithms)
         _, close = best_algorithm(*estimates, THRESHOLD)
         return Assessment(diagnose(fit, var_names=list(REPORTED), statistics=statistics),
                           reported_ess(statistics, REPORTED), close=close,
-                          reading=estimates)
+                          reading=(estimates, ranks))
 
     return run_fits(sample, assess, seeds, adapt_delta=adapt_delta, iter_warmup=iter_warmup,
                     iter_sampling=iter_sampling, retries=retries, ess=ess)
