@@ -50,8 +50,8 @@ from bayescomp.models.hierarchical_runs import (Assessment, energy_explained, re
                                                 run_fits, steps_failed)
 from bayescomp.models.joint_density import log_density, unconstrained
 from bayescomp.models.joint_modes import find_joint_modes
-from bayescomp.models.joint_posterior import (next_dataset_masses, pair_estimates, pair_posterior,
-                                              population_masses)
+from bayescomp.models.joint_posterior import (dataset_probabilities, next_dataset_masses,
+                                              pair_estimates, pair_posterior, population_masses)
 from bayescomp.models.joint_program import (DELTA0_COPIES, PROGRAM, algorithm_effects,
                                             continuation_inits, initial_values, pair_vectors,
                                             prepare, rotate, sampling_rotation, stan_data)
@@ -269,6 +269,10 @@ def compare_many(scores: Scores, algorithms=None, rope: RopeLike = 0.01, seed: i
         *((modes.parts, modes.weights, modes.weight_errors)
           if modes and modes.weighed else ()))
     delta = mixed(post["delta"].values)                  # draw, dataset, pair
+    # each dataset's probabilities from delta_i's conditional, draw by draw, every draw
+    # counted as often as the reported posterior holds it
+    probabilities = dataset_probabilities(fit, data, scale, rotation, rope,
+                                          np.bincount(order, minlength=n_chains * n_draws))
     per_dataset = []
     for i, ds in enumerate(scores.datasets):
         for p, (a, b) in enumerate(index_pairs):
@@ -276,7 +280,9 @@ def compare_many(scores: Scores, algorithms=None, rope: RopeLike = 0.01, seed: i
                                     mean=float((ds.values[a] - ds.values[b]).mean()),
                                     **{f"delta_{key}" if key in ("mean", "sd", "hdi_low", "hdi_high")
                                        else key: value for key, value in
-                                       region_summary(delta[:, i, p], rope).items()}))
+                                       region_summary(
+                                           delta[:, i, p], rope,
+                                           probabilities=probabilities[i, p]).items()}))
     settings = dict(seed=seeds.seed, stan_seeds=tuple(a["stan_seed"] for a in attempts),
                     prior=prior_name, backend=fit.attrs.get("backend", backend), chains=chains,
                     iter_warmup=runs.fresh["iter_warmup"], iter_sampling=n_draws,

@@ -12,8 +12,8 @@ import xarray as xr
 
 from bayescomp.decisions import UNRELIABLE
 from bayescomp.models.hierarchical_runs import region_estimates
-from bayescomp.models.joint_program import (DELTA0_COPIES, delta0_copies, draw_delta,
-                                            lower_factor, pair_vectors)
+from bayescomp.models.joint_program import (DELTA0_COPIES, delta0_copies, delta_pair_conditional,
+                                            draw_delta, lower_factor, pair_vectors)
 from bayescomp.models.prior_reweighting import (weighted_decision, weighted_estimate,
                                                 weighted_hdi)
 from bayescomp.models.region_masses import Symmetric
@@ -58,6 +58,34 @@ def pair_estimates(population: np.ndarray, next_masses: np.ndarray,
         estimates.append(tuple((masses.reshape(-1, 3)[order].mean(axis=0), error)
                                for masses, error in zip(pair_masses, errors)))
     return estimates
+
+
+def dataset_probabilities(fit, data: dict, scale: float, rotation: np.ndarray, rope: Rope,
+                          counts: np.ndarray, chunk: int = 500) -> np.ndarray:
+    """Every dataset's and pair's P(left / rope / right) (dataset, pair, 3): the masses of
+    delta_i's normal conditional given each draw (the one :func:`pair_posterior` draws
+    delta_i from; :func:`~bayescomp.models.joint_program.delta_pair_conditional`),
+    averaged over the engine's draws ``fit`` (chain-major), each counted ``counts`` times
+    (every draw once, or the modes mixed by their weights), as the pairwise model reads its
+    datasets' (:func:`bayescomp.models.region_masses.dataset_masses`). ``data`` and
+    ``rotation`` as :func:`pair_posterior`'s. In chunks of draws: all at once would hold
+    draws x datasets x pairs doubles several times (100 MB each on the AutoML benchmark)."""
+    post = fit.posterior
+    k = data["d"] + 1
+    _, vectors = pair_vectors(k)
+    n_draws = post.sizes["chain"] * post.sizes["draw"]
+    delta0 = post["delta0"].values.reshape(n_draws, k - 1) @ rotation.T
+    factor = rotation @ post["B"].values.reshape(n_draws, k - 1, k - 1)
+    log_kappa, log_lambda = (post[name].values.reshape(n_draws, -1)
+                             for name in ("log_kappa", "log_lambda"))
+    total = 0.0
+    for start in range(0, n_draws, chunk):
+        part = slice(start, start + chunk)
+        centre, sd = delta_pair_conditional(delta0[part], factor[part], log_kappa[part],
+                                            log_lambda[part], data, vectors)
+        masses = rope.probabilities(Symmetric.normal(centre * scale, sd * scale))
+        total = total + np.einsum("j,jnpr->npr", counts[part], masses)
+    return total / counts.sum()
 
 
 def pair_posterior(fit, data: dict, scale: float, datasets, pairs: list[str],

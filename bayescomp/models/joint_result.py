@@ -56,7 +56,9 @@ class JointResult(SamplerChecked, Reportable):
     datasets : pandas.DataFrame
         One row per dataset and pair: ``dataset``, ``first``, ``second``, the raw ``mean``
         difference, the shrunken delta_i (``delta_mean``, ``delta_sd``, ``delta_hdi_low``,
-        ``delta_hdi_high``) and its ``p_left``, ``p_rope``, ``p_right``.
+        ``delta_hdi_high`` of its draws) and its ``p_left``, ``p_rope``, ``p_right`` (the
+        means of its normal conditional's masses,
+        :func:`~bayescomp.models.joint_posterior.dataset_probabilities`).
     diagnostics : Diagnostics
     settings : dict
     modes : tuple of tuple of int
