@@ -611,3 +611,29 @@ def test_faults_are_one_line_before_any_fit(tmp_path):
     assert "Student-t prior" in line
     assert one_line_error(["report", path], tmp_path).endswith("report needs --out DIR: the "
                                                                "report is the files written there")
+
+
+@pytest.mark.parametrize("seconds", [["c", "c"], ["c", "b"]])
+def test_rows_turned_to_read_best_minus_other(seconds):
+    """best - other: where the best is the second algorithm the difference changes sign, its
+    interval turns round and P(left) and P(right) swap; where it is first nothing moves.
+    Every row flipping (the best the last algorithm) once gave both regions the same value:
+    pandas handed back a view of the block being written."""
+    from bayescomp.models.paper_analysis import _oriented
+
+    table = pd.DataFrame(dict(first=["a", "c"] if seconds[1] == "b" else ["a", "b"],
+                              second=seconds, p_left=[0.1, 0.2], p_rope=[0.3, 0.3],
+                              p_right=[0.6, 0.5], delta_mean=[1.0, 2.0],
+                              delta_hdi_low=[0.5, 1.5], delta_hdi_high=[1.5, 2.5]))
+    turned = _oriented(table, "c")
+    assert list(turned["first"]) == ["c", "c"]
+    flipped = (table["second"] == "c").to_numpy()
+    for row, flip in enumerate(flipped):
+        original = table.iloc[row]
+        expected = ([original.p_right, original.p_rope, original.p_left,
+                     -original.delta_mean, -original.delta_hdi_high, -original.delta_hdi_low]
+                    if flip else [original.p_left, original.p_rope, original.p_right,
+                                  original.delta_mean, original.delta_hdi_low,
+                                  original.delta_hdi_high])
+        assert turned.iloc[row][["p_left", "p_rope", "p_right", "delta_mean", "delta_hdi_low",
+                                 "delta_hdi_high"]].tolist() == pytest.approx(expected)

@@ -89,11 +89,13 @@ def _oriented(table: pd.DataFrame, best: str) -> pd.DataFrame:
     the algorithms, so they hold as they are)."""
     rows = table[(table["first"] == best) | (table["second"] == best)].copy()
     flip = (rows["second"] == best).to_numpy()
-    rows.loc[flip, ["first", "second"]] = rows.loc[flip, ["second", "first"]].to_numpy()
+    # copies of the columns swapped: where every row flips, pandas can hand back a view of
+    # the very block being written, and the second column would get the first's new values
+    rows.loc[flip, ["first", "second"]] = rows.loc[flip, ["second", "first"]].to_numpy(copy=True)
     lefts = [c for c in rows.columns if c.endswith("p_left")]
     for left in lefts:
         right = left[:-len("left")] + "right"
-        rows.loc[flip, [left, right]] = rows.loc[flip, [right, left]].to_numpy()
+        rows.loc[flip, [left, right]] = rows.loc[flip, [right, left]].to_numpy(copy=True)
     for mean, low, high in (("delta0_mean", "delta0_hdi_low", "delta0_hdi_high"),
                             ("next_mean", "next_hdi_low", "next_hdi_high"),
                             ("delta_mean", "delta_hdi_low", "delta_hdi_high")):
