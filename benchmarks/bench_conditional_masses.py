@@ -6,9 +6,11 @@ Carlo errors on the same fit.
   antithetic partner, the draw mirrored in delta0's conditional
   (``bayescomp.models.region_masses``, ``joint_posterior.next_dataset_masses``), where it
   used the drawn delta0 alone.
-- Every dataset's shrunken delta_i (pairwise model): the masses of delta_i's normal
-  conditional per draw (``region_masses.dataset_masses``), where it took the shares of the
-  draws of delta_i.
+- Every dataset's shrunken delta_i: the masses of delta_i's normal conditional per draw
+  (pairwise: ``region_masses.dataset_masses``; joint: each pair's normal from
+  ``joint_program.delta_pair_conditional``, averaged by
+  ``joint_posterior.dataset_probabilities``, whose arguments are caught here to read the
+  per-draw masses of the first 5 pairs), where it took the shares of the draws of delta_i.
 
 Both estimators are read off the same draws, so their errors compare without a second fit.
 Run from the repository root with a clone of one of the collections ``bench_real_pairs.py``
@@ -21,7 +23,8 @@ the errors of one draw and of the antithetic pair, their ratios, and the time th
 took against one draw's (the same posterior, every pair of it, best of 5); for a pairwise
 fit a second line: the datasets' error ratios (conditional over shares; median and range
 over the datasets whose shares' error exceeds 0.001) and the largest difference between
-the two estimates in units of the shares' error.
+the two estimates in units of the shares' error; for a joint fit one line: the same ratios'
+median and quartiles over its datasets, first 5 pairs and regions.
 """
 from __future__ import annotations
 
@@ -34,9 +37,51 @@ import numpy as np
 from scipy import stats
 
 import bayescomp as bc
-from bayescomp.models import joint_posterior, region_masses
+from bayescomp.models import joint as joint_module, joint_posterior, region_masses
+from bayescomp.models.joint_program import delta_pair_conditional, pair_vectors
 from bayescomp.models.modes import probability_mcse
 from bench_real_pairs import read_collection
+
+#: the arguments of the joint fit's last joint_posterior.dataset_probabilities call
+CAUGHT: dict = {}
+
+
+def catching(function):
+    def caught(*args, **kwargs):
+        CAUGHT["args"] = args
+        return function(*args, **kwargs)
+    return caught
+
+
+joint_module.dataset_probabilities = catching(joint_posterior.dataset_probabilities)
+
+
+def report_joint_datasets(label: str, result, pairs: int = 5) -> None:
+    """Print the joint fit's datasets' error ratios (conditional over shares) for its first
+    ``pairs`` pairs, from the arguments of its dataset_probabilities call."""
+    fit, data, scale, rotation, rope, _ = CAUGHT["args"]
+    post = fit.posterior
+    chains, draws = post.sizes["chain"], post.sizes["draw"]
+    k = data["d"] + 1
+    vectors = pair_vectors(k)[1][:pairs]
+    delta0 = post["delta0"].values.reshape(chains * draws, k - 1) @ rotation.T
+    factor = rotation @ post["B"].values.reshape(chains * draws, k - 1, k - 1)
+    log_kappa, log_lambda = (post[name].values.reshape(chains * draws, -1)
+                             for name in ("log_kappa", "log_lambda"))
+    centre, sd = delta_pair_conditional(delta0, factor, log_kappa, log_lambda, data, vectors)
+    masses = rope.probabilities(region_masses.Symmetric.normal(centre * scale, sd * scale))
+    masses = masses.reshape((chains, draws) + masses.shape[1:])     # chain, draw, n, pair, 3
+    shares = rope.indicators(result.idata.posterior["delta"].values[..., :len(vectors)])
+    ratios = []
+    for i in range(masses.shape[2]):
+        for p in range(len(vectors)):
+            e_masses = probability_mcse(masses[:, :, i, p])
+            e_shares = probability_mcse(shares[:, :, i, p])
+            ratios.extend((e_masses / e_shares)[e_shares > 1e-3].tolist())
+    print(f"{label} datasets: error ratio median {np.median(ratios):.2f}, quartiles "
+          f"{np.quantile(ratios, 0.25):.2f}-{np.quantile(ratios, 0.75):.2f}, range "
+          f"{min(ratios):.2f}-{max(ratios):.2f} ({len(ratios)} dataset, pair and region)",
+          flush=True)
 
 
 def one_draw(post, rope, joint: bool) -> np.ndarray:
@@ -112,6 +157,7 @@ def main(argv=None) -> None:
                     result = bc.compare_many(scores, rope=0.01, seed=seed)
                     report(f"{source} joint seed {seed}", result.idata.posterior,
                            result.rope, joint=True)
+                    report_joint_datasets(f"{source} joint seed {seed}", result)
 
 
 if __name__ == "__main__":
