@@ -246,6 +246,19 @@ def continuation_inits(fit, data: dict) -> list[dict]:
     return inits
 
 
+def _conditional_terms(factor, log_kappa, log_lambda, data: dict) -> tuple:
+    """What delta_i's normal conditional is made of, on the unit scale of ``data``: the
+    means m_i (dataset, d), the noise scales Psi_i (dataset, d, d), lambda_i and kappa_i
+    (..., dataset), the prior covariances S_i = F F' / lambda_i and S_i + N_i, N_i =
+    Psi_i / kappa_i (..., dataset, d, d); F = ``factor`` (..., d, d)."""
+    m = np.asarray(data["mean_contrast"], dtype=float)
+    noise = np.asarray(data["noise_scale"], dtype=float)
+    factor = np.asarray(factor, dtype=float)
+    lam, kappa = np.exp(np.asarray(log_lambda)), np.exp(np.asarray(log_kappa))
+    prior = (factor @ np.swapaxes(factor, -1, -2))[..., None, :, :] / lam[..., None, None]
+    return m, noise, lam, kappa, prior, prior + noise / kappa[..., None, None]
+
+
 def draw_delta(delta0, factor, log_kappa, log_lambda, data: dict, rng) -> np.ndarray:
     """Draws of every delta_i (chain, draw, dataset, d) from its normal conditional given
     the sampled parameters (the program's device 4): prior N(delta0, S_i), S_i = F F' /
@@ -258,14 +271,10 @@ def draw_delta(delta0, factor, log_kappa, log_lambda, data: dict, rng) -> np.nda
     so a population covariance with a null direction (datasets whose every algorithm scores
     alike pin the contrasts to delta0 there) needs no inverse of F.
     """
-    m = np.asarray(data["mean_contrast"], dtype=float)               # n, d
-    noise = np.asarray(data["noise_scale"], dtype=float)             # n, d, d
-    factor = np.asarray(factor, dtype=float)                         # c, s, d, d
-    lam, kappa = np.exp(np.asarray(log_lambda)), np.exp(np.asarray(log_kappa))   # c, s, n
-    prior = (factor @ np.swapaxes(factor, -1, -2))[..., None, :, :] / lam[..., None, None]
-    total = prior + noise / kappa[..., None, None]
+    m, noise, lam, kappa, prior, total = _conditional_terms(factor, log_kappa, log_lambda, data)
     u = (np.asarray(delta0)[..., None, :]
-         + np.einsum("csij,csnj->csni", factor, rng.standard_normal(lam.shape + m.shape[-1:]))
+         + np.einsum("csij,csnj->csni", np.asarray(factor, dtype=float),
+                     rng.standard_normal(lam.shape + m.shape[-1:]))
          / np.sqrt(lam)[..., None])
     e = (np.einsum("nij,csnj->csni", np.linalg.cholesky(noise),
                    rng.standard_normal(lam.shape + m.shape[-1:]))
@@ -284,12 +293,8 @@ def delta_pair_conditional(delta0, factor, log_kappa, log_lambda, data: dict,
     leading shape; unit scale. A population covariance with a null direction gives a
     variance of 0 there, which rounding can take below 0: held at the smallest positive
     double."""
-    m = np.asarray(data["mean_contrast"], dtype=float)               # n, d
-    noise = np.asarray(data["noise_scale"], dtype=float)             # n, d, d
-    factor = np.asarray(factor, dtype=float)                         # ..., d, d
-    lam, kappa = np.exp(np.asarray(log_lambda)), np.exp(np.asarray(log_kappa))   # ..., n
-    prior = (factor @ np.swapaxes(factor, -1, -2))[..., None, :, :] / lam[..., None, None]
-    solved = np.linalg.solve(prior + noise / kappa[..., None, None], prior)  # (S + N)^-1 S
+    m, _, _, _, prior, total = _conditional_terms(factor, log_kappa, log_lambda, data)
+    solved = np.linalg.solve(total, prior)                           # (S + N)^-1 S
     delta0 = np.asarray(delta0, dtype=float)[..., None, :]
     # (S + N)^-1 S transposed is S (S + N)^-1: both matrices are symmetric
     mean = delta0 + np.einsum("...ji,...j->...i", solved, m - delta0)
