@@ -8,7 +8,7 @@ Carlo errors on the same fit.
   used the drawn delta0 alone.
 - Every dataset's shrunken delta_i: the masses of delta_i's normal conditional per draw
   (pairwise: ``region_masses.dataset_masses``; joint: each pair's normal from
-  ``joint_program.delta_pair_conditional``, averaged by
+  ``joint_program.delta_pair_conditional``, ``joint_posterior.dataset_masses``, averaged by
   ``joint_posterior.dataset_probabilities``, whose arguments are caught here to read the
   per-draw masses of the first 5 pairs), where it took the shares of the draws of delta_i.
 
@@ -38,7 +38,7 @@ from scipy import stats
 
 import bayescomp as bc
 from bayescomp.models import joint as joint_module, joint_posterior, region_masses
-from bayescomp.models.joint_program import delta_pair_conditional, pair_vectors
+from bayescomp.models.joint_program import pair_vectors
 from bayescomp.models.modes import probability_mcse
 from bench_real_pairs import read_collection
 
@@ -62,14 +62,9 @@ def report_joint_datasets(label: str, result, pairs: int = 5) -> None:
     fit, data, scale, rotation, rope, _ = CAUGHT["args"]
     post = fit.posterior
     chains, draws = post.sizes["chain"], post.sizes["draw"]
-    k = data["d"] + 1
-    vectors = pair_vectors(k)[1][:pairs]
-    delta0 = post["delta0"].values.reshape(chains * draws, k - 1) @ rotation.T
-    factor = rotation @ post["B"].values.reshape(chains * draws, k - 1, k - 1)
-    log_kappa, log_lambda = (post[name].values.reshape(chains * draws, -1)
-                             for name in ("log_kappa", "log_lambda"))
-    centre, sd = delta_pair_conditional(delta0, factor, log_kappa, log_lambda, data, vectors)
-    masses = rope.probabilities(region_masses.Symmetric.normal(centre * scale, sd * scale))
+    vectors = pair_vectors(data["d"] + 1)[1][:pairs]
+    masses = joint_posterior.dataset_masses(fit, data, scale, rotation, rope, slice(None),
+                                            vectors)
     masses = masses.reshape((chains, draws) + masses.shape[1:])     # chain, draw, n, pair, 3
     shares = rope.indicators(result.idata.posterior["delta"].values[..., :len(vectors)])
     ratios = []

@@ -12,8 +12,9 @@ import xarray as xr
 
 from bayescomp.decisions import UNRELIABLE
 from bayescomp.models.hierarchical_runs import region_estimates
-from bayescomp.models.joint_program import (DELTA0_COPIES, delta0_copies, delta_pair_conditional,
-                                            draw_delta, lower_factor, pair_vectors)
+from bayescomp.models.joint_program import (DELTA0_COPIES, delta0_copies,
+                                            delta_pair_conditional, draw_delta, lower_factor,
+                                            pair_vectors)
 from bayescomp.models.prior_reweighting import (weighted_decision, weighted_estimate,
                                                 weighted_hdi)
 from bayescomp.models.region_masses import Symmetric
@@ -60,30 +61,39 @@ def pair_estimates(population: np.ndarray, next_masses: np.ndarray,
     return estimates
 
 
+def dataset_masses(fit, data: dict, scale: float, rotation: np.ndarray, rope: Rope,
+                   draws: slice, vectors: np.ndarray) -> np.ndarray:
+    """Per draw of ``draws`` (the engine's draws ``fit``, chain-major), dataset and pair of
+    ``vectors``, the masses (draw, dataset, pair, 3) of delta_i left of, inside and right of
+    ``rope`` under its normal conditional given the draw (the one :func:`pair_posterior`
+    draws delta_i from; :func:`~bayescomp.models.joint_program.delta_pair_conditional`).
+    ``data`` and ``rotation`` as :func:`pair_posterior`'s."""
+    post = fit.posterior
+    d = data["d"]
+    total = post.sizes["chain"] * post.sizes["draw"]
+
+    def flat(name: str, shape: tuple) -> np.ndarray:
+        return post[name].values.reshape((total,) + shape)[draws]
+
+    centre, sd = delta_pair_conditional(flat("delta0", (d,)) @ rotation.T,
+                                        rotation @ flat("B", (d, d)), flat("log_kappa", (-1,)),
+                                        flat("log_lambda", (-1,)), data, vectors)
+    return rope.probabilities(Symmetric.normal(centre * scale, sd * scale))
+
+
 def dataset_probabilities(fit, data: dict, scale: float, rotation: np.ndarray, rope: Rope,
                           counts: np.ndarray, chunk: int = 500) -> np.ndarray:
-    """Every dataset's and pair's P(left / rope / right) (dataset, pair, 3): the masses of
-    delta_i's normal conditional given each draw (the one :func:`pair_posterior` draws
-    delta_i from; :func:`~bayescomp.models.joint_program.delta_pair_conditional`),
-    averaged over the engine's draws ``fit`` (chain-major), each counted ``counts`` times
-    (every draw once, or the modes mixed by their weights), as the pairwise model reads its
-    datasets' (:func:`bayescomp.models.region_masses.dataset_masses`). ``data`` and
-    ``rotation`` as :func:`pair_posterior`'s. In chunks of draws: all at once would hold
-    draws x datasets x pairs doubles several times (100 MB each on the AutoML benchmark)."""
-    post = fit.posterior
-    k = data["d"] + 1
-    _, vectors = pair_vectors(k)
-    n_draws = post.sizes["chain"] * post.sizes["draw"]
-    delta0 = post["delta0"].values.reshape(n_draws, k - 1) @ rotation.T
-    factor = rotation @ post["B"].values.reshape(n_draws, k - 1, k - 1)
-    log_kappa, log_lambda = (post[name].values.reshape(n_draws, -1)
-                             for name in ("log_kappa", "log_lambda"))
+    """Every dataset's and pair's P(left / rope / right) (dataset, pair, 3): the
+    :func:`dataset_masses` of the engine's draws ``fit`` (chain-major) averaged, each draw
+    counted ``counts`` times (every draw once, or the modes mixed by their weights), as the
+    pairwise model reads its datasets' (:func:`bayescomp.models.region_masses.dataset_masses`).
+    In chunks of draws: all at once would hold draws x datasets x pairs doubles several
+    times (100 MB each on the AutoML benchmark)."""
+    _, vectors = pair_vectors(data["d"] + 1)
     total = 0.0
-    for start in range(0, n_draws, chunk):
+    for start in range(0, len(counts), chunk):
         part = slice(start, start + chunk)
-        centre, sd = delta_pair_conditional(delta0[part], factor[part], log_kappa[part],
-                                            log_lambda[part], data, vectors)
-        masses = rope.probabilities(Symmetric.normal(centre * scale, sd * scale))
+        masses = dataset_masses(fit, data, scale, rotation, rope, part, vectors)
         total = total + np.einsum("j,jnpr->npr", counts[part], masses)
     return total / counts.sum()
 
