@@ -69,10 +69,12 @@ def test_alpha_beta_given_nu_recover_their_prior(alpha, beta):
 
 
 def test_alpha_given_nu_against_quadrature():
-    """alpha given one nu against the CDF of alpha D(alpha, nu - 1) integrated by quad."""
+    """alpha given one nu against the CDF of alpha D(alpha, nu - 1) integrated by quad; nu
+    = 1 + e^2.825 lies halfway between the two rows of the table whose distributions of alpha
+    differ most (by 0.02), where the mixture of the two is furthest from either."""
     alpha, beta = (0.5, 5.0), (0.05, 0.15)
     rng = np.random.default_rng(3)
-    for nu in (1.3, 12.0, 150.0):
+    for nu in (1.3, 12.0, 1 + np.exp(2.825), 150.0):
         x = nu - 1
 
         def weight(a):
