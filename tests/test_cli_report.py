@@ -230,7 +230,8 @@ def check_pair_phrases(phrases, table, scope):
         same = re.fullmatch(r"(\S+) and (\S+) are practically equivalent \(P = ([\d.]+)\)",
                             phrase)
         same_group = re.fullmatch(r"(\d+) pairs are practically equivalent \(P\(equivalent\) "
-                                  r"from ([\d.]+) to ([\d.]+)\): (.+)", phrase)
+                                  r"(?:from ([\d.]+) to ([\d.]+)|= ([\d.]+) each)\): (.+)",
+                                  phrase)
         undecided = re.fullmatch(r"(\S+) against (\S+) is undecided \(P\((\S+) better\) = "
                                  r"([\d.]+), P\(equivalent\) = ([\d.]+), P\((\S+) better\) = "
                                  r"([\d.]+)\)(?:: its (.+))?", phrase)
@@ -254,12 +255,15 @@ def check_pair_phrases(phrases, table, scope):
             assert same.group(3) == rounded(row[f"{scope}_p_rope"])
             seen.append((row["first"], row["second"]))
         elif same_group:
-            rows = [pair_of(name, table) for name in names_of(same_group.group(4))]
+            rows = [pair_of(name, table) for name in names_of(same_group.group(5))]
             assert int(same_group.group(1)) == len(rows) > 2
             assert all(row[f"{scope}_decision"] == "equivalent" for row in rows)
             inside = [row[f"{scope}_p_rope"] for row in rows]
-            assert (same_group.group(2), same_group.group(3)) == (rounded(min(inside)),
-                                                                  rounded(max(inside)))
+            low, high = rounded(min(inside)), rounded(max(inside))
+            # one value said once where the two ends round alike, else the range
+            assert ((same_group.group(4),) if low == high else
+                    (same_group.group(2), same_group.group(3))) == ((low,) if low == high
+                                                                    else (low, high))
             seen += [(row["first"], row["second"]) for row in rows]
         elif undecided:
             a, b = undecided.group(1), undecided.group(2)
@@ -427,6 +431,14 @@ def test_decision_clauses_group_many_pairs_and_keep_every_probability():
         "c against d is undecided (P(c better) = 0.000, P(equivalent) = 0.9496, P(d better) "
         "= 0.050)"]
     check_pair_phrases(clauses, near, "population")
+    # the trees' report (seed 1): four equivalent pairs at 0.9997-1.0000 all print as 1.000,
+    # said once rather than as a range from 1.000 to 1.000
+    alike = rows.iloc[[1, 2, 4]].copy()
+    alike["population_p_rope"] = [0.9997, 1.0, 0.99981]
+    clauses = decision_clauses(alike, "population", 0.95)
+    assert clauses == ["3 pairs are practically equivalent (P(equivalent) = 1.000 each): a vs c, "
+                       "a vs d and b vs c"]
+    check_pair_phrases(clauses, alike, "population")
 
 
 def test_change_clauses_group_the_pairs_of_one_change():

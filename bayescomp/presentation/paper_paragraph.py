@@ -100,9 +100,11 @@ def decision_clauses(table, scope: str, threshold: float) -> list[str]:
         clauses += [pair_phrase(row, scope, threshold) for row in equivalent]
     else:
         inside = [row[f"{scope}_p_rope"] for row in equivalent]
+        low, high = _p(min(inside)), _p(max(inside))
+        # "from 1.000 to 1.000" reads as a slip: one value, said once
+        span = f"= {low} each" if low == high else f"from {low} to {high}"
         clauses.append(f"{len(equivalent)} pairs are practically equivalent (P(equivalent) "
-                       f"from {_p(min(inside))} to {_p(max(inside))}): "
-                       f"{names_text(pair_name(row) for row in equivalent)}")
+                       f"{span}): {names_text(pair_name(row) for row in equivalent)}")
     if len(undecided) <= LISTED:
         clauses += [pair_phrase(row, scope, threshold) for row in undecided]
     else:
