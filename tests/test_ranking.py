@@ -326,9 +326,15 @@ def test_algorithms_within_the_rope_tie_and_a_winner_beyond_it_wins(stan_backend
     strict = rank_algorithms(top, rope=0, seed=3, backend=stan_backend, **SHORT)
     assert strict.best == "a" and strict.p_best["a"] > 0.95
     # a winner beyond the ROPE on every dataset still wins; a and b tie for second
-    winner = scores_from_means(np.column_stack([base + 0.02, a, b, base - 0.10]), list("wabd"))
+    winner = scores_from_means(np.column_stack([a, b, base - 0.10, base + 0.02]), list("abdw"))
     result = rank_algorithms(winner, seed=3, backend=stan_backend, **SHORT)
     assert result.best == "w" and result.p_best["w"] > 0.95
+    # the summary's two tables list the algorithms alike, by the rank of the worth (w first),
+    # not in the order of the scores' columns (w last)
+    frame = result.to_frame()
+    rows = result.summary().split("Probability of each rank")[1].splitlines()[3:]
+    assert frame.index[0] == "w" and list(result.algorithms)[-1] == "w"
+    assert [line.split()[0] for line in rows[:len(frame)]] == list(frame.index)
     assert result.verdict().startswith("w is the best of the 4 algorithms")
     se = np.hypot(monte_carlo_se(result, "a", 2), monte_carlo_se(result, "b", 2))
     second = result.rank_probabilities[2]

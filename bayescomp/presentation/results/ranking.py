@@ -56,8 +56,9 @@ def to_dict(result) -> dict:
 
 def summary(result) -> str:
     """The ranking in text: the verdict, the per-algorithm table, the probability of each
-    rank and the sampler's diagnostics."""
+    rank (its rows in the table's order) and the sampler's diagnostics."""
     s = result.settings
+    frame = result.to_frame()
     lines = [
         f"Plackett-Luce ranking of {len(result.algorithms)} algorithms on {s['datasets']} "
         f"datasets (ROPE {s['rope']:g}; ties: {s['ties']}, {s['tied_datasets']} "
@@ -66,9 +67,10 @@ def summary(result) -> str:
         verdict(result), meaning(result), sampling_line(result),
         "Per algorithm (worth_mean: probability of ranking first on a new dataset; "
         "rank_*: rank of the worth; mean_observed_rank: on the datasets):",
-        result.to_frame().to_string(float_format=lambda v: f"{v:.4g}"),
+        frame.to_string(float_format=lambda v: f"{v:.4g}"),
         "Probability of each rank (rows: algorithms, columns: ranks):",
-        result.rank_probabilities.to_string(float_format=lambda v: f"{v:.3f}"),
+        # the rows in the order of the table above (by the rank of the worth)
+        result.rank_probabilities.loc[frame.index].to_string(float_format=lambda v: f"{v:.3f}"),
         result.diagnostics.summary(),
     ]
     return "\n".join(lines)
