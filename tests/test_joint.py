@@ -268,6 +268,10 @@ def test_pair_table_and_ranks_come_from_the_same_draws(three_algorithms):
     json.dumps(result.to_dict())
     assert "Joint comparison" in result.to_markdown()
     assert "a0 vs a1" in result.summary()
+    # the summary's ranks, as the report's, list the most probably best first
+    rows = result.summary().split("Ranks of the population means")[1].splitlines()[3:]
+    order = list(result.p_best.sort_values(ascending=False, kind="stable").index)
+    assert [line.split()[0] for line in rows[:len(order)]] == order
     assert "tabular" in result.to_latex()
 
 

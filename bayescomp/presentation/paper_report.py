@@ -62,9 +62,7 @@ def latex_frame(analysis) -> pd.DataFrame:
 
 def ranks_table(analysis) -> pd.DataFrame:
     """P(best) and the probability of every rank, best first."""
-    joint = analysis.joint
-    order = joint.p_best.sort_values(ascending=False, kind="stable").index
-    return ranks_frame(joint).loc[order].reset_index()
+    return ranks_frame(analysis.joint).reset_index()
 
 
 def best_table(analysis) -> pd.DataFrame:

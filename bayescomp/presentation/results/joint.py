@@ -78,11 +78,12 @@ def display_table(result) -> pd.DataFrame:
 
 
 def ranks_frame(result) -> pd.DataFrame:
-    """Each algorithm's mean effect (relative to the mean of all) and P(rank r)."""
+    """Each algorithm's mean effect (relative to the mean of all) and P(rank r), the most
+    probably best first (as the verdict names them; ties keep the algorithms' order)."""
     frame = result.rank_probabilities.copy()
     frame.columns = [f"P(rank {r})" for r in frame.columns]
     frame.insert(0, "mean effect", result.population_draws.mean(axis=0))
-    return frame
+    return frame.loc[result.p_best.sort_values(ascending=False, kind="stable").index]
 
 
 def _description(result) -> str:
