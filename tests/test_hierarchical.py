@@ -89,6 +89,8 @@ def test_next_dataset_probabilities_two_routes_and_reproducibility():
     assert (f"delta0, the location of the population of mean differences: mean "
             f"{result.population.mean:.4g}") in markdown
     assert len([line for line in markdown.splitlines() if line.startswith("| ")]) == 1 + len(scores)
+    # R-hat as the diagnostics hold it, to three decimals (never rounded to "1")
+    assert f"max R-hat {result.diagnostics.max_rhat:.3f}, " in markdown
     latex = result.to_latex()
     assert latex.count(r" \\") == 1 + len(scores)
 

@@ -146,7 +146,9 @@ def report(result):
         f"ROPE {result.rope}; differences are {result.first} - {result.second}; "
         f"prior {result.settings['prior_name']}",
         *(line.strip() for line in estimate_lines(result)),
-        f"sampler: {g.verdict} (max R-hat {format_number(g.max_rhat)}, "
+        # R-hat with three decimals, as the joint and ranking reports write it (significant
+        # digits wrote 1.00004 as "1")
+        f"sampler: {g.verdict} (max R-hat {g.max_rhat:.3f}, "
         f"min ESS {format_number(min(g.min_ess_bulk, g.min_ess_tail))}, {g.divergences} divergences)",
     ]
     if result.modes:
