@@ -12,8 +12,9 @@ Data: ``validation.simulate.benchmark_collection(n, seed=1)`` (the easy pair) an
 ROPE 0.01, for n in ``--sizes``. Each measurement runs in a fresh interpreter:
 
 * bayescomp: ``bc.hierarchical(scores, "a", "b", rope=0.01, seed=2, backend=--engine)``
-  with its defaults (4 chains x (500 + 1000), its retries when a fit fails its
-  diagnostics, which count in its time), baselines off (baycomp runs none);
+  (seeds 2, 3, ... with ``--repeats``) with its defaults (4 chains x (500 + 1000), its
+  retries when a fit fails its diagnostics, which count in its time), baselines off
+  (baycomp runs none);
 * baycomp 1.0.3: ``HierarchicalTest.sample(x, y, 0.01, runs=10, chains=4,
   nsamples=1000)`` through pystan 3 (4 chains x (1000 + 1000): pystan's warm-up and
   1,000 draws per chain, not baycomp's default of 10,000); baycomp caches its last result
@@ -29,7 +30,10 @@ result: imports, the compile of the program and the fit.
 asks at most 2x for the near-identical pair). ESS is the bulk ESS of delta0 over the draws
 as sampled (all chains; ``bayescomp.models.convergence.ess_bulk``, ArviZ's definition) for
 both; ESS per second divides it by the measured time. The ratio is bayescomp's ESS per
-second over baycomp's on the same row.
+second over baycomp's on the same row. With ``--repeats N`` every measurement runs N times
+and a row gives the medians (the ratio is of the medians of ESS per second): baycomp's ESS
+of delta0 from 4 x 1000 draws varied from 4159 to 5594 between single runs, which moved the
+ratio by a third.
 """
 from __future__ import annotations
 
@@ -70,8 +74,8 @@ def worker(spec: dict) -> dict:
         import bayescomp as bc
 
         def run(data):
-            return bc.hierarchical(data, "a", "b", rope=ROPE, seed=2, backend=spec["engine"],
-                                   baselines=False)
+            return bc.hierarchical(data, "a", "b", rope=ROPE, seed=spec["seed"],
+                                   backend=spec["engine"], baselines=False)
     else:
         import stan.model
         from baycomp.multiple import HierarchicalTest
@@ -152,6 +156,22 @@ def measure(spec: dict) -> dict:
         return json.loads(stdout.strip().splitlines()[-1])
 
 
+def median_row(runs: list) -> dict:
+    """One row of the table from the runs of a measurement: the medians of their seconds,
+    ESS, ESS per second and mean of delta0, the range of ESS per second and the most
+    attempts; the first failed run's row where one failed (a median would hide it)."""
+    import numpy as np
+
+    failed = next((run for run in runs if "error" in run), None)
+    if failed is not None or len(runs) == 1:
+        return failed or runs[0]
+    rates = [run["ess_per_second"] for run in runs]
+    return dict(runs[0], **{key: float(np.median([run[key] for run in runs]))
+                            for key in ("seconds", "ess", "ess_per_second", "delta0_mean")},
+                attempts=max(run["attempts"] for run in runs), repeats=len(runs),
+                ess_per_second_range=(min(rates), max(rates)))
+
+
 def table(rows: list, args, load: float, seconds: float) -> list[str]:
     import numpy as np
 
@@ -190,6 +210,9 @@ def table(rows: list, args, load: float, seconds: float) -> list[str]:
         note = row.get("version", "")
         if row.get("attempts", 1) > 1:
             note += f"; {row['attempts']} attempts"
+        if row.get("repeats", 1) > 1:
+            low, high = row["ess_per_second_range"]
+            note += f"; median of {row['repeats']} runs (ESS/s {low:.0f}-{high:.0f})"
         lines.append(f"{head} {row['seconds']:.1f} | {versus} | {row['ess']:.0f} | "
                      f"{row['ess_per_second']:.0f} | {ratio} | {row['delta0_mean']:.4f} | "
                      f"{note} |")
@@ -211,6 +234,9 @@ def main(argv=None):
                         help="minutes a measurement may take before it is stopped")
     parser.add_argument("--out", type=Path, default=OUT,
                         help="Markdown file the table is appended to")
+    parser.add_argument("--repeats", type=int, default=1,
+                        help="runs of every measurement (bayescomp's seeds 2, 3, ...; baycomp's "
+                        "pystan draws its own); the table gives their medians")
     parser.add_argument("--worker", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.worker:
@@ -222,14 +248,18 @@ def main(argv=None):
         for size in args.sizes:
             for start in args.starts:
                 for tool in args.who:
-                    spec = dict(tool=tool, pair=pair, size=size, start=start,
-                                engine=args.engine, nsamples=args.baycomp_nsamples,
-                                timeout=args.timeout)
-                    print(f"{tool}, {pair}, {size} datasets, {start} ...", flush=True)
-                    rows.append(measure(spec))
-                    print("   ", {k: rows[-1].get(k) for k in
-                                  ("seconds", "ess", "ess_per_second", "attempts", "error")},
-                          flush=True)
+                    runs = []
+                    for repeat in range(args.repeats):
+                        spec = dict(tool=tool, pair=pair, size=size, start=start,
+                                    engine=args.engine, nsamples=args.baycomp_nsamples,
+                                    timeout=args.timeout, seed=2 + repeat)
+                        print(f"{tool}, {pair}, {size} datasets, {start}, run {repeat + 1} ...",
+                              flush=True)
+                        runs.append(measure(spec))
+                        print("   ", {k: runs[-1].get(k) for k in
+                                      ("seconds", "ess", "ess_per_second", "attempts", "error")},
+                              flush=True)
+                    rows.append(median_row(runs))
     lines = table(rows, args, load, time.perf_counter() - begun)
     print("\n".join(lines))
     with open(args.out, "a") as out:
