@@ -127,9 +127,11 @@ def sigma_coordinates(data: dict) -> tuple[np.ndarray, np.ndarray]:
 def sigma_given(data: dict, sigma_log_odds: np.ndarray) -> np.ndarray:
     """sigma_i from the program's u_i (``sigma_log_odds`` as drawn, (..., dataset)), its
     log-odds in (floor_i, sigma_bar) (device 10)."""
-    sigma, _ = bounded(np.asarray(sigma_log_odds, dtype=float),
-                       np.asarray(data["sigma_lower"], dtype=float), data["sigma_upper"])
-    return sigma
+    # bounded's value without its log Jacobian (two logaddexp per draw and dataset: a quarter
+    # of a second at 1,000 datasets and 4 x 1000 draws)
+    lower = np.asarray(data["sigma_lower"], dtype=float)
+    return lower + (data["sigma_upper"] - lower) * special.expit(
+        np.asarray(sigma_log_odds, dtype=float))
 
 
 def lambda_coordinates(data: dict, sigma0: np.ndarray, nu: np.ndarray):
