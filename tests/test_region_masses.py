@@ -227,3 +227,17 @@ def test_symmetric_families_are_scipys():
     np.testing.assert_allclose(rope.probabilities(Symmetric.student_t(nu, loc, scale)),
                                rope.probabilities(stats.t(nu, loc=loc, scale=scale)),
                                rtol=1e-12, atol=0)
+
+
+def test_a_rope_of_width_zero_holds_no_mass():
+    """A point ROPE holds nothing of a continuous distribution: exactly 0, where 1 - cdf - sf
+    left 2e-17 (the population's truncated normal, a dataset's normal, the next dataset's
+    Student-t); the two sides then sum to 1 up to rounding."""
+    point = bc.Rope(0.0, 0.0)
+    population = population_masses(_posterior([[0.01, -0.3]], [[0.02, 0.1]], 1.0), point)
+    dataset = point.probabilities(Symmetric.normal(np.array([0.003, 0.0]), np.array([0.01, 1.0])))
+    student = point.probabilities(Symmetric.student_t(3.0, np.array([0.02]), np.array([0.05])))
+    for masses in (population.reshape(-1, 3), dataset, student):
+        assert np.all(masses[..., 1] == 0.0)
+        np.testing.assert_allclose(masses[..., 0] + masses[..., 2], 1.0, atol=1e-15)
+    np.testing.assert_allclose(dataset[1], [0.5, 0.0, 0.5], atol=1e-15)

@@ -162,6 +162,10 @@ def test_outputs_and_figure(result):
     for prior, weights in result.reweighted.items():
         assert (f"{prior} from paper's draws (Pareto k {weights.pareto_k:.2f}, importance "
                 f"ESS {weights.ess:.0f})") in summary
+    # the table's probabilities with four decimals, as every summary writes them
+    rows = summary.splitlines()[-len(result.table):]
+    for row, (_, expected) in zip(rows, result.table.iterrows()):
+        assert all(f" {v:.4f}" in f" {row}" for v in expected[["p_left", "p_rope", "p_right"]])
     assert result.to_markdown().startswith("### Sensitivity of a vs b")
     axes = result.plot()
     assert len(axes) == 2

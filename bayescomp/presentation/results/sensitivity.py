@@ -2,7 +2,7 @@
 decision moves with the prior and the ROPE, its summary and its report."""
 from __future__ import annotations
 
-from bayescomp.formatting import effective_draws
+from bayescomp.formatting import effective_draws, probability
 
 
 def describe(result, quantity: str) -> str:
@@ -65,9 +65,11 @@ def summary(result) -> str:
     unreliable = [p for p, fit in result.fits.items() if not fit.reliable]
     if unreliable:
         lines.append(f"UNRELIABLE fits (no decision): {', '.join(unreliable)}")
-    table = result.table.rename(columns={"p_left": f"P({left})", "p_rope": f"P({equal})",
-                                       "p_right": f"P({right})"})
-    lines.append(table.to_string(index=False, float_format=lambda v: f"{v:.4g}"))
+    names = {"p_left": f"P({left})", "p_rope": f"P({equal})", "p_right": f"P({right})"}
+    # probabilities as every summary writes them (0.9000, 0.0002), the rest with 4 digits
+    lines.append(result.table.rename(columns=names).to_string(
+        index=False, float_format=lambda v: f"{v:.4g}",
+        formatters={name: probability for name in names.values()}))
     return "\n".join(lines)
 
 
