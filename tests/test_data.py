@@ -221,6 +221,13 @@ def test_wide_unknown_algorithm_and_csv_error_names_file(tmp_path):
     frame.to_csv(long, index=False)
     with pytest.raises(ValueError, match=r"long.csv.*line 7, column 'score': 'oops'"):
         bc.read_csv(long)
+    # "nan" in the file and an empty cell are both missing to pandas: the message says so
+    # rather than calling a "nan" empty
+    for text in ("nan", ""):
+        long.write_text(frame.assign(score=frame["score"].astype(str)).to_csv(index=False)
+                        .replace("oops", text))
+        with pytest.raises(ValueError, match=r"line 7, column 'score': empty or NaN\)"):
+            bc.read_csv(long)
     pd.concat([frame.iloc[:4], frame.iloc[[1]]]).assign(score=0.5).to_csv(long, index=False)
     with pytest.raises(ValueError, match=r"run 0, fold 1 appears 2 times \(lines \[3, 6\]\)"):
         bc.read_csv(long)

@@ -237,9 +237,11 @@ def from_long(frame: pd.DataFrame, *, dataset: str = "dataset", algorithm: str =
     if bad.any():
         first_bad = frame[bad].iloc[0]
         column = first_bad[algorithm] if _wide else score
-        # the cell as the file holds it: an empty cell is "empty", not np.float64(nan)
+        # the cell as the file holds it, not np.float64(nan): pandas reads an empty cell and
+        # the texts "nan", "NA", "null" alike as missing
         cell = first_bad[score]
-        shown = "empty" if pd.isna(cell) else repr(cell.item() if hasattr(cell, "item") else cell)
+        shown = ("empty or NaN" if pd.isna(cell)
+                 else repr(cell.item() if hasattr(cell, "item") else cell))
         raise ValueError(
             f"dataset {first_bad[dataset]!r}, algorithm {first_bad[algorithm]!r}: "
             f"{bad.sum()} NaN, infinite or non-numeric score(s), first at run "
