@@ -227,6 +227,7 @@ def check_pair_phrases(phrases, table, scope):
     undecided_rows = table[table[f"{scope}_decision"] == "undecided"]
     for phrase in phrases:
         winner = re.fullmatch(r"(\S+) is better than (.+)", phrase)
+        beaten = re.fullmatch(r"(.+) are better than (\S+)", phrase)
         same = re.fullmatch(r"(\S+) and (\S+) are practically equivalent \(P = ([\d.]+)\)",
                             phrase)
         same_group = re.fullmatch(r"(\d+) pairs are practically equivalent \(P\(equivalent\) "
@@ -238,8 +239,17 @@ def check_pair_phrases(phrases, table, scope):
         undecided_group = re.fullmatch(r"(the other|all) (\d+) pairs are undecided \(the largest "
                                        r"of their probabilities is P\((.+?)\) = ([\d.]+), "
                                        r"(\S+ vs \S+)\)(?:: that (.+))?", phrase)
-        assert winner or same or same_group or undecided or undecided_group, phrase
-        if winner:
+        assert winner or beaten or same or same_group or undecided or undecided_group, phrase
+        if beaten:
+            wins = re.findall(r"(\S+) \(P = ([\d.]+)\)", beaten.group(1))
+            items = [f"{name} (P = {p})" for name, p in wins]
+            assert len(items) > 1 and beaten.group(1) == ", ".join(items[:-1]) + " and " + items[-1]
+            for name, p in wins:
+                row = pair_of(f"{name} vs {beaten.group(2)}", table)
+                assert row[f"{scope}_decision"] == f"{name} better"
+                assert p == rounded(regions(row)[f"{name} better"])
+                seen.append((row["first"], row["second"]))
+        elif winner:
             losses = re.findall(r"(\S+) \(P = ([\d.]+)\)", winner.group(2))
             items = [f"{loser} (P = {p})" for loser, p in losses]
             assert winner.group(2) == (items[0] if len(items) == 1 else
@@ -431,6 +441,17 @@ def test_decision_clauses_group_many_pairs_and_keep_every_probability():
         "c against d is undecided (P(c better) = 0.000, P(equivalent) = 0.9496, P(d better) "
         "= 0.050)"]
     check_pair_phrases(clauses, near, "population")
+    # the AutoML report (seed 1): six frameworks each beat constantpredictor, one clause by
+    # the loser rather than six by the winners
+    base = pd.DataFrame({"first": ["c"] * 3 + ["a"], "second": ["a", "b", "d", "b"],
+                         "population_p_left": [0.9999, 0.998, 0.97, 0.3],
+                         "population_p_rope": [0.0001, 0.002, 0.03, 0.4],
+                         "population_p_right": [0.0, 0.0, 0.0, 0.3],
+                         "population_decision": ["a better", "b better", "d better",
+                                                 "undecided"]})
+    clauses = decision_clauses(base, "population", 0.95)
+    assert clauses[0] == "a (P = 1.000), b (P = 0.998) and d (P = 0.970) are better than c"
+    check_pair_phrases(clauses, base, "population")
     # the trees' report (seed 1): four equivalent pairs at 0.9997-1.0000 all print as 1.000,
     # said once rather than as a range from 1.000 to 1.000
     alike = rows.iloc[[1, 2, 4]].copy()

@@ -78,12 +78,12 @@ def pair_phrase(row, scope: str, threshold: float) -> str:
 def decision_clauses(table, scope: str, threshold: float) -> list[str]:
     """The decisions of every pair of ``table`` on one question, grouped so that a paragraph
     stays readable with many algorithms: one clause per winner, naming each algorithm it
-    beats with P(better); the equivalent pairs each with P(equivalent), or, more than
+    beats with P(better), or one per loser where that takes fewer clauses; the equivalent pairs each with P(equivalent), or, more than
     :data:`LISTED` of them, counted and named with the range of P(equivalent); the undecided
     pairs each with their three probabilities, or, more than :data:`LISTED`, counted with the
     largest probability any of them reaches (with :func:`margin_note`: ``threshold`` is the
     one the table's decisions were made at)."""
-    wins, equivalent, undecided = {}, [], []
+    wins, losses, equivalent, undecided = {}, {}, [], []
     for _, row in table.iterrows():
         decision = row[f"{scope}_decision"]
         if decision == "equivalent":
@@ -93,9 +93,20 @@ def decision_clauses(table, scope: str, threshold: float) -> list[str]:
         else:
             winner = decision.removesuffix(" better")
             loser = row["second"] if winner == row["first"] else row["first"]
-            p_better = _probabilities(row, scope)[decision]
-            wins.setdefault(winner, []).append(f"{loser} (P = {_p(p_better)})")
-    clauses = [f"{winner} is better than {names_text(losers)}" for winner, losers in wins.items()]
+            p_better = _p(_probabilities(row, scope)[decision])
+            wins.setdefault(winner, []).append((loser, p_better))
+            losses.setdefault(loser, []).append((winner, p_better))
+    # by winner, or by loser where that takes fewer clauses (six algorithms that each beat a
+    # baseline: one clause, not six); a group of one pair reads winner first either way
+    if len(losses) < len(wins):
+        clauses = [f"{names_text(f'{w} (P = {p})' for w, p in winners)} are better than {loser}"
+                   if len(winners) > 1 else
+                   f"{winners[0][0]} is better than {loser} (P = {winners[0][1]})"
+                   for loser, winners in losses.items()]
+    else:
+        clauses = [f"{winner} is better than "
+                   f"{names_text(f'{other} (P = {p})' for other, p in losers)}"
+                   for winner, losers in wins.items()]
     if len(equivalent) <= LISTED:
         clauses += [pair_phrase(row, scope, threshold) for row in equivalent]
     else:
