@@ -240,24 +240,19 @@ def check_pair_phrases(phrases, table, scope):
                                        r"of their probabilities is P\((.+?)\) = ([\d.]+), "
                                        r"(\S+ vs \S+)\)(?:: that (.+))?", phrase)
         assert winner or beaten or same or same_group or undecided or undecided_group, phrase
-        if beaten:
-            wins = re.findall(r"(\S+) \(P = ([\d.]+)\)", beaten.group(1))
-            items = [f"{name} (P = {p})" for name, p in wins]
-            assert len(items) > 1 and beaten.group(1) == ", ".join(items[:-1]) + " and " + items[-1]
-            for name, p in wins:
-                row = pair_of(f"{name} vs {beaten.group(2)}", table)
-                assert row[f"{scope}_decision"] == f"{name} better"
-                assert p == rounded(regions(row)[f"{name} better"])
-                seen.append((row["first"], row["second"]))
-        elif winner:
-            losses = re.findall(r"(\S+) \(P = ([\d.]+)\)", winner.group(2))
-            items = [f"{loser} (P = {p})" for loser, p in losses]
-            assert winner.group(2) == (items[0] if len(items) == 1 else
-                                       ", ".join(items[:-1]) + " and " + items[-1])
-            for loser, p in losses:
-                row = pair_of(f"{winner.group(1)} vs {loser}", table)
-                assert row[f"{scope}_decision"] == f"{winner.group(1)} better"
-                assert p == rounded(regions(row)[f"{winner.group(1)} better"])
+        if beaten or winner:
+            # one winner and the algorithms it beats, or (grouped by the loser) the winners
+            listed = beaten.group(1) if beaten else winner.group(2)
+            named = re.findall(r"(\S+) \(P = ([\d.]+)\)", listed)
+            items = [f"{name} (P = {p})" for name, p in named]
+            assert listed == (items[0] if len(items) == 1 else
+                              ", ".join(items[:-1]) + " and " + items[-1])
+            assert len(items) > 1 or not beaten   # a loser's clause names two winners or more
+            for name, p in named:
+                better, other = (name, beaten.group(2)) if beaten else (winner.group(1), name)
+                row = pair_of(f"{better} vs {other}", table)
+                assert row[f"{scope}_decision"] == f"{better} better"
+                assert p == rounded(regions(row)[f"{better} better"])
                 seen.append((row["first"], row["second"]))
         elif same:
             row = pair_of(f"{same.group(1)} vs {same.group(2)}", table)
