@@ -1,4 +1,5 @@
 """The hierarchical model against simulations with known truth, scipy and published numbers."""
+import dataclasses
 import warnings
 
 import arviz as az
@@ -89,8 +90,11 @@ def test_next_dataset_probabilities_two_routes_and_reproducibility():
     assert (f"delta0, the location of the population of mean differences: mean "
             f"{result.population.mean:.4g}") in markdown
     assert len([line for line in markdown.splitlines() if line.startswith("| ")]) == 1 + len(scores)
-    # R-hat as the diagnostics hold it, to three decimals (never rounded to "1")
+    # R-hat as the diagnostics hold it, to three decimals: 1.00004 is "1.000", not "1"
     assert f"max R-hat {result.diagnostics.max_rhat:.3f}, " in markdown
+    close_to_one = dataclasses.replace(
+        result, diagnostics=dataclasses.replace(result.diagnostics, max_rhat=1.00004))
+    assert "max R-hat 1.000, " in close_to_one.to_markdown()
     latex = result.to_latex()
     assert latex.count(r" \\") == 1 + len(scores)
 
