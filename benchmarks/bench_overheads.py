@@ -40,7 +40,7 @@ STEPS = [
     ("diagnostics", hierarchical_module, "diagnose"),
     ("population's masses", region_masses, "population_masses"),
     ("next dataset's masses", region_masses, "next_dataset_masses"),
-    ("datasets' masses", region_masses, "dataset_masses"),
+    ("datasets' masses", region_masses, "dataset_probabilities"),
     ("per-dataset t-tests", hierarchical_module, "correlated_ttests"),
     ("baselines (signed-rank, sign)", hierarchical_module, "run_baselines"),
 ]

@@ -316,8 +316,8 @@ def hierarchical(scores: Scores, first: str, second: str, *, rope: RopeLike = 0.
         ttests = correlated_ttests(scores, first, second, rope=rope)
     # each dataset's probabilities from delta_i's conditional, draw by draw, as the two
     # questions' are
-    dataset_probabilities = (region_masses.dataset_masses(post, rope)
-                             .reshape(n_chains * n_draws, -1, 3)[order].mean(axis=0))
+    dataset_probabilities = region_masses.dataset_probabilities(
+        post, rope, np.bincount(order, minlength=n_chains * n_draws))
     rows = []
     for i, (name, test) in enumerate(zip(scores.dataset_names, ttests)):
         shrunk = region_summary(delta[:, i], rope, probabilities=dataset_probabilities[i])

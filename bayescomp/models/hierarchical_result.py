@@ -54,7 +54,7 @@ class HierarchicalResult(SamplerChecked, Reportable):
         ``ttest_hdi_high``) and the shrunken delta_i (``delta_mean``, ``delta_sd``,
         ``delta_hdi_low``, ``delta_hdi_high`` of its draws; ``p_left``, ``p_rope``,
         ``p_right`` the means of its normal conditional's masses,
-        :func:`bayescomp.models.region_masses.dataset_masses`).
+        :func:`bayescomp.models.region_masses.dataset_probabilities`).
     """
 
     first: str

@@ -17,7 +17,7 @@ from bayescomp.models.joint_program import (DELTA0_COPIES, delta0_copies,
                                             pair_vectors)
 from bayescomp.models.prior_reweighting import (weighted_decision, weighted_estimate,
                                                 weighted_hdi)
-from bayescomp.models.region_masses import Symmetric
+from bayescomp.models.region_masses import Symmetric, average_over_draws
 from bayescomp.rope import Rope, region_labels
 
 
@@ -82,20 +82,15 @@ def dataset_masses(fit, data: dict, scale: float, rotation: np.ndarray, rope: Ro
 
 
 def dataset_probabilities(fit, data: dict, scale: float, rotation: np.ndarray, rope: Rope,
-                          counts: np.ndarray, chunk: int = 500) -> np.ndarray:
+                          counts: np.ndarray) -> np.ndarray:
     """Every dataset's and pair's P(left / rope / right) (dataset, pair, 3): the
     :func:`dataset_masses` of the engine's draws ``fit`` (chain-major) averaged, each draw
-    counted ``counts`` times (every draw once, or the modes mixed by their weights), as the
-    pairwise model reads its datasets' (:func:`bayescomp.models.region_masses.dataset_masses`).
-    In chunks of draws: all at once would hold draws x datasets x pairs doubles several
-    times (100 MB each on the AutoML benchmark)."""
+    counted ``counts`` times (every draw once, or the modes mixed by their weights), a chunk
+    of draws at a time, as the pairwise model reads its datasets'
+    (:func:`bayescomp.models.region_masses.dataset_probabilities`)."""
     _, vectors = pair_vectors(data["d"] + 1)
-    total = 0.0
-    for start in range(0, len(counts), chunk):
-        part = slice(start, start + chunk)
-        masses = dataset_masses(fit, data, scale, rotation, rope, part, vectors)
-        total = total + np.einsum("j,jnpr->npr", counts[part], masses)
-    return total / counts.sum()
+    return average_over_draws(
+        lambda part: dataset_masses(fit, data, scale, rotation, rope, part, vectors), counts)
 
 
 def pair_posterior(fit, data: dict, scale: float, datasets, pairs: list[str],
