@@ -9,6 +9,7 @@ from scipy import stats
 
 import bayescomp as bc
 from bayescomp.exceptions import InputWarning
+from bayescomp.models.modes import Mode
 from bayescomp.validation.simulate import collection as simulate_collection
 
 pytestmark = pytest.mark.stan
@@ -95,6 +96,18 @@ def test_next_dataset_probabilities_two_routes_and_reproducibility():
     close_to_one = dataclasses.replace(
         result, diagnostics=dataclasses.replace(result.diagnostics, max_rhat=1.00004))
     assert "max R-hat 1.000, " in close_to_one.to_markdown()
+    # the modes' lines alike (R-hat to three decimals, ESS whole); chains that move slowly
+    # between modes are each shown on their own, unweighed, with no list of one chain
+    mode = Mode(chains=(0,), weight=float("nan"), max_rhat=1.00004, min_ess_bulk=8.749,
+                min_ess_tail=255.2, ok=False, location={"delta0": 0.001},
+                population=np.array([0.0, 1.0, 0.0]), next_dataset=np.array([0.0, 1.0, 0.0]),
+                population_mcse=np.zeros(3), next_dataset_mcse=np.zeros(3), delta0_ess=8.749)
+    per_chain = dataclasses.replace(result, modes=(mode, dataclasses.replace(mode, chains=(1,))))
+    assert "  chain 2: delta0 0.001; R-hat 1.000, min ESS 9; delta0 0.0000 / " in \
+        per_chain.summary()
+    separate = dataclasses.replace(per_chain, modes_separate=True)
+    assert "  mode 2: chains 2; weight n/a; delta0 0.001; R-hat 1.000, min ESS 9; delta0 " in \
+        separate.summary()
     latex = result.to_latex()
     assert latex.count(r" \\") == 1 + len(scores)
 

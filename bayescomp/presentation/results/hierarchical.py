@@ -149,7 +149,7 @@ def report(result):
         # R-hat with three decimals, as the joint and ranking reports write it (significant
         # digits wrote 1.00004 as "1")
         f"sampler: {g.verdict} (max R-hat {g.max_rhat:.3f}, "
-        f"min ESS {format_number(min(g.min_ess_bulk, g.min_ess_tail))}, {g.divergences} divergences)",
+        f"min ESS {min(g.min_ess_bulk, g.min_ess_tail):.0f}, {g.divergences} divergences)",
     ]
     if result.modes:
         facts.append(" ".join(line.strip() for line in mode_lines(result)))
@@ -263,10 +263,12 @@ def mode_lines(result) -> list[str]:
             decision = decide(masses, THRESHOLD, labels=result.labels, mcse=errors)
             per_scope.append(f"{scope} {' / '.join(probability(p) for p in masses)} "
                              f"({decision})")
-        chains = ", ".join(str(c + 1) for c in mode.chains)
-        lines.append(f"  {name} {k}: chains {chains}; weight {format_number(mode.weight)}; "
-                     f"{where}; R-hat {format_number(mode.max_rhat)}, min ESS "
-                     f"{format_number(min(mode.min_ess_bulk, mode.min_ess_tail))}; "
+        # a chain shown on its own is unweighed: its number says which chain it is
+        chains = (f"chains {', '.join(str(c + 1) for c in mode.chains)}; weight "
+                  f"{format_number(mode.weight)}; " if result.modes_separate else "")
+        # R-hat to three decimals and ESS whole, as the sampler's line writes them
+        lines.append(f"  {name} {k}: {chains}{where}; R-hat {mode.max_rhat:.3f}, min ESS "
+                     f"{min(mode.min_ess_bulk, mode.min_ess_tail):.0f}; "
                      + "; ".join(per_scope))
     agreed = [result.population.decision(), result.next_dataset.decision()]
     lines.append("  " + ("Every mode makes the same decisions: any mixture of these modes gives "
