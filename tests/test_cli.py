@@ -536,3 +536,39 @@ def test_cli_warnings_are_one_line_each_once_naming_file_and_dataset(tmp_path, c
         "warning: the ROPE [-0.01, 0.01] is tiny next to the scores of a and b on dataset(s) "
         "'d1' (mean |score| 81.38): if the scores are percentages, a ROPE of one point is "
         "1, not 0.01"]
+
+
+def test_other_algorithms_faults_do_not_stop_a_comparison(tmp_path, capsys):
+    """compare reads only its two algorithms, all-pairs and rank those of --algorithms: a
+    third algorithm's NaN scores fail a whole-file read but not these, whose numbers are
+    those of the file without it."""
+    rng = np.random.default_rng(5)
+    base = rng.uniform(0.7, 0.8, 10)
+    scores = bc.from_arrays({"x": base, "y": base - 0.03 + rng.normal(0, 0.01, 10),
+                             "z": base + rng.normal(0, 0.01, 10)}, n_folds=10, datasets=["d"])
+    clean = tmp_path / "clean.csv"
+    scores.subset(algorithms=["x", "y"]).to_frame().to_csv(clean, index=False)
+    frame = scores.to_frame()
+    frame.loc[(frame.algorithm == "z") & (frame.fold == 4), "score"] = np.nan
+    broken = tmp_path / "broken.csv"
+    frame.to_csv(broken, index=False)
+    assert main(["all-pairs", str(broken)]) == 2
+    assert "algorithm 'z': 1 NaN" in capsys.readouterr().err
+
+    def document(*args):
+        target = tmp_path / "out.json"
+        assert main([*args, "--json", str(target)]) == 0
+        capsys.readouterr()
+        return json.loads(target.read_text())
+
+    pair = ["--first", "x", "--second", "y", "--no-stan"]
+    assert (document("compare", str(broken), *pair)["comparison"]
+            == document("compare", str(clean), *pair)["comparison"])
+    pairs = document("all-pairs", str(broken), "--algorithms", "y,x")["all_pairs"]["pairs"]
+    assert [(p["first"], p["second"]) for p in pairs] == [("y", "x")]
+    direct = bc.compare_all(scores.subset(algorithms=["y", "x"]), rope=0.01, seed=1)
+    assert (pairs[0]["dataset"]["probabilities"]["y better"]
+            == pytest.approx(direct.table.dataset_p_right.iloc[0]))
+    # an unknown name fails before any fit, as the names of compare do
+    assert main(["rank", str(broken), "--algorithms", "x,Y"]) == 2
+    assert "unknown algorithm 'Y' (did you mean 'y'?)" in capsys.readouterr().err

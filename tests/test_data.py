@@ -206,6 +206,34 @@ def test_bad_arrays():
         scores.dataset("nope")
 
 
+def test_reading_only_some_algorithms(tmp_path):
+    """``algorithms=`` reads those algorithms' scores only, in that order, and the same
+    numbers as the whole file: another algorithm's NaN or missing fold is not checked."""
+    frame = long_frame()
+    whole = bc.from_long(frame)
+    broken = frame.copy()
+    broken.loc[(broken.algorithm == "b") & (broken.fold == 2), "score"] = np.nan
+    broken = broken.drop(broken.index[(broken.algorithm == "b") & (broken.fold == 3)])
+    with pytest.raises(ValueError, match="algorithm 'b': .* NaN"):
+        bc.from_long(broken)
+    some = bc.from_long(broken, algorithms=["c", "a"])
+    assert some.algorithms == ("c", "a") and some.dataset_names == whole.dataset_names
+    for mine, reference in zip(some.datasets, whole.datasets):
+        np.testing.assert_array_equal(mine.values, reference.values[[2, 0]])
+        assert mine.rho == reference.rho
+    path = tmp_path / "scores.csv"
+    broken.to_csv(path, index=False)
+    assert bc.read_csv(path, algorithms=["a", "c"]).algorithms == ("a", "c")
+    with pytest.raises(ValueError, match=r"unknown algorithm 'A' \(did you mean 'a'\?\)"):
+        bc.read_csv(path, algorithms=["A", "c"])
+    with pytest.raises(ValueError, match="given twice"):
+        bc.from_long(frame, algorithms=["a", "a"])
+    # a dataset holding none of them fails, as one holding some of them does
+    alone = frame[~((frame.dataset == "d1") & frame.algorithm.isin(["a", "c"]))]
+    with pytest.raises(ValueError, match="dataset 'd1' has no scores of \\['a', 'c'\\]"):
+        bc.from_long(alone, algorithms=["a", "c"])
+
+
 def test_wide_unknown_algorithm_and_csv_error_names_file(tmp_path):
     wide = pd.DataFrame({"dataset": "d", "run": 0, "fold": range(4), "a": 0.5, "b": 0.6})
     with pytest.raises(ValueError, match=r"unknown algorithm column\(s\) \['c'\]"):

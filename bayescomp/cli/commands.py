@@ -220,7 +220,9 @@ def _run_comparison(scores, first, second, args, console: Console, extra: dict) 
 
 
 def run_compare(args, console: Console) -> int:
-    scores = read_scores(args)
+    # only the two algorithms' scores: another's missing or NaN scores are no fault here
+    # (the same name twice is read once, and _check_pair says what is wrong)
+    scores = read_scores(args, algorithms=list(dict.fromkeys([args.first, args.second])))
     if args.dataset is not None:
         with _naming_the_input(args):
             scores = scores.subset(datasets=[args.dataset])

@@ -342,12 +342,35 @@ def add_input_arguments(parser) -> None:
                         f"(KEY: {', '.join(COLUMN_KEYS)}); repeatable")
 
 
-def read_scores(args):
+def add_algorithms_argument(parser) -> None:
+    """``--algorithms``, for the commands that compare every algorithm of the file."""
+    parser.add_argument("--algorithms", metavar="A,B,...",
+                        help="compare these algorithms only, in this order (default: all); "
+                        "the others' scores are not read, so they may be missing or NaN")
+
+
+def chosen_algorithms(args) -> list[str] | None:
+    """The names that ``--algorithms`` gives, None without it (or a command without it)."""
+    text = getattr(args, "algorithms", None)
+    if text is None:
+        return None
+    names = [name.strip() for name in text.split(",") if name.strip()]
+    if not names:
+        raise CliError(f"--algorithms expects names separated by commas, got {text!r}")
+    return names
+
+
+def read_scores(args, algorithms=None):
     """The scores of the CSV that :func:`add_input_arguments` names, read with its layout,
-    its ``--column`` names and, where the command has them, ``--n-folds`` or ``--rho``."""
+    its ``--column`` names and, where the command has them, ``--n-folds`` or ``--rho``:
+    only the scores of ``algorithms`` (default: those of ``--algorithms``, else all)."""
     from bayescomp.data.readers import read_csv
 
     options = {"format": args.format}
+    if algorithms is None:
+        algorithms = chosen_algorithms(args)
+    if algorithms is not None:
+        options["algorithms"] = algorithms
     for item in args.column or []:
         key, _, name = item.partition("=")
         if key not in COLUMN_KEYS or not name:

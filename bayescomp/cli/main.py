@@ -29,10 +29,9 @@ from bayescomp.cli.commands import (EXIT_INPUT, EXIT_INTERNAL, EXIT_INTERRUPTED,
                                                  run_demo)
 from bayescomp.cli.export import version
 from bayescomp.cli.console import Console, one_line
-from bayescomp.cli.io import (CliError, add_input_arguments,
-                                           add_overwrite_argument, check_input,
-                                           check_output_dir, check_output_file, os_error_line,
-                                           positive_int)
+from bayescomp.cli.io import (CliError, add_algorithms_argument, add_input_arguments,
+                              add_overwrite_argument, check_input, check_output_dir,
+                              check_output_file, os_error_line, positive_int)
 
 
 # --- the parser -----------------------------------------------------------------------------
@@ -199,6 +198,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     pairs = commands.add_parser("all-pairs", help="compare every pair of algorithms in a CSV file")
     add_reading_arguments(pairs)
+    add_algorithms_argument(pairs)
     pairs.add_argument("--n-jobs", type=int, default=None, help="fits run in parallel (joblib)")
     pairs.add_argument("--joint", action="store_true",
                        help="one joint model of all the algorithms (compare_many) instead of "

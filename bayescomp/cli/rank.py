@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from bayescomp.cli.io import (add_input_arguments, add_overwrite_argument, positive_int,
-                              read_scores)
+from bayescomp.cli.io import (add_algorithms_argument, add_input_arguments,
+                              add_overwrite_argument, positive_int, read_scores)
 
 EXIT_OK, EXIT_UNRELIABLE = 0, 1
 
@@ -47,6 +47,7 @@ def add_parser(subparsers):
         "the worths gives P(best), the probability of each rank of the worths and the mean "
         "observed ranks.")
     add_input_arguments(rank)
+    add_algorithms_argument(rank)
     rank.add_argument("--lower-is-better", action="store_true",
                       help="scores are losses (error rates): the smallest mean ranks first")
     rank.add_argument("--rope", type=_half_width, default=0.01, metavar="W",

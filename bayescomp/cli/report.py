@@ -26,6 +26,7 @@ JOINT_FIGURES = ("pairs.png", "bayesian_cd.png")
 
 def add_parser(subparsers):
     """Add the ``report`` subcommand to ``subparsers`` (an argparse subparsers action)."""
+    from bayescomp.cli.io import add_algorithms_argument
     from bayescomp.cli.main import (add_common_arguments, add_reading_arguments,
                                     add_sampling_arguments)
 
@@ -37,8 +38,7 @@ def add_parser(subparsers):
         "report.json and the figures. Differences are FIRST - SECOND for scores where higher "
         "is better; the ROPE is in the units of the scores.")
     add_reading_arguments(report)
-    report.add_argument("--algorithms", metavar="A,B,...",
-                        help="compare these algorithms only, in this order (default: all)")
+    add_algorithms_argument(report)
     report.add_argument("--no-prior-sensitivity", dest="prior_sensitivity",
                         action="store_false",
                         help="skip the pair table under the other Student-t prior "
@@ -50,25 +50,13 @@ def add_parser(subparsers):
     return report
 
 
-def _algorithms(args):
-    if args.algorithms is None:
-        return None
-    names = [name.strip() for name in args.algorithms.split(",") if name.strip()]
-    if not names:
-        from bayescomp.cli.io import CliError
-
-        raise CliError(f"--algorithms expects names separated by commas, got "
-                       f"{args.algorithms!r}")
-    return names
-
-
 def run(args, console) -> int:
     """Run ``bayescomp report`` with parsed ``args``; the exit code."""
     from bayescomp.cli.commands import (_check_pair, _document, _naming_the_input,
                                         _rope, _status, _to_stdout, fit_options, stan_engine,
                                         write_outputs)
     from bayescomp.cli.export import plain
-    from bayescomp.cli.io import CliError, read_scores
+    from bayescomp.cli.io import CliError, chosen_algorithms, read_scores
     from bayescomp.models.paper_analysis import check_analysis_input, paper_analysis
 
     if args.out is None:
@@ -77,7 +65,7 @@ def run(args, console) -> int:
     rope = _rope(args)
     options = fit_options(args)
     with _naming_the_input(args):   # faults of the input fail before any compile
-        chosen = check_analysis_input(scores, _algorithms(args), options.get("prior", "paper"))
+        chosen = check_analysis_input(scores, chosen_algorithms(args), options.get("prior", "paper"))
     for i, first in enumerate(chosen.algorithms):
         for second in chosen.algorithms[i + 1:]:
             _check_pair(args, chosen, first, second, rope)   # a ROPE in other units warns

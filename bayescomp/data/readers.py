@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Mapping, Sequence
 import numpy as np
 import pandas as pd
 
-from bayescomp.data.scores import DatasetScores, Scores, warn_few_scores
+from bayescomp.data.scores import DatasetScores, Scores, check_algorithm, warn_few_scores
 from bayescomp.formatting import first_few
 
 if TYPE_CHECKING:
@@ -207,7 +207,8 @@ def _rho_column(frame: pd.DataFrame, dataset: str, names) -> dict:
 
 def from_long(frame: pd.DataFrame, *, dataset: str = "dataset", algorithm: str = "algorithm",
               run: str = "run", fold: str = "fold", score: str = "score", rho: float | None = None,
-              n_folds: int | None = None, _wide: bool = False) -> Scores:
+              n_folds: int | None = None, algorithms: Sequence[str] | None = None,
+              _wide: bool = False) -> Scores:
     """Scores from a long frame with one row per (dataset, algorithm, run, fold).
 
     Parameters
@@ -220,6 +221,10 @@ def from_long(frame: pd.DataFrame, *, dataset: str = "dataset", algorithm: str =
         As in :func:`from_arrays`. When neither is given, rho is read from the frame's
         column ``rho`` if it has one (one value per dataset), else ``rho = 1/k`` with k the
         number of distinct folds seen in each dataset.
+    algorithms : sequence of str, optional
+        Read only these algorithms' rows, in this order (default: every algorithm, in the
+        order of their first rows); the other rows are not checked, so an algorithm left
+        out may have missing or NaN scores.
 
     Returns
     -------
@@ -232,6 +237,22 @@ def from_long(frame: pd.DataFrame, *, dataset: str = "dataset", algorithm: str =
         raise ValueError(f"column(s) {missing} not found; the frame has {list(frame.columns)}")
     frame[dataset] = frame[dataset].astype(str)
     frame[algorithm] = frame[algorithm].astype(str)
+    if algorithms is not None:
+        algorithms = [str(name) for name in algorithms]
+        present = list(pd.unique(frame[algorithm]))
+        for name in algorithms:
+            check_algorithm(name, present)
+        if len(set(algorithms)) < len(algorithms):
+            raise ValueError(f"algorithms {algorithms}: a name given twice")
+        kept = frame[algorithm].isin(algorithms)
+        # a dataset with none of them is not left out silently: it fails as a dataset with
+        # some of them and not others does (scores must be paired)
+        has_any = kept.groupby(frame[dataset], sort=False).any()
+        without = list(has_any.index[~has_any.to_numpy()])
+        if without:
+            raise ValueError(f"dataset {without[0]!r} has no scores of {algorithms}"
+                             + (f" ({len(without)} such datasets)" if len(without) > 1 else ""))
+        frame = frame[kept].copy()
     values = pd.to_numeric(frame[score], errors="coerce")
     bad = ~np.isfinite(values.to_numpy(dtype=float))
     if bad.any():
@@ -256,7 +277,7 @@ def from_long(frame: pd.DataFrame, *, dataset: str = "dataset", algorithm: str =
         raise ValueError(
             f"dataset {first[dataset]!r}, algorithm {first[algorithm]!r}: run {first[run]}, "
             f"fold {first[fold]} appears {len(same)} times ({frame.index.name or 'row'}s {same})")
-    algorithms = tuple(pd.unique(frame[algorithm]))
+    algorithms = tuple(pd.unique(frame[algorithm]) if algorithms is None else algorithms)
     names = list(pd.unique(frame[dataset]))
     # each dataset's fold labels, once: their number gives rho when nothing else does
     by_dataset = frame.groupby(dataset, sort=False)[fold].agg(lambda seen: set(seen.dropna()))
@@ -321,7 +342,8 @@ def read_csv(path: str | os.PathLike, *, format: str = "auto", **columns) -> Sco
 
     ``format="auto"`` reads the long layout when the file has the algorithm and score
     columns (``algorithm``, ``score``, or the names given for them), else the wide one.
-    Keyword arguments name the columns and give ``rho`` or ``n_folds``. A file without a
+    Keyword arguments name the columns and give ``rho``, ``n_folds`` or ``algorithms``
+    (only these algorithms' scores are read and checked, in this order). A file without a
     ``run`` column, when none is named, holds one run of cross-validation.
     """
     if format not in ("auto", "long", "wide"):

@@ -38,6 +38,16 @@ class DatasetScores:
         return self.values.shape[1]
 
 
+def check_algorithm(algorithm, known) -> None:
+    """A ValueError unless ``algorithm`` is one of ``known``: it lists the known names and
+    suggests the one that differs only in case."""
+    if algorithm in known:
+        return
+    same = [a for a in known if a.casefold() == str(algorithm).casefold()]
+    hint = f" (did you mean {same[0]!r}?)" if same else ""
+    raise ValueError(f"unknown algorithm {algorithm!r}{hint}; the scores hold {list(known)}")
+
+
 @dataclass(frozen=True, eq=False)
 class Scores:
     """Paired per-split scores of several algorithms on one or more datasets.
@@ -83,13 +93,8 @@ class Scores:
     def algorithm_index(self, algorithm: str) -> int:
         """Position of ``algorithm``; a ValueError listing the known names if it is unknown,
         and suggesting the one that differs only in case."""
-        try:
-            return self.algorithms.index(algorithm)
-        except ValueError:
-            same = [a for a in self.algorithms if a.casefold() == str(algorithm).casefold()]
-            hint = f" (did you mean {same[0]!r}?)" if same else ""
-            raise ValueError(f"unknown algorithm {algorithm!r}{hint}; the scores hold "
-                             f"{list(self.algorithms)}") from None
+        check_algorithm(algorithm, self.algorithms)
+        return self.algorithms.index(algorithm)
 
     def dataset(self, name) -> DatasetScores:
         for dataset in self.datasets:
