@@ -14,7 +14,9 @@ and so is a clone of github.com/openml/automlbenchmark (seven frameworks on 39 O
 10 folds; :func:`read_automl`): ``bench_real_pairs.py /tmp/amlb --easy h2oautoml
 randomforest``, and so is a clone of github.com/w4k2/lie (three scikit-learn classifiers on
 18 small UCI datasets, 5 x 2-fold; :func:`read_five_by_two`): ``bench_real_pairs.py /tmp/lie
---easy kNN CART``.
+--easy kNN CART``, and so is a clone of github.com/jwainer/bbtcomp (15 classifiers on 132
+datasets, 4-fold; :func:`read_bbtcomp`): ``bench_real_pairs.py /tmp/bbtcomp --easy lgbm dt
+--pairs lr-ridge,lr-lda,lgbm-gbm,lgbm-xgb,lr-svml,rf-xrf,rf-svm``.
 Any other collection in a CSV that ``bayescomp.read_csv`` reads (long or wide) is run the same
 way when the easy pair is named: ``bench_real_pairs.py scores.csv --easy tree logistic
 --pairs tree-tree_pruned``. ``sklearn_pairs.py`` beside this file makes such a file of
@@ -152,10 +154,29 @@ def read_five_by_two(root: Path, replication: int = 0) -> bc.Scores:
     return bc.from_arrays(arrays, rho=0.5, datasets=names)
 
 
+BBTCOMP_SCORES = Path("data-raw") / "ll.csv"
+
+
+def read_bbtcomp(root: Path) -> bc.Scores:
+    """Test accuracy of 16 scikit-learn, LightGBM and XGBoost classifiers on 132 PMLB
+    datasets, 4-fold cross-validation, one row per fold, from the repository of the
+    Bayesian Bradley-Terry comparison package (github.com/jwainer/bbtcomp, MIT licence;
+    Wainer 2022). Few folds: each fold variance has 3 degrees of freedom, and the folds hold
+    from 12 to tens of thousands of test cases, so that many pairs have identical scores
+    on some datasets. ``qda`` is left out: two of its folds on lymphography are empty in
+    the file. rho = 1/4."""
+    frame = pd.read_csv(Path(root) / BBTCOMP_SCORES).drop(columns="qda")
+    frame["fold"] = frame.groupby("db", sort=False).cumcount()
+    return bc.from_wide(frame, dataset="db", run=None, n_folds=4)
+
+
 def read_collection(source: str) -> bc.Scores:
-    """The tutorial's collection, the thesis's trees, the AutoML benchmark's results or the
-    5 x 2-fold scores from a clone of its repository, else a CSV file."""
+    """The tutorial's collection, the thesis's trees, the AutoML benchmark's results, the
+    5 x 2-fold scores or bbtcomp's 4-fold scores from a clone of its repository, else a CSV
+    file."""
     path = Path(source)
+    if (path / BBTCOMP_SCORES).is_file():
+        return read_bbtcomp(path)
     if any((path / FIVE_BY_TWO_SCORES).glob("*_cv52.npy")):
         return read_five_by_two(path)
     if (path / TREE_RESULTS).is_dir():
