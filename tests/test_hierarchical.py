@@ -245,9 +245,9 @@ def test_mean_centre_with_few_folds_follows_identical_datasets():
     logistic regression against a ridge classifier on bbtcomp's 132 datasets: the noise of
     a mean from 4 folds is Student-t, which explains the outliers, so sigma0 is small and
     the identical datasets, whose tiny floor pins delta0, give the centre. Read with normal
-    noise, the outliers made sigma0* large and the centre the plain median of the means,
-    about 25 of its standard errors from where delta0 sits (z-scores of 14-60 and 100-600
-    divergent transitions a fit on that pair)."""
+    noise, the outliers made sigma0* large and the centre the plain median of the means
+    (on that pair 0.32 on the unit scale from the 0 where delta0 sits: z-scores of 14-60 and
+    184-622 divergent transitions a fit)."""
     from bayescomp.models.hierarchical_density import squared_standard_errors
     from bayescomp.models.hierarchical_program import (mean_centre, sigma0_median,
                                                        weighted_median)

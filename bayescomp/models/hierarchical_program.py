@@ -117,8 +117,9 @@ def mean_centre(data: dict) -> float:
     sigma0 and nu with sigma_i and delta_i integrated agrees), but normal noise read the
     outlying datasets as the population's spread (sigma0* 2.3 against 0.06 with Student-t
     noise, unit scale) and the centre was the plain median, 0.32: z-scores ran to 60 and a
-    fit had 100-600 divergent transitions, unreliable on every seed after 3 attempts. At the
-    identical datasets' 0, 3-6 divergent transitions a first fit, and the retries settle it.
+    fit had 184-622 divergent transitions, unreliable on every seed after 3 attempts. At the
+    identical datasets' 0, 5-6 divergent transitions a first fit, and the retries settle it
+    on most seeds (benchmarks/results/real_pairs.md, 22).
     """
     means = np.asarray(data["mean_diff"], dtype=float)
     se2 = squared_standard_errors(data["ss"], data["n_scores"], data["rho"],
