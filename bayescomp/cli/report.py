@@ -65,7 +65,8 @@ def run(args, console) -> int:
     rope = _rope(args)
     options = fit_options(args)
     with _naming_the_input(args):   # faults of the input fail before any compile
-        chosen = check_analysis_input(scores, chosen_algorithms(args), options.get("prior", "paper"))
+        chosen = check_analysis_input(scores, chosen_algorithms(args),
+                                      options.get("prior", "paper"))
     for i, first in enumerate(chosen.algorithms):
         for second in chosen.algorithms[i + 1:]:
             _check_pair(args, chosen, first, second, rope)   # a ROPE in other units warns

@@ -68,7 +68,7 @@ def sigma0_median(means, noise, upper: float, dof=None) -> float:
         spacing = np.gradient(centres) if centres.size > 1 else np.ones(1)
         constant = special.gammaln((dof + 1) / 2) - special.gammaln(dof / 2)
         log_density = np.empty(grid.size)
-        for k, sigma0 in enumerate(grid):   # one row of the grid at a time: q x 81 numbers
+        for k, sigma0 in enumerate(grid):   # a row of the grid at a time: q x ~100 numbers
             variance = noise ** 2 + sigma0 ** 2
             log_t = (constant - 0.5 * np.log(dof * variance)
                      - (dof + 1) / 2 * np.log1p((means - centres[:, None]) ** 2
