@@ -634,7 +634,8 @@ def test_faults_are_one_line_before_any_fit(tmp_path):
                                n_folds=5, datasets=list(scores.dataset_names))
     path = write_csv(short, tmp_path / "short.csv")
     line = one_line_error(["report", path, *out], tmp_path)
-    assert "more splits than algorithms" in line and "['d1']" in line and "d0" not in line
+    assert "more splits than algorithms" in line and "1 of 3 have 3 or fewer ('d1')" in line
+    assert "d0" not in line and "at most 2 algorithms" in line
     line = one_line_error(["report", path, *out, "--prior", "gaussian"], tmp_path)
     assert "Student-t prior" in line
     assert one_line_error(["report", path], tmp_path).endswith("report needs --out DIR: the "

@@ -210,6 +210,11 @@ def test_rank_probabilities_share_places_within_the_rope():
 def test_fewer_splits_than_algorithms_is_refused():
     with pytest.raises(ValueError, match="more splits than algorithms"):
         jp.prepare(_scores(4, 3, seed=1, n_scores=4), bc.PRIORS["paper"])
+    # many short datasets: five named and a count, and how many algorithms they allow
+    with pytest.raises(ValueError, match=r"9 of 9 have 5 or fewer \('d0', 'd1', 'd2', 'd3', "
+                                         r"'d4' and 4 more\): with 4 splits it compares at "
+                                         r"most 3 algorithms"):
+        jp.prepare(_scores(5, 9, seed=1, n_scores=4), bc.PRIORS["paper"])
 
 
 @pytest.fixture(scope="module")
