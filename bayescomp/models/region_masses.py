@@ -128,8 +128,14 @@ def next_dataset_masses(posterior, rope: Rope) -> np.ndarray:
 def dataset_masses(posterior, rope: Rope) -> np.ndarray:
     """Per draw and dataset (chain, draw, dataset, 3), P(delta_i left of / inside / right
     of ``rope``) under its normal conditional, N(``delta_centre``, ``delta_spread``)."""
-    return rope.probabilities(Symmetric.normal(posterior["delta_centre"].values,
-                                               posterior["delta_spread"].values))
+    return _conditional_masses(posterior["delta_centre"].values,
+                               posterior["delta_spread"].values, rope)
+
+
+def _conditional_masses(centre, spread, rope: Rope) -> np.ndarray:
+    """P(left / rope / right) of delta_i's normal conditional N(``centre``, ``spread``), the
+    masses that :func:`dataset_masses` and :func:`dataset_probabilities` read."""
+    return rope.probabilities(Symmetric.normal(centre, spread))
 
 
 def dataset_probabilities(posterior, rope: Rope, counts: np.ndarray) -> np.ndarray:
@@ -139,7 +145,7 @@ def dataset_probabilities(posterior, rope: Rope, counts: np.ndarray) -> np.ndarr
     centre, spread = (posterior[name].values.reshape(len(counts), -1)
                       for name in ("delta_centre", "delta_spread"))
     return average_over_draws(
-        lambda part: rope.probabilities(Symmetric.normal(centre[part], spread[part])), counts)
+        lambda part: _conditional_masses(centre[part], spread[part], rope), counts)
 
 
 def average_over_draws(masses_of, counts: np.ndarray, chunk: int = CHUNK) -> np.ndarray:
