@@ -22,8 +22,8 @@ drawn from their conditionals), ``min_bfmi``,
 ``treedepth`` (draws at the maximum tree depth) of the final fit; ``clean`` (all of: no
 divergence, R-hat <= 1.01, both ESS >= 400, E-BFMI >= 0.3, no draw at the maximum tree
 depth); ``reliable`` (a decision is made: clean, or chains that do not mix but decide the
-same, :attr:`bayescomp.HierarchicalResult.modes`) and ``modes`` ("separate", "crossing" or
-empty when the chains mix); ``seconds`` of the whole call (all attempts, no baselines) and ``vs_easy``, that
+same, :attr:`bayescomp.HierarchicalResult.modes`) and ``modes`` ("separate", "crossing",
+"strata" or empty when the chains mix); ``seconds`` of the whole call (all attempts, no baselines) and ``vs_easy``, that
 time over the time of the easy collection of the same size (no identical datasets,
 sigma0 0.02) in the same run. With ``--reference`` (collections of at most 54 datasets),
 ``ref_ess_per_s`` and ``speedup``: the published program of ``stan/hierarchical_reference.stan``
@@ -130,7 +130,8 @@ def _row(label, scores, first, second, reference: bool, seed: int, iter_warmup: 
                           and min(d.min_ess_bulk, d.min_ess_tail) >= 400 and d.min_bfmi >= 0.3),
                reliable=result.reliable,
                modes=("" if not result.modes else
-                      "separate" if result.modes_separate else "crossing"),
+                      "separate" if result.modes_separate else
+                      "strata" if result.modes[0].stratum else "crossing"),
                population=result.population.decision(), next=result.next_dataset.decision(),
                seconds=seconds)
     if reference and len(scores) <= 54:

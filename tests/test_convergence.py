@@ -11,7 +11,7 @@ import pytest
 from scipy import stats
 
 import bayescomp as bc
-from bayescomp.models.convergence import convergence, ess_bulk, ess_tail, rank_rhat
+from bayescomp.models.convergence import convergence, ess_bulk, ess_mean, ess_tail, rank_rhat
 from bayescomp.models.diagnostics import diagnose, posterior_draws, variable_convergence
 from bayescomp.models.hierarchical_runs import reported_ess
 from bayescomp.validation.simulate import collection
@@ -121,3 +121,13 @@ def test_fit_diagnostics_are_arviz_on_its_draws(stan_backend):
                     for name in reported) for method in ("bulk", "tail")]
     np.testing.assert_allclose(reported_ess(statistics), expected, rtol=1e-10)
     assert result.settings["ess"]["bulk"] == pytest.approx(expected[0], rel=1e-10)
+
+
+@pytest.mark.parametrize("phi", [0.0, 0.9, -0.5])
+def test_ess_of_the_mean_equals_arviz(phi):
+    rng = np.random.default_rng(21 + int(10 * phi))
+    draws = autoregressive(rng, 4, 500, 3, phi)
+    draws[..., 1] = (draws[..., 1] > 1.0).astype(float)      # an indicator
+    draws[..., 2] *= np.exp(draws[..., 2])                     # skewed: ranks would differ
+    want = [float(az.ess(draws[..., k], method="mean")) for k in range(3)]
+    np.testing.assert_allclose(ess_mean(draws), want, rtol=1e-10)

@@ -228,6 +228,24 @@ def ess_bulk(draws):
     return _ess(normal_scores(split_chains(draws))[0])
 
 
+@_per_quantity()
+def ess_mean(draws):
+    """Effective sample size of the mean of every quantity, from the autocorrelations of the
+    draws themselves (not their ranks): the size that gives a mean's Monte Carlo error,
+    sd / sqrt(ESS), where the draws' values, not only their order, matter.
+
+    Parameters
+    ----------
+    draws : array_like (chain, draw, ...)
+
+    Returns
+    -------
+    float or ndarray
+        Shaped as ``...``; ArviZ's ``ess(method="mean")``.
+    """
+    return _ess(split_chains(draws))
+
+
 def quantiles(draws: np.ndarray, probs) -> np.ndarray:
     """(quantity, prob) quantiles of each quantity of (quantity, chain, draw) draws over all
     its draws, R's type 7 computed as ``scipy.stats.mstats.mquantiles(alphap=1, betap=1)``

@@ -45,6 +45,7 @@ from bayescomp.models.hierarchical_runs import (REPORTED, Assessment, energy_exp
                                                 region_estimates, reported_ess, run_fits,
                                                 steps_failed, too_close_to_call)
 from bayescomp.models.modes import find_modes, mixture_indices, settled_decisions
+from bayescomp.models.strata import strata_decide, strata_parts
 from bayescomp.decisions import THRESHOLD
 from bayescomp.rope import Rope, check_rope, region_labels
 
@@ -256,6 +257,12 @@ def hierarchical(scores: Scores, first: str, second: str, *, rope: RopeLike = 0.
                 max_treedepth=max_treedepth)
         settled = (bool(modes) and energy_explained(diagnostics, groups)
                    and settled_decisions(modes, separate, THRESHOLD, groups))
+        if modes and not settled and not separate and energy_explained(diagnostics, groups):
+            # chains crossing too slowly to be read one by one: what each stratum of the
+            # slowest locator implies may still decide, whatever mass the strata hold
+            strata = strata_parts(idata.posterior, *masses)
+            if strata_decide(strata, idata.posterior.sizes["chain"], THRESHOLD):
+                modes, settled = strata, True
         # both questions' probabilities and Monte Carlo errors, from the chains as sampled
         estimates = region_estimates(*masses)
         return Assessment(diagnostics, reported_ess(statistics),
@@ -290,9 +297,10 @@ def hierarchical(scores: Scores, first: str, second: str, *, rope: RopeLike = 0.
     n_chains, n_draws = post.sizes["chain"], post.sizes["draw"]
     # the last fit's Monte Carlo errors (modes carry their own)
     (_, population_mcse), (_, next_mcse) = estimates
-    # every draw once as sampled, or the modes mixed by their weights
+    # every draw once as sampled (chains or strata read alike), or separate modes mixed by
+    # their weights
     order = (mixture_indices([m.chains for m in modes], [m.weight for m in modes],
-                             n_chains, n_draws) if modes
+                             n_chains, n_draws) if modes and separate
              else np.arange(n_chains * n_draws))
     delta0, delta_next = (post[name].values.reshape(-1)[order] for name in ("delta0", "delta_next"))
     delta = post["delta"].values.reshape(n_chains * n_draws, -1)[order]

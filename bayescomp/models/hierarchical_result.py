@@ -45,9 +45,11 @@ class HierarchicalResult(SamplerChecked, Reportable):
         that each pass their own diagnostics (``modes_separate``), one
         :class:`~bayescomp.models.modes.Mode` per mode, largest first, weighed by its
         estimated mass; when they move slowly between modes but every chain makes the same
-        decisions, one per chain, unweighed. The probabilities then mix the modes by their
-        weights (every draw alike where there are none), and a decision stands only when
-        every mode makes it (:mod:`bayescomp.models.modes`).
+        decisions, one per chain, unweighed; when they move too slowly for that but every
+        quartile of the slowest locator makes the same decisions, one per quartile
+        (``Mode.stratum``; :mod:`bayescomp.models.strata`), unweighed. The probabilities then
+        mix the modes by their weights (every draw alike where there are none), and a
+        decision stands only when every mode makes it (:mod:`bayescomp.models.modes`).
     datasets : pandas.DataFrame
         Per dataset (index): ``n``, ``rho``, raw ``mean`` difference with its correlated
         t-test (``p_left_ttest``, ``p_rope_ttest``, ``p_right_ttest``, 95% ``ttest_hdi_low``,

@@ -141,6 +141,9 @@ class Mode:
         Their Monte Carlo standard errors, from the effective draws of the mode's chains.
     delta0_ess : float
         The smaller of delta0's bulk and tail effective sizes in the mode's chains.
+    stratum : tuple
+        For a stratum of draws (:mod:`bayescomp.models.strata`) rather than a mode: the
+        locator it is a stratum of and its bounds, (name, low, high); else empty.
     """
 
     chains: tuple
@@ -155,6 +158,7 @@ class Mode:
     population_mcse: np.ndarray
     next_dataset_mcse: np.ndarray
     delta0_ess: float
+    stratum: tuple = ()
 
 
 def decide_alike(probabilities, mcse, threshold: float) -> bool:

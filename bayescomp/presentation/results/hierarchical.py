@@ -218,7 +218,9 @@ def modes_dict(result, threshold: float = THRESHOLD) -> dict | None:
     labels = result.labels
     keyed = lambda masses: {k: num(v) for k, v in zip(labels, masses)}  # noqa: E731
     return {
-        "kind": "separate modes" if result.modes_separate else "chains crossing between modes",
+        "kind": ("separate modes" if result.modes_separate else
+                 f"strata of {result.modes[0].stratum[0]}" if result.modes[0].stratum else
+                 "chains crossing between modes"),
         "rule": "a decision stands only when every mode makes it; any mixture of the modes "
                 "then makes it too",
         "modes": [{
@@ -226,6 +228,8 @@ def modes_dict(result, threshold: float = THRESHOLD) -> dict | None:
             "location": {k: num(v) for k, v in m.location.items()},
             "max_rhat": num(m.max_rhat), "min_ess_bulk": num(m.min_ess_bulk),
             "min_ess_tail": num(m.min_ess_tail), "ok": bool(m.ok),
+            **({"stratum": {"low": num(m.stratum[1]), "high": num(m.stratum[2])}}
+               if m.stratum else {}),
             **{scope: {"probabilities": keyed(getattr(m, scope)),
                        "mcse": keyed(getattr(m, f"{scope}_mcse")),
                        "decision": decide(getattr(m, scope), threshold, labels=labels,
@@ -245,6 +249,15 @@ def mode_lines(result) -> list[str]:
                  "passes the diagnostics on its own chains. Weights: posterior mass by "
                  "bridge sampling (nan: not estimable to 0.05; the chains then count "
                  "alike)."]
+    elif result.modes[0].stratum:
+        locator = result.modes[0].stratum[0]
+        lines = [f"Modes: the chains move between modes of the posterior too slowly to be read "
+                 f"one by one ({locator} mixes slowest), so the draws are shown in "
+                 f"{len(result.modes)} strata of {locator} (its quartiles), unweighed; every "
+                 "stratum makes the same decisions with a margin of two Monte Carlo errors, "
+                 f"so they hold whatever mass each range of {locator} has. The intervals of "
+                 "nu, sigma0 and delta_i are less certain than they look; to weigh the modes, "
+                 "run longer."]
     else:
         lines = ["Modes: the chains move slowly between modes of the posterior (nu and sigma0 "
                  "do not mix), so each chain is shown on its own, unweighed; every chain makes "
@@ -252,7 +265,8 @@ def mode_lines(result) -> list[str]:
                  "of what they sampled does. The intervals of nu, sigma0 and delta_i are "
                  "less certain than they look; to weigh the modes, run longer."]
     lines.append(f"  probabilities: P({left}) / P({equal}) / P({right})")
-    name = "mode" if result.modes_separate else "chain"
+    name = ("mode" if result.modes_separate else "stratum" if result.modes[0].stratum
+            else "chain")
     for k, mode in enumerate(result.modes, 1):
         where = ", ".join(f"{name} {format_number(value)}"
                           for name, value in mode.location.items())
@@ -266,10 +280,16 @@ def mode_lines(result) -> list[str]:
         # a chain shown on its own is unweighed: its number says which chain it is
         chains = (f"chains {', '.join(str(c + 1) for c in mode.chains)}; weight "
                   f"{format_number(mode.weight)}; " if result.modes_separate else "")
-        # R-hat to three decimals and ESS whole, as the sampler's line writes them
-        lines.append(f"  {name} {k}: {chains}{where}; R-hat {mode.max_rhat:.3f}, min ESS "
-                     f"{min(mode.min_ess_bulk, mode.min_ess_tail):.0f}; "
-                     + "; ".join(per_scope))
+        ess = min(mode.min_ess_bulk, mode.min_ess_tail)
+        if mode.stratum:
+            # a stratum has no R-hat of its own (chains do not mix across it); its ESS is
+            # that of its estimates
+            head = (f"{mode.stratum[0]} {format_number(mode.stratum[1])} to "
+                    f"{format_number(mode.stratum[2])}, medians {where}; ESS {ess:.0f}")
+        else:
+            # R-hat to three decimals and ESS whole, as the sampler's line writes them
+            head = f"{chains}{where}; R-hat {mode.max_rhat:.3f}, min ESS {ess:.0f}"
+        lines.append(f"  {name} {k}: {head}; " + "; ".join(per_scope))
     agreed = [result.population.decision(), result.next_dataset.decision()]
     lines.append("  " + ("Every mode makes the same decisions: any mixture of these modes gives "
                          "them." if MODES_DISAGREE not in agreed else
