@@ -9,9 +9,11 @@ Run from the repository root::
 One row per collection and pair: simulated collections that mimic real benchmark studies
 (:func:`bayescomp.simulate.benchmark_collection`: accuracies discretised by test folds of
 30 to 150 cases, pairs identical on 0%, 25%, 50% or 100% of the datasets, one algorithm a
-constant ahead on every split, 3 to 1,000 datasets, 10 x 10, 10-fold, 5 x 2 and ragged
-designs), near-identical pairs (:func:`bayescomp.simulate.near_identical_collection`: sparse
-one-case differences, 0-50% identical datasets, 10-100 datasets), every pair of the package's own example (``bayescomp.data.datasets``) and, where
+constant ahead on every split, 3 to 1,000 datasets, 10 x 10, 10-fold, 5 x 2, 4-fold and
+ragged designs, a heavy-tailed population on 132 datasets of 4 folds as bbtcomp's study),
+near-identical pairs (:func:`bayescomp.simulate.near_identical_collection`: sparse one-case
+differences, 0-50% identical datasets, 10-100 datasets, 10 x 10, 5 x 2 and 4-fold), every
+pair of the package's own example (``bayescomp.data.datasets``) and, where
 ``../shared/data/kcv_example_auc.csv`` exists, every pair of scmamp's collection.
 
 Columns: ``datasets``; ``attempts`` (fits run, 1 unless
@@ -65,6 +67,10 @@ GRID = [
     ("10-fold", 20, dict(NEAR, identical=0.25, design="10-fold")),
     ("5x2", 20, dict(NEAR, identical=0.25, design="5x2")),
     ("ragged", 20, dict(NEAR, identical=0.25, design="ragged")),
+    # bbtcomp's design (one 4-fold cross-validation, 132 datasets) with a heavy-tailed
+    # population: 3 degrees of freedom per fold variance
+    ("heavy 4-fold", 132, dict(design="4-fold", distribution="student", sigma0=0.03,
+                               delta0=0.02, test_cases=(12, 500))),
 ]
 #: near-identical pairs as real benchmark results show them (mostly exact zeros, a few one
 #: test case either way, a tenth of the datasets really different): their posterior has two
@@ -74,6 +80,7 @@ NEAR_GRID = [
     ("near25", 54, dict(identical=0.25)), ("near0", 54, dict(identical=0.0)),
     ("near50", 54, dict(identical=0.5)), ("near25", 10, dict(identical=0.25)),
     ("near25", 100, dict(identical=0.25)), ("near25 5x2", 54, dict(identical=0.25, design="5x2")),
+    ("near25 4-fold", 54, dict(identical=0.25, design="4-fold")),
 ]
 QUICK = {("easy", 10), ("ident50", 10), ("ident100", 5), ("offset", 5), ("5x2", 20)}
 

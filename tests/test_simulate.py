@@ -1,5 +1,6 @@
 import numpy as np
 import pytest
+from scipy import stats
 
 from bayescomp import simulate
 
@@ -28,5 +29,28 @@ def test_ragged_seeded_and_distributions():
     cauchy = simulate.draw_deltas(20000, 0.0, 0.1, "cauchy", rng)
     # the Cauchy's interquartile range is twice its scale
     assert np.subtract(*np.percentile(cauchy, [75, 25])) == pytest.approx(0.2, rel=0.05)
+    student = simulate.draw_deltas(20000, 0.02, 0.1, "student", rng)
+    assert stats.kstest((student - 0.02) / 0.1, stats.t(2).cdf).pvalue > 0.01
     with pytest.raises(ValueError, match="distribution"):
         simulate.draw_deltas(3, 0, 1, "uniform")
+
+
+def test_a_four_fold_study_with_a_heavy_tailed_population():
+    """The design of bbtcomp's study (one 4-fold cross-validation, rho 1/4) with Student-t
+    delta_i: 4 scores per dataset, every difference a whole number of test cases, and the
+    delta_i the generator drew (the normal population's draws are the same as before)."""
+    made = simulate.benchmark_collection(200, design="4-fold", distribution="student",
+                                         sigma0=0.03, delta0=0.02, test_cases=(12, 500),
+                                         seed=5)
+    np.testing.assert_array_equal(made.scores.n_scores, 4)
+    np.testing.assert_allclose(made.scores.rho, 0.25)
+    # heavy tails: beyond 4 scales of delta0 about 2 * P(t_2 > 4) = 1.6% of the datasets
+    far = np.mean(np.abs(made.delta - 0.02) > 4 * 0.03)
+    assert far == pytest.approx(2 * stats.t(2).sf(4), abs=0.025)
+    # the normal population is drawn from the generator's stream as before: test cases per
+    # fold, accuracies, then the delta_i
+    normal = simulate.benchmark_collection(30, sigma0=0.01, seed=5)
+    rng = np.random.default_rng(5)
+    rng.integers(30, 151, 30)
+    rng.uniform(0.65, 0.9, 30)
+    np.testing.assert_array_equal(normal.delta, rng.normal(0.0, 0.01, 30))

@@ -22,6 +22,8 @@ class SimulatedCollection:
 def draw_deltas(n_datasets: int, delta0: float, sigma0: float, distribution: str = "normal",
                 rng=None) -> np.ndarray:
     """True per-dataset differences around ``delta0``: "normal", "cauchy" (scale sigma0),
+    "student" (Student-t with 2 degrees of freedom, scale sigma0: a few datasets far out, as
+    where one algorithm fails on some datasets),
     "mixture" (half the datasets at ``delta0 - sigma0``, half at ``delta0 + sigma0``, each
     with spread ``sigma0 / 4``) or "outliers" (the last fifth of the datasets, rounded, at
     ``delta0 + 5 sigma0``, the rest at ``delta0``, each with spread ``sigma0 / 20``: the
@@ -32,13 +34,16 @@ def draw_deltas(n_datasets: int, delta0: float, sigma0: float, distribution: str
         return rng.normal(delta0, sigma0, n_datasets)
     if distribution == "cauchy":
         return delta0 + sigma0 * rng.standard_cauchy(n_datasets)
+    if distribution == "student":
+        return delta0 + sigma0 * rng.standard_t(2.0, n_datasets)
     if distribution == "mixture":
         sides = rng.choice([-1.0, 1.0], n_datasets)
         return delta0 + sides * sigma0 + rng.normal(0, sigma0 / 4, n_datasets)
     if distribution == "outliers":
         far = np.arange(n_datasets) >= n_datasets - round(n_datasets / 5)
         return delta0 + 5 * sigma0 * far + rng.normal(0, sigma0 / 20, n_datasets)
-    raise ValueError("distribution must be 'normal', 'cauchy', 'mixture' or 'outliers', "
+    raise ValueError("distribution must be 'normal', 'cauchy', 'student', 'mixture' or "
+                     "'outliers', "
                      f"got {distribution!r}")
 
 
@@ -197,7 +202,7 @@ def cv_naive_bayes_collection(n_datasets: int, delta, *, theta: float = 0.8, n_s
 # --- collections that break samplers: what real benchmark studies produce --------------------
 
 #: (runs, folds) of the designs :func:`benchmark_collection` knows; "ragged" mixes them.
-DESIGNS = {"10x10": (10, 10), "10-fold": (1, 10), "5x2": (5, 2)}
+DESIGNS = {"10x10": (10, 10), "10-fold": (1, 10), "5x2": (5, 2), "4-fold": (1, 4)}
 _RAGGED = ((1, 10), (10, 10), (5, 2), (3, 5), (1, 5))
 
 
@@ -216,7 +221,7 @@ def _designs(n_datasets: int, design: str, identical: float, test_cases, seed):
 
 def benchmark_collection(n_datasets: int, *, identical: float = 0.0, offset: float | None = None,
                          test_cases=(30, 150), design: str = "10x10", delta0: float = 0.0,
-                         sigma0: float = 0.01, noise: float = 0.5,
+                         sigma0: float = 0.01, noise: float = 0.5, distribution: str = "normal",
                          seed=None) -> SimulatedCollection:
     """Accuracies of two algorithms as a benchmark study records them: discretised by small
     test folds, often identical, sometimes a constant apart.
@@ -224,7 +229,8 @@ def benchmark_collection(n_datasets: int, *, identical: float = 0.0, offset: flo
     On dataset i, with ``N_i`` test cases per fold (uniform on ``test_cases``), algorithm
     "b" scores ``Binomial(N_i, p_i) / N_i`` on each split (``p_i`` uniform on (0.65, 0.9)),
     and "a" scores that plus a compound-symmetric difference (mean ``delta_i ~ N(delta0,
-    sigma0)``, correlation ``1 / folds``, standard deviation ``noise`` times that of one
+    sigma0)``, or another ``distribution`` of :func:`draw_deltas`, correlation ``1 / folds``,
+    standard deviation ``noise`` times that of one
     fold's accuracy), rounded to a whole number of test cases and clipped to [0, 1]: every
     difference is a multiple of ``1 / N_i``, as with real accuracies.
 
@@ -238,10 +244,12 @@ def benchmark_collection(n_datasets: int, *, identical: float = 0.0, offset: flo
         "a" scores exactly ``offset`` more than "b" on every split of every dataset.
     test_cases : (int, int)
         Range of the test cases per fold.
-    design : "10x10", "10-fold", "5x2" or "ragged"
+    design : "10x10", "10-fold", "5x2", "4-fold" or "ragged"
         Runs x folds of the cross-validation; "ragged" gives each dataset one of 1 x 10,
         10 x 10, 5 x 2, 3 x 5 and 1 x 5, with its own rho.
     delta0, sigma0, noise : float
+    distribution : str
+        Of the delta_i (:func:`draw_deltas`).
     seed : int, optional
 
     Returns
@@ -252,7 +260,7 @@ def benchmark_collection(n_datasets: int, *, identical: float = 0.0, offset: flo
     """
     rng, plans, cases = _designs(n_datasets, design, identical, test_cases, seed)
     accuracy = rng.uniform(0.65, 0.9, n_datasets)
-    delta = rng.normal(delta0, sigma0, n_datasets)
+    delta = draw_deltas(n_datasets, delta0, sigma0, distribution, rng=rng)
     n_identical = int(round(identical * n_datasets))
     delta[:n_identical] = 0.0
     sigma = noise * np.sqrt(accuracy * (1 - accuracy) / cases)
@@ -318,7 +326,7 @@ def near_identical_collection(n_datasets: int, *, identical: float = 0.25,
         Probability that a difference there favours "a".
     test_cases : (int, int)
         Range of the test cases per fold.
-    design : "10x10", "10-fold", "5x2" or "ragged"
+    design : "10x10", "10-fold", "5x2", "4-fold" or "ragged"
         As in :func:`benchmark_collection`.
     seed : int, optional
 
