@@ -154,4 +154,7 @@ def test_a_real_pair_whose_chains_cross_slowly_is_decided_in_strata(stan_backend
             data = json.loads(json.dumps(result.to_dict()))
             assert data["modes"]["kind"] == "strata of nu"
             assert len(data["modes"]["modes"]) == N_STRATA
+            # the report gives each stratum a bullet of its own
+            report = result.to_markdown()
+            assert all(f"\n- stratum {k}: nu " in report for k in range(1, N_STRATA + 1))
     assert read_in_strata

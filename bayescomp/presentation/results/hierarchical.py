@@ -152,7 +152,8 @@ def report(result):
         f"min ESS {min(g.min_ess_bulk, g.min_ess_tail):.0f}, {g.divergences} divergences)",
     ]
     if result.modes:
-        facts.append(" ".join(line.strip() for line in mode_lines(result)))
+        # one fact a mode (or chain, or stratum): a bullet each in the reports
+        facts.extend(line.strip() for line in mode_lines(result))
     if len(result.attempts) > 1:
         facts.append("attempts: " + " / ".join(line.strip() for line in attempt_lines(result)))
     title = (f"Hierarchical model: {result.first} vs {result.second} on "
