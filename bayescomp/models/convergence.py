@@ -230,19 +230,10 @@ def ess_bulk(draws):
 
 @_per_quantity()
 def ess_mean(draws):
-    """Effective sample size of the mean of every quantity, from the autocorrelations of the
-    draws themselves (not their ranks): the size that gives a mean's Monte Carlo error,
-    sd / sqrt(ESS), where the draws' values, not only their order, matter.
-
-    Parameters
-    ----------
-    draws : array_like (chain, draw, ...)
-
-    Returns
-    -------
-    float or ndarray
-        Shaped as ``...``; ArviZ's ``ess(method="mean")``.
-    """
+    """Effective sample size of the mean of every quantity of (chain, draw, ...) draws, shaped
+    as ``...`` (ArviZ's ``ess(method="mean")``): from the autocorrelations of the draws
+    themselves, not of their ranks, so that it gives a mean's Monte Carlo error, sd /
+    sqrt(ESS), where the draws' values matter and not only their order."""
     return _ess(split_chains(draws))
 
 
