@@ -31,6 +31,11 @@ def test_ragged_seeded_and_distributions():
     assert np.subtract(*np.percentile(cauchy, [75, 25])) == pytest.approx(0.2, rel=0.05)
     student = simulate.draw_deltas(20000, 0.02, 0.1, "student", rng)
     assert stats.kstest((student - 0.02) / 0.1, stats.t(2).cdf).pvalue > 0.01
+    # a fifth shifted by an exponential of mean 10 sigma0: mean delta0 + 2 sigma0, and the
+    # share beyond delta0 + 10 sigma0 about 0.2 e^-1 (the normal part adds little)
+    skewed = simulate.draw_deltas(20000, 0.02, 0.01, "skewed", rng)
+    assert skewed.mean() == pytest.approx(0.04, abs=0.002)
+    assert np.mean(skewed > 0.12) == pytest.approx(0.2 * np.exp(-1), abs=0.01)
     with pytest.raises(ValueError, match="distribution"):
         simulate.draw_deltas(3, 0, 1, "uniform")
 
