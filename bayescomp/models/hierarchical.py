@@ -255,14 +255,15 @@ def hierarchical(scores: Scores, first: str, second: str, *, rope: RopeLike = 0.
                 idata, unconstrained(fit, data), partial(log_density, data), *masses,
                 rng=seeds.generator("mode_mass"), var_names=var_names,
                 max_treedepth=max_treedepth)
-        settled = (bool(modes) and energy_explained(diagnostics, groups)
-                   and settled_decisions(modes, separate, THRESHOLD, groups))
-        if modes and not settled and not separate and energy_explained(diagnostics, groups):
-            # chains crossing too slowly to be read one by one: what each stratum of the
-            # slowest locator implies may still decide, whatever mass the strata hold
-            strata = strata_parts(idata.posterior, *masses)
-            if strata_decide(strata, idata.posterior.sizes["chain"], THRESHOLD):
-                modes, settled = strata, True
+        settled = False
+        if modes and energy_explained(diagnostics, groups):
+            settled = settled_decisions(modes, separate, THRESHOLD, groups)
+            if not settled and not separate:
+                # chains crossing too slowly to be read one by one: what each stratum of the
+                # slowest locator implies may still decide, whatever mass the strata hold
+                strata = strata_parts(idata.posterior, *masses)
+                if strata_decide(strata, idata.posterior.sizes["chain"], THRESHOLD):
+                    modes, settled = strata, True
         # both questions' probabilities and Monte Carlo errors, from the chains as sampled
         estimates = region_estimates(*masses)
         return Assessment(diagnostics, reported_ess(statistics),

@@ -170,6 +170,15 @@ def decide_alike(probabilities, mcse, threshold: float) -> bool:
             and not any(too_close(p, threshold, e) for p, e in pairs))
 
 
+def parts_decide_alike(parts: tuple, threshold: float) -> bool:
+    """Whether the parts (:class:`Mode`: modes, chains or strata) all make the same decisions
+    on delta0 and on the next dataset, each with a margin of two Monte Carlo errors
+    (:func:`decide_alike`)."""
+    return all(decide_alike([getattr(part, scope) for part in parts],
+                            [getattr(part, f"{scope}_mcse") for part in parts], threshold)
+               for scope in ("population", "next_dataset"))
+
+
 def agreed_decision(decisions: list[str]) -> str | None:
     """The decision every mode makes, or None when they differ."""
     return decisions[0] if len(set(decisions)) == 1 else None
@@ -264,9 +273,7 @@ def settled_decisions(modes: tuple, separate: bool, threshold: float, groups: in
     ess = [m.delta0_ess / len(m.chains) for m in modes]
     if np.mean(ess) < ESS_PER_CHAIN_MIN or (groups < 2 and min(ess) < ESS_PER_CHAIN_MIN):
         return False
-    return all(decide_alike([getattr(m, scope) for m in modes],
-                            [getattr(m, f"{scope}_mcse") for m in modes], threshold)
-               for scope in ("population", "next_dataset"))
+    return parts_decide_alike(modes, threshold)
 
 
 def mixture_indices(parts, weights, n_chains: int, n_draws: int) -> np.ndarray:

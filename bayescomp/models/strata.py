@@ -27,7 +27,7 @@ import numpy as np
 
 from bayescomp.models.convergence import ess_bulk, ess_mean
 from bayescomp.models.diagnostics import ESS_PER_CHAIN_MIN
-from bayescomp.models.modes import LOCATORS, Mode, decide_alike
+from bayescomp.models.modes import LOCATORS, Mode, parts_decide_alike
 
 #: how many strata (of equal shares of the draws) the slowest locator is cut into
 N_STRATA = 4
@@ -104,6 +104,4 @@ def strata_decide(parts: tuple[Mode, ...], n_chains: int, threshold: float) -> b
     if not parts or any(len(part.chains) < MIN_CHAINS
                         or part.delta0_ess < ESS_PER_CHAIN_MIN * n_chains for part in parts):
         return False
-    return all(decide_alike([getattr(part, scope) for part in parts],
-                            [getattr(part, f"{scope}_mcse") for part in parts], threshold)
-               for scope in ("population", "next_dataset"))
+    return parts_decide_alike(parts, threshold)
