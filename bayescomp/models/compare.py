@@ -145,13 +145,16 @@ def _row(result, method: str, seed: int) -> dict:
         row.update(test="wilcoxon", p_value=base.wilcoxon.p_value if base else np.nan,
                    reliable=bool(result.reliable),
                    attempts=len(result.settings.get("attempts", ())) or 1,
-                   modes=len(result.modes), ess_bulk=result.settings["ess"]["bulk"],
+                   modes=len(result.modes),
+                   integrated=bool(result.nu_integration and result.nu_integration.ok),
+                   ess_bulk=result.settings["ess"]["bulk"],
                    ess_tail=result.settings["ess"]["tail"])
     else:  # one dataset, no sampling, hence no sampling problems
         row.update({f"dataset_{k}": float(p) for k, p in
                     zip(("p_left", "p_rope", "p_right"), result.probabilities)})
         row.update(dataset_decision=result.decision(THRESHOLD), test="nadeau-bengio",
                    p_value=result.nb_p_value, reliable=True, attempts=1, modes=0,
+                   integrated=False,
                    ess_bulk=np.nan, ess_tail=np.nan)
     row["seed"] = seed
     return row
@@ -248,6 +251,7 @@ def compare_all(scores: Scores, rope: RopeLike = 0.01, *, method: str = "auto",
     scoped = [f"{scope}_{k}" for scope in SCOPES[method]
               for k in ("p_left", "p_rope", "p_right", "decision")]
     table = table[["first", "second", "method", *scoped, "test", "p_value", "p_value_corrected",
-                   "reject", "reliable", "attempts", "modes", "ess_bulk", "ess_tail", "seed"]]
+                   "reject", "reliable", "attempts", "modes", "integrated", "ess_bulk", "ess_tail",
+                   "seed"]]
     return AllPairsResult(tuple(scores.algorithms), method, rope, correction, table, results,
                           seed=seed)

@@ -45,7 +45,8 @@ from bayescomp.models.hierarchical_runs import (REPORTED, Assessment, energy_exp
                                                 region_estimates, reported_ess, run_fits,
                                                 steps_failed, too_close_to_call)
 from bayescomp.models.modes import find_modes, mixture_indices, settled_decisions
-from bayescomp.models.strata import strata_decide, strata_parts
+from bayescomp.models.nu_integration import integrate_over_nu, node_fitter
+from bayescomp.models.strata import slowest_locator, strata_decide, strata_parts
 from bayescomp.decisions import THRESHOLD
 from bayescomp.rope import Rope, check_rope, region_labels
 
@@ -129,7 +130,8 @@ def hierarchical(scores: Scores, first: str, second: str, *, rope: RopeLike = 0.
                  iter_warmup: int = 500, iter_sampling: int = 1000, seed: int | None = None,
                  adapt_delta: float = 0.95, max_treedepth: int = 10, baselines: bool = True,
                  log_likelihood: bool = False, show_progress: bool = False,
-                 retries: int = 2, ess: int = 1000) -> HierarchicalResult:
+                 retries: int = 2, ess: int = 1000, nu_integration: bool = True
+                 ) -> HierarchicalResult:
     """Compare two algorithms across datasets with the hierarchical model.
 
     Parameters
@@ -195,6 +197,13 @@ def hierarchical(scores: Scores, first: str, second: str, *, rope: RopeLike = 0.
         (chains that visit a region rarely: more draws at that rate would not reach the
         target within the cap).
         The ESS achieved is in ``settings["ess"]`` and the summary.
+    nu_integration : bool
+        Where the last fit still cannot decide because its chains move between values of nu
+        too slowly to weigh them (nu the slowest of delta0, sigma0 and nu, or separate modes),
+        integrate the probabilities over nu from fits at fixed values of it
+        (:mod:`bayescomp.models.nu_integration`; each a fit of 0.6 times the warm-up and half
+        the draws, and 10-40 of them): the result is then reliable when every such fit
+        passes its diagnostics, and is read from the integral (``nu_integration``).
 
     Returns
     -------
@@ -289,12 +298,27 @@ def hierarchical(scores: Scores, first: str, second: str, *, rope: RopeLike = 0.
     fit, attempts, diagnostics = runs.fit, runs.attempts, runs.assessment.diagnostics
     idata, (population_masses, next_masses), modes, estimates = runs.assessment.reading
     separate = runs.assessment.separate
-    if not runs.assessment.settled:
+    post = idata.posterior
+    integration = None
+    if (nu_integration and not diagnostics.ok and not runs.assessment.settled
+            and data["population"] and (separate or slowest_locator(post) == "nu")):
+        # nu's weights are what the draws cannot give: take them by quadrature over nu
+        fit_node = node_fitter(
+            lambda held, inits, stan_seed, warmup, draws: sampling.sample(
+                PROGRAM, held, backend=backend, route=route, chains=chains, inits=inits,
+                iter_warmup=warmup, iter_sampling=draws, seed=stan_seed,
+                adapt_delta=adapt_delta, max_treedepth=max_treedepth,
+                show_progress=show_progress),
+            data, scale, scores.dataset_names, prior, rope, seeds.sequence("nu_integration"),
+            chains=chains, iter_warmup=iter_warmup, iter_sampling=iter_sampling,
+            max_treedepth=max_treedepth)
+        integration = integrate_over_nu(fit_node, data, post["nu"].values,
+                                        seeds.generator("nu_integration"))
+    if not runs.assessment.settled and not (integration and integration.ok):
         # modes of which one still fails its diagnostics decide nothing
         warn_if_problems(diagnostics, what + (f" (after {len(attempts)} attempts)"
                                               if len(attempts) > 1 else ""))
 
-    post = idata.posterior
     n_chains, n_draws = post.sizes["chain"], post.sizes["draw"]
     # the last fit's Monte Carlo errors (modes carry their own)
     (_, population_mcse), (_, next_mcse) = estimates
@@ -307,7 +331,16 @@ def hierarchical(scores: Scores, first: str, second: str, *, rope: RopeLike = 0.
     delta = post["delta"].values.reshape(n_chains * n_draws, -1)[order]
     population_masses, next_masses = (masses.reshape(-1, 3)[order]
                                       for masses in (population_masses, next_masses))
-    labels, reliable = region_labels(first, second), diagnostics.ok or bool(modes)
+    labels = region_labels(first, second)
+    reliable = diagnostics.ok or bool(modes) or bool(integration and integration.ok)
+    if integration and integration.ok:
+        # every probability from the integral over nu; the summaries of the draws stay
+        (population_probabilities, population_mcse), (next_probabilities, next_mcse) = (
+            (integration.population, integration.population_mcse),
+            (integration.next_dataset, integration.next_dataset_mcse))
+    else:
+        population_probabilities, next_probabilities = (
+            masses.mean(axis=0) for masses in (population_masses, next_masses))
 
     def estimate(scope: str, quantity: str, draws, probabilities, mcse) -> Estimate:
         summary = region_summary(draws, rope)
@@ -325,8 +358,9 @@ def hierarchical(scores: Scores, first: str, second: str, *, rope: RopeLike = 0.
         ttests = correlated_ttests(scores, first, second, rope=rope)
     # each dataset's probabilities from delta_i's conditional, draw by draw, as the two
     # questions' are
-    dataset_probabilities = region_masses.dataset_probabilities(
-        post, rope, np.bincount(order, minlength=n_chains * n_draws))
+    dataset_probabilities = (integration.datasets if integration and integration.ok else
+                             region_masses.dataset_probabilities(
+                                 post, rope, np.bincount(order, minlength=n_chains * n_draws)))
     rows = []
     for i, (name, test) in enumerate(zip(scores.dataset_names, ttests)):
         shrunk = region_summary(delta[:, i], rope, probabilities=dataset_probabilities[i])
@@ -348,12 +382,13 @@ def hierarchical(scores: Scores, first: str, second: str, *, rope: RopeLike = 0.
     return HierarchicalResult(
         first=first, second=second, rope=rope, idata=idata, next_masses=next_masses,
         draw_order=order,
-        population=estimate("population", "delta0", delta0, population_masses.mean(axis=0),
+        population=estimate("population", "delta0", delta0, population_probabilities,
                             population_mcse),
-        next_dataset=estimate("next_dataset", "delta_next", delta_next, next_masses.mean(axis=0),
+        next_dataset=estimate("next_dataset", "delta_next", delta_next, next_probabilities,
                               next_mcse),
         datasets=pd.DataFrame(rows).set_index("dataset"),
         baselines=(run_baselines(scores, first, second, rope=rope,
                                  seed=seeds.sequence("baselines")) if baselines
                    else None),
-        diagnostics=diagnostics, settings=settings, modes=modes, modes_separate=separate)
+        diagnostics=diagnostics, settings=settings, modes=modes, modes_separate=separate,
+        nu_integration=integration)

@@ -124,6 +124,8 @@ def summary(result) -> str:
         lines.append(text_table(table))
     if result.modes:
         lines += mode_lines(result)
+    if result.nu_integration is not None:
+        lines += nu_integration_lines(result)
     if result.baselines is not None:
         lines.append(result.baselines.summary())
     if len(result.attempts) > 1:
@@ -154,6 +156,8 @@ def report(result):
     if result.modes:
         # one fact a mode (or chain, or stratum): a bullet each in the reports
         facts.extend(line.strip() for line in mode_lines(result))
+    if result.nu_integration is not None:
+        facts.extend(line.strip() for line in nu_integration_lines(result))
     if len(result.attempts) > 1:
         facts.append("attempts: " + " / ".join(line.strip() for line in attempt_lines(result)))
     title = (f"Hierarchical model: {result.first} vs {result.second} on "
@@ -199,6 +203,7 @@ def to_dict(result, threshold: float = THRESHOLD) -> dict:
                ("next_dataset", result.next_dataset, SCOPE_OPENINGS["next_dataset"]))},
         "next_dataset_most_probable": keyed(result.next_dataset_most_probable),
         "modes": modes_dict(result, threshold),
+        "nu_integration": nu_integration_dict(result),
         "datasets": datasets,
         "baselines": result.baselines.to_dict() if result.baselines is not None else None,
         "diagnostics": {"verdict": g.verdict, "max_rhat": num(g.max_rhat),
@@ -296,3 +301,41 @@ def mode_lines(result) -> list[str]:
                          "them." if MODES_DISAGREE not in agreed else
                          "The modes disagree: no decision where they do."))
     return lines
+
+
+def nu_integration_lines(result) -> list[str]:
+    """What the integral over nu (:mod:`bayescomp.models.nu_integration`) did and found."""
+    integration = result.nu_integration
+    nodes = integration.nodes
+    failed = nodes[nodes["problems"] != ""]
+    weights = nodes["weight"].to_numpy()
+    median = nodes["nu"].to_numpy()[min(int((weights.cumsum() < 0.5).sum()), len(nodes) - 1)]
+    lines = [
+        "Integrated over nu: the chains move between values of nu too slowly to weigh them, so "
+        f"{'every probability is' if integration.ok else 'the probabilities would be'} "
+        f"integrated over nu from {len(nodes)} fits at fixed nu ({format_number(nodes['nu'].min())}"
+        f" to {format_number(nodes['nu'].max())}, log(nu - 1) every "
+        f"{format_number(float(nodes['log_nu_minus_one'].diff().min()))}; "
+        f"{nodes['seconds'].sum():.0f} s): posterior median of nu about {format_number(median)}, "
+        f"P(nu < 3) {probability(float(weights[nodes['nu'].to_numpy() < 3].sum()))}; "
+        "the means and intervals are the draws'."]
+    if len(failed):
+        lines.append(f"  {len(failed)} of these fits did not mix (nu = "
+                     + ", ".join(format_number(x) for x in failed["nu"])
+                     + f", weight {probability(float(failed['weight'].sum()))}): their "
+                     "chains' spread is counted in the errors.")
+    lines += [f"  not reliable: {problem}" for problem in integration.problems]
+    return lines
+
+
+def nu_integration_dict(result) -> dict | None:
+    """The integral over nu, JSON-ready (None where the result was not integrated)."""
+    integration = result.nu_integration
+    if integration is None:
+        return None
+    columns = ["log_nu_minus_one", "nu", "weight", "score", "score_mcse", "population_left",
+               "population_rope", "population_right", "problems", "seconds"]
+    return {"ok": integration.ok, "problems": list(integration.problems),
+            "nodes": [{key: (value if isinstance(value, str) else num(value))
+                       for key, value in row.items()}
+                      for row in integration.nodes[columns].to_dict(orient="records")]}
