@@ -57,7 +57,8 @@ def test_the_rule_integrates_a_known_posterior_of_u():
         # the rule's error estimate bounds its actual error (Monte Carlo errors zero)
         error = ni.integral_error(u, score, np.zeros_like(u), log_prior, values[:, :1],
                                   np.zeros((u.size, 1)), np.random.default_rng(0))
-        assert abs(ni.integrate(u, score, log_prior, values[:, :1])[0] - exact[0]) <= error[0] + 1e-12
+        actual = abs(ni.integrate(u, score, log_prior, values[:, :1])[0] - exact[0])
+        assert actual <= error[0] + 1e-12
 
 
 def test_the_monte_carlo_error_matches_its_spread_over_replications():
@@ -81,8 +82,8 @@ def fitter(scores, first, second, seed, backend, prior="paper"):
     data, scale = prepare(scores, first, second, bc.PRIORS[prior])
     fit_node = ni.node_fitter(
         lambda held, inits, stan_seed, warmup, draws: sampling.sample(
-            PROGRAM, held, backend=backend, chains=4, inits=inits, iter_warmup=warmup, iter_sampling=draws,
-            seed=stan_seed, adapt_delta=0.95),
+            PROGRAM, held, backend=backend, chains=4, inits=inits, iter_warmup=warmup,
+            iter_sampling=draws, seed=stan_seed, adapt_delta=0.95),
         data, scale, scores.dataset_names, bc.PRIORS[prior], bc.Rope.coerce(0.01),
         sampling.Seeds(seed).sequence("nu_integration"), chains=4, iter_warmup=500,
         iter_sampling=1000, max_treedepth=10)

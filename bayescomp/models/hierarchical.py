@@ -202,8 +202,9 @@ def hierarchical(scores: Scores, first: str, second: str, *, rope: RopeLike = 0.
         too slowly to weigh them (nu the slowest of delta0, sigma0 and nu, or separate modes),
         integrate the probabilities over nu from fits at fixed values of it
         (:mod:`bayescomp.models.nu_integration`; each a fit of 0.6 times the warm-up and half
-        the draws, and 10-40 of them): the result is then reliable when every such fit
-        passes its diagnostics, and is read from the integral (``nu_integration``).
+        the draws, 15-25 of them): the result is then reliable unless the fits that fail
+        their diagnostics (counted with their chains' spread) hold more than a fifth of nu's
+        posterior, and its probabilities are the integral's (``nu_integration``).
 
     Returns
     -------

@@ -26,10 +26,10 @@ the Monte Carlo error by a parametric bootstrap of every node's estimates (the s
 accumulate along the integral), the rule's error by Richardson's estimate (the rule on every
 other node), and the mass beyond the ends; the three add in quadrature. A fit at a fixed nu
 that fails its diagnostics twice (between nu's two modes, where the chains at a fixed nu can
-disagree) is read as separate modes are (:mod:`bayescomp.models.modes`): whatever mixture of its chains the
-posterior is lies between their estimates, so the errors of its score and probabilities span
-them. Where such fits hold more than :data:`UNKNOWN_MAX` of the posterior of nu, the integral
-is not reported as reliable.
+disagree) is read as separate modes are (:mod:`bayescomp.models.modes`): whatever mixture
+of its chains the posterior is lies between their estimates, so the errors of its score and
+probabilities span them. Where such fits hold more than :data:`UNKNOWN_MAX` of the
+posterior of nu, the integral is not reported as reliable.
 """
 from __future__ import annotations
 
@@ -43,11 +43,11 @@ import xarray as xr
 from scipy import special
 
 from bayescomp.models import region_masses
-from bayescomp.models.convergence import ess_mean
 from bayescomp.models.diagnostics import diagnose
 from bayescomp.models.hierarchical_density import tabulated
 from bayescomp.models.hierarchical_program import initial_values, to_user_scale
 from bayescomp.models.hierarchical_runs import region_estimates
+from bayescomp.models.modes import probability_mcse
 from bayescomp.sampling.seeds import stan_seed
 
 #: distance of the nodes in u = log(nu - 1). On bbtcomp's knn - gbm, where P(gbm better) is
@@ -138,15 +138,6 @@ def score_draws(nu: float, standardised2: np.ndarray) -> np.ndarray:
     return 0.5 * (nu - 1) * per_dataset.sum(axis=-1)
 
 
-def mean_and_error(draws: np.ndarray) -> tuple[float, float]:
-    """The mean of (chain, draw) draws and its Monte Carlo standard error (ArviZ's ESS of a
-    mean)."""
-    spread = float(np.std(draws))
-    if spread == 0:
-        return float(np.mean(draws)), 0.0
-    return float(np.mean(draws)), spread / float(np.sqrt(ess_mean(draws)))
-
-
 def chain_spread(values: np.ndarray) -> np.ndarray:
     """Half the range of the chains' means of (chain, draw, m) ``values`` (m,)."""
     means = values.mean(axis=1)
@@ -156,7 +147,8 @@ def chain_spread(values: np.ndarray) -> np.ndarray:
 def log_density(u: np.ndarray, score: np.ndarray, log_prior: np.ndarray) -> np.ndarray:
     """log p(u | data) at the nodes ``u`` (increasing), normalised so that the trapezoid rule
     integrates it to 1: the log prior plus the trapezoid integral of the score."""
-    logs = log_prior + np.concatenate([[0.0], np.cumsum(0.5 * np.diff(u) * (score[1:] + score[:-1]))])
+    steps = 0.5 * np.diff(u) * (score[1:] + score[:-1])
+    logs = log_prior + np.concatenate([[0.0], np.cumsum(steps)])
     return logs - special.logsumexp(logs + np.log(rule_weights(u)))
 
 
@@ -285,7 +277,6 @@ def integrate_nu(fit_node: Callable[[float, int], Node], u_range: tuple[float, f
                          nodes=table, problems=tuple(problems))
 
 
-
 def integrate_over_nu(fit_node: Callable[[float, int], Node], data: dict, nu: np.ndarray,
                       rng: np.random.Generator) -> NuIntegration:
     """:func:`integrate_nu` from where a fit's draws of ``nu`` lie (their 0.5% and 99.5%
@@ -297,7 +288,8 @@ def integrate_over_nu(fit_node: Callable[[float, int], Node], data: dict, nu: np
     return integrate_nu(fit_node, u_range, lambda u: tabulated(u, *table), rng)
 
 def node_fitter(sample: Callable, data: dict, scale: float, datasets, prior, rope, sequence,
-                *, chains: int, iter_warmup: int, iter_sampling: int, max_treedepth: int) -> Callable[[float, int], Node]:
+                *, chains: int, iter_warmup: int, iter_sampling: int,
+                max_treedepth: int) -> Callable[[float, int], Node]:
     """``fit_node(u, attempt)`` for :func:`integrate_nu`: the hierarchical model fitted with
     log(nu - 1) held at u and read as :func:`bayescomp.hierarchical` reads a fit.
 
@@ -339,7 +331,8 @@ def node_fitter(sample: Callable, data: dict, scale: float, datasets, prior, rop
         next_masses = region_masses.next_dataset_masses(idata.posterior, rope)
         (population, population_mcse), (next_dataset, next_mcse) = region_estimates(
             population_masses, next_masses)
-        score_mean, score_mcse = mean_and_error(score)
+        score_mean = float(score.mean())
+        score_mcse = float(probability_mcse(score[..., None])[0])
         if not diagnostics.ok:
             # chains that disagree: whatever mixture of them the posterior is lies between
             # their estimates (the argument of bayescomp.models.modes), so the error spans them
