@@ -130,7 +130,7 @@ def hierarchical(scores: Scores, first: str, second: str, *, rope: RopeLike = 0.
                  iter_warmup: int = 500, iter_sampling: int = 1000, seed: int | None = None,
                  adapt_delta: float = 0.95, max_treedepth: int = 10, baselines: bool = True,
                  log_likelihood: bool = False, show_progress: bool = False,
-                 retries: int = 2, ess: int = 1000, nu_integration: bool = True
+                 retries: int = 2, ess: int = 1000, nu_integration: bool = False
                  ) -> HierarchicalResult:
     """Compare two algorithms across datasets with the hierarchical model.
 
@@ -198,13 +198,17 @@ def hierarchical(scores: Scores, first: str, second: str, *, rope: RopeLike = 0.
         target within the cap).
         The ESS achieved is in ``settings["ess"]`` and the summary.
     nu_integration : bool
-        Where the last fit still cannot decide because its chains move between values of nu
+        Off by default (on the real pairs measured, bbtcomp's knn - gbm and knn - xgb, the
+        fits at fixed nu between nu's two modes do not mix either, so the integral is not
+        reported; ``benchmarks/results/real_pairs.md`` section 24). Where the last fit still
+        cannot decide because its chains move between values of nu
         too slowly to weigh them (nu the slowest of delta0, sigma0 and nu, or separate modes),
         integrate the probabilities over nu from fits at fixed values of it
         (:mod:`bayescomp.models.nu_integration`; each a fit of 0.6 times the warm-up and half
-        the draws, 15-25 of them): the result is then reliable unless the fits that fail
-        their diagnostics (counted with their chains' spread) hold more than a fifth of nu's
-        posterior, and its probabilities are the integral's (``nu_integration``).
+        the draws, 15-25 of them; those whose chains disagree count with their spread): the
+        result is then reliable unless fits whose sampler struggled (divergences, tree
+        depth, E-BFMI) or with fewer than 100 effective draws a chain hold more than 5% of
+        nu's posterior, and its probabilities are the integral's (``nu_integration``).
 
     Returns
     -------
@@ -305,14 +309,14 @@ def hierarchical(scores: Scores, first: str, second: str, *, rope: RopeLike = 0.
             and data["population"] and (separate or slowest_locator(post) == "nu")):
         # nu's weights are what the draws cannot give: take them by quadrature over nu
         fit_node = node_fitter(
-            lambda held, inits, stan_seed, warmup, draws: sampling.sample(
+            lambda held, inits, stan_seed, warmup, draws, node_adapt_delta: sampling.sample(
                 PROGRAM, held, backend=backend, route=route, chains=chains, inits=inits,
                 iter_warmup=warmup, iter_sampling=draws, seed=stan_seed,
-                adapt_delta=adapt_delta, max_treedepth=max_treedepth,
+                adapt_delta=node_adapt_delta, max_treedepth=max_treedepth,
                 show_progress=show_progress),
             data, scale, scores.dataset_names, prior, rope, seeds.sequence("nu_integration"),
             chains=chains, iter_warmup=iter_warmup, iter_sampling=iter_sampling,
-            max_treedepth=max_treedepth)
+            adapt_delta=adapt_delta, max_treedepth=max_treedepth)
         integration = integrate_over_nu(fit_node, data, post["nu"].values,
                                         seeds.generator("nu_integration"))
     if not runs.assessment.settled and not (integration and integration.ok):

@@ -25,11 +25,13 @@ lie, extended at each end until the end's weight is below ``TAIL`` of the larges
 the Monte Carlo error by a parametric bootstrap of every node's estimates (the score errors
 accumulate along the integral), the rule's error by Richardson's estimate (the rule on every
 other node), and the mass beyond the ends; the three add in quadrature. A fit at a fixed nu
-that fails its diagnostics twice (between nu's two modes, where the chains at a fixed nu can
-disagree) is read as separate modes are (:mod:`bayescomp.models.modes`): whatever mixture
-of its chains the posterior is lies between their estimates, so the errors of its score and
-probabilities span them. Where such fits hold more than :data:`UNKNOWN_MAX` of the
-posterior of nu, the integral is not reported as reliable.
+whose chains disagree twice (R-hat: between nu's two modes, or near nu = 1) is read as
+separate modes are (:mod:`bayescomp.models.modes`): whatever mixture of its chains the
+posterior is lies between their estimates, so the errors of its score and probabilities span
+them. Where fits that cannot be read so twice (a sampler that struggled: divergences, tree
+depth, E-BFMI, draws that may be biased; or a chain with fewer than 100 effective draws of its
+own) hold more
+than :data:`UNREAD_MAX` of the posterior of nu, the integral is not reported as reliable.
 """
 from __future__ import annotations
 
@@ -43,10 +45,11 @@ import xarray as xr
 from scipy import special
 
 from bayescomp.models import region_masses
-from bayescomp.models.diagnostics import diagnose
+from bayescomp.models.diagnostics import ESS_PER_CHAIN_MIN, diagnose
 from bayescomp.models.hierarchical_density import tabulated
 from bayescomp.models.hierarchical_program import initial_values, to_user_scale
-from bayescomp.models.hierarchical_runs import region_estimates
+from bayescomp.models.convergence import ess_bulk, ess_tail
+from bayescomp.models.hierarchical_runs import region_estimates, struggles
 from bayescomp.models.modes import probability_mcse
 from bayescomp.sampling.seeds import stan_seed
 
@@ -59,15 +62,18 @@ TAIL = 1e-2
 #: u is not integrated beyond these (nu from 1 + 4.5e-5 to 2.2e4)
 U_LIMITS = (-10.0, 10.0)
 #: a fit at a fixed nu takes these shares of the warm-up and the draws asked of the fit (300
-#: and 500 of the default 500 and 1000); one that fails its diagnostics is run once more with
-#: twice both
+#: and 500 of the default 500 and 1000); one that fails its diagnostics is run again with
+#: twice both, at :data:`SAFER_ADAPT_DELTA`
 NODE_SHARES = (0.6, 0.5)
+#: adapt_delta of the longer fits at a node (as hierarchical_runs' safer runs after
+#: divergences)
+SAFER_ADAPT_DELTA = 0.99
 #: bootstrap replications of the Monte Carlo error
 REPLICATIONS = 400
-#: the largest share of the posterior of nu that fits which fail their diagnostics twice may
-#: hold for the integral to stand (their errors span their chains' estimates; on bbtcomp's
-#: 4-fold pairs the fits near nu = 5-8, between the two modes, hold 0.02-0.05)
-UNKNOWN_MAX = 0.2
+#: the largest share of the posterior of nu that fits which cannot be read (a sampler that
+#: struggled, or a chain with too few effective draws of its own: what no spread of chains
+#: bounds) may hold for the integral to stand
+UNREAD_MAX = 0.05
 #: what a fit at fixed nu must sample well (R-hat, ESS), beside the sampler's own checks
 CHECKED = ("delta0", "delta_next", "nu_score")
 
@@ -76,7 +82,10 @@ CHECKED = ("delta0", "delta_next", "nu_score")
 class Node:
     """What a fit at u = log(nu - 1) gives: the score's mean and its Monte Carlo error, each
     question's probabilities and errors (population, next dataset: (3,); datasets: (q, 3)),
-    and the fit's problems (none when it passed its diagnostics)."""
+    the fit's problems (none when it passed its diagnostics) and whether it can be read with
+    them: its sampler did not struggle (divergences, saturated tree depth, low E-BFMI: draws
+    that may be biased) and every chain on its own holds 100 effective draws, so that the
+    spread of the chains bounds what they disagree on."""
 
     log_nu_minus_one: float
     score: float
@@ -87,6 +96,7 @@ class Node:
     next_dataset_mcse: np.ndarray
     datasets: np.ndarray
     problems: tuple = ()
+    readable: bool = True
     seconds: float = 0.0
 
 
@@ -208,8 +218,8 @@ def integrate_nu(fit_node: Callable[[float, int], Node], u_range: tuple[float, f
     Parameters
     ----------
     fit_node : callable
-        ``fit_node(u, attempt)`` fits the model with u held and returns a :class:`Node`
-        (:func:`node_fitter`); attempt 2 follows a fit that failed its diagnostics.
+        ``fit_node(u, length)`` fits the model with u held and returns a :class:`Node`
+        (:func:`node_fitter`): length 1, then 2 after a fit that failed its diagnostics.
     u_range : (float, float)
         Where the fit's draws of u lie; the nodes start one step beyond and grow outwards
         while an end holds more than :data:`TAIL` of the largest weight.
@@ -245,13 +255,14 @@ def integrate_nu(fit_node: Callable[[float, int], Node], u_range: tuple[float, f
             break
         grid = np.array(inside)
     ordered = [nodes[x] for x in u]
-    unknown = np.array([bool(node.problems) for node in ordered])
-    if weights[unknown].sum() > UNKNOWN_MAX:
-        problems.append(f"fits at fixed nu that failed their diagnostics hold "
-                        f"{weights[unknown].sum():.2g} of the posterior of nu (at most "
-                        f"{UNKNOWN_MAX} may be counted as unknown): " + "; ".join(
+    unread = np.array([not node.readable for node in ordered])
+    if weights[unread].sum() > UNREAD_MAX:
+        problems.append(f"fits at fixed nu that cannot be read (a sampler that struggled, or "
+                        f"a chain with fewer than {ESS_PER_CHAIN_MIN} effective draws) hold "
+                        f"{weights[unread].sum():.2g} of the posterior of nu (at most "
+                        f"{UNREAD_MAX}): " + "; ".join(
                             f"nu = {1 + np.exp(node.log_nu_minus_one):.3g}: "
-                            + "; ".join(node.problems) for node in ordered if node.problems))
+                            + "; ".join(node.problems) for node in ordered if not node.readable))
     score_mcse = np.array([node.score_mcse for node in ordered])
     prior = log_prior(u)
 
@@ -287,30 +298,34 @@ def integrate_over_nu(fit_node: Callable[[float, int], Node], data: dict, nu: np
         u_range = tuple(np.log(np.quantile(np.asarray(nu) - 1, [0.005, 0.995])))
     return integrate_nu(fit_node, u_range, lambda u: tabulated(u, *table), rng)
 
+
 def node_fitter(sample: Callable, data: dict, scale: float, datasets, prior, rope, sequence,
-                *, chains: int, iter_warmup: int, iter_sampling: int,
+                *, chains: int, iter_warmup: int, iter_sampling: int, adapt_delta: float,
                 max_treedepth: int) -> Callable[[float, int], Node]:
-    """``fit_node(u, attempt)`` for :func:`integrate_nu`: the hierarchical model fitted with
+    """``fit_node(u, length)`` for :func:`integrate_nu`: the hierarchical model fitted with
     log(nu - 1) held at u and read as :func:`bayescomp.hierarchical` reads a fit.
 
-    ``sample(data, inits, seed, iter_warmup, iter_sampling)`` runs the program; ``data`` and
+    ``sample(data, inits, seed, iter_warmup, iter_sampling, adapt_delta)`` runs the program
+    (``length`` times the warm-up and draws; longer fits at adapt_delta at least
+    :data:`SAFER_ADAPT_DELTA`: near nu = 1 the fits diverge as a funnel does); ``data`` and
     ``scale`` are :func:`~bayescomp.models.hierarchical_program.prepare`'s; each node's seeds
-    are spawned from ``sequence`` by its place on the grid and the attempt, so that a node has
+    are spawned from ``sequence`` by its place on the grid and the length, so that a node has
     the same draws whatever order the nodes are fitted in.
     """
     warmup, draws = (max(1, int(share * count)) for share, count in
                      zip(NODE_SHARES, (iter_warmup, iter_sampling)))
 
-    def fit_node(u: float, attempt: int) -> Node:
+    def fit_node(u: float, length: int) -> Node:
         place = int(round((u - U_LIMITS[0]) / STEP))
         inits_sequence, post_sequence, stan_sequence = np.random.SeedSequence(
-            sequence.entropy, spawn_key=sequence.spawn_key + (place, attempt)).spawn(3)
+            sequence.entropy, spawn_key=sequence.spawn_key + (place, length)).spawn(3)
         held = dict(data, nu_fixed=1, log_nu_fixed=float(u))
         inits = initial_values(held, chains, np.random.default_rng(inits_sequence))
         for init in inits:
             init.pop("log_nu_minus_one")
         start = time.perf_counter()
-        fit = sample(held, inits, stan_seed(stan_sequence), attempt * warmup, attempt * draws)
+        fit = sample(held, inits, stan_seed(stan_sequence), length * warmup, length * draws,
+                     adapt_delta if length == 1 else max(SAFER_ADAPT_DELTA, adapt_delta))
         posterior = fit.posterior
         # the constant that hierarchical_program's readers take for the sampled log(nu - 1)
         posterior["log_nu_minus_one"] = xr.DataArray(
@@ -333,6 +348,11 @@ def node_fitter(sample: Callable, data: dict, scale: float, datasets, prior, rop
             population_masses, next_masses)
         score_mean = float(score.mean())
         score_mcse = float(probability_mcse(score[..., None])[0])
+        # as modes reads chains one by one: each with 100 effective draws of what is read
+        readable = diagnostics.ok or not struggles(diagnostics) and min(
+            min(ess_bulk(values[[chain]]), ess_tail(values[[chain]]))
+            for values in (idata.posterior[name].values for name in CHECKED)
+            for chain in range(values.shape[0])) >= ESS_PER_CHAIN_MIN
         if not diagnostics.ok:
             # chains that disagree: whatever mixture of them the posterior is lies between
             # their estimates (the argument of bayescomp.models.modes), so the error spans them
@@ -344,6 +364,6 @@ def node_fitter(sample: Callable, data: dict, scale: float, datasets, prior, rop
         counts = np.ones(score.size, dtype=int)
         return Node(float(u), score_mean, score_mcse, population, population_mcse, next_dataset,
                     next_mcse, region_masses.dataset_probabilities(idata.posterior, rope, counts),
-                    tuple(diagnostics.problems), time.perf_counter() - start)
+                    tuple(diagnostics.problems), readable, time.perf_counter() - start)
 
     return fit_node
