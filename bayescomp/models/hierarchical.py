@@ -242,13 +242,15 @@ def hierarchical(scores: Scores, first: str, second: str, *, rope: RopeLike = 0.
     data, scale = prepare(scores, first, second, prior)
     var_names = ["delta0", "sigma0", "delta", "sigma"] + (["nu"] if data["population"] else [])
 
+    # the engine's settings of every fit, the fits at fixed nu included
+    run_stan = partial(sampling.sample, PROGRAM, backend=backend, route=route, chains=chains,
+                       max_treedepth=max_treedepth, show_progress=show_progress)
+
     def sample(fit, run, adapted, stan_seed):
         inits = (continuation_inits(fit, data) if run["continued"] else
                  initial_values(data, chains, seeds.generator("initial_values")))
-        return sampling.sample(PROGRAM, data, backend=backend, route=route, chains=chains,
-                               inits=inits, **adapted, iter_sampling=run["iter_sampling"],
-                               seed=stan_seed, adapt_delta=run["adapt_delta"],
-                               max_treedepth=max_treedepth, show_progress=show_progress)
+        return run_stan(data, inits=inits, **adapted, iter_sampling=run["iter_sampling"],
+                        seed=stan_seed, adapt_delta=run["adapt_delta"])
 
     def assess(fit, spent: bool) -> Assessment:
         idata = to_user_scale(fit, data, scale, scores.dataset_names,
@@ -309,11 +311,9 @@ def hierarchical(scores: Scores, first: str, second: str, *, rope: RopeLike = 0.
             and data["population"] and (separate or slowest_locator(post) == "nu")):
         # nu's weights are what the draws cannot give: take them by quadrature over nu
         fit_node = node_fitter(
-            lambda held, inits, stan_seed, warmup, draws, node_adapt_delta: sampling.sample(
-                PROGRAM, held, backend=backend, route=route, chains=chains, inits=inits,
-                iter_warmup=warmup, iter_sampling=draws, seed=stan_seed,
-                adapt_delta=node_adapt_delta, max_treedepth=max_treedepth,
-                show_progress=show_progress),
+            lambda held, inits, stan_seed, warmup, draws, node_adapt_delta: run_stan(
+                held, inits=inits, iter_warmup=warmup, iter_sampling=draws, seed=stan_seed,
+                adapt_delta=node_adapt_delta),
             data, scale, scores.dataset_names, prior, rope, seeds.sequence("nu_integration"),
             chains=chains, iter_warmup=iter_warmup, iter_sampling=iter_sampling,
             adapt_delta=adapt_delta, max_treedepth=max_treedepth)

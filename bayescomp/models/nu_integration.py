@@ -117,8 +117,9 @@ class NuIntegration:
         nu), ``score`` and ``score_mcse``, the population's probabilities, ``problems`` and
         ``seconds``.
     problems : tuple of str
-        Why the integral is not reliable (fits at fixed nu that failed their diagnostics,
-        a grid that reached its limits); empty when it is.
+        Why the integral is not reliable (fits at fixed nu that cannot be read, holding more
+        than :data:`UNREAD_MAX` of nu's posterior; a grid that reached its limits); empty
+        when it is.
     """
 
     population: np.ndarray

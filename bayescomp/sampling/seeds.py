@@ -21,7 +21,7 @@ stream                ``spawn_key``                what draws from it
 ``"next_draws"``      ``(6,)``                     the joint model's draws of a new dataset's
                                                    differences (its mean and interval)
 ``"nu_integration"``  ``(7,)``                     the fits at fixed nu (node at place p of
-                                                   the grid, attempt a: ``(7, p, a)``) and the
+                                                   the grid, length l: ``(7, p, l)``) and the
                                                    bootstrap of the integral's error
 ====================  ===========================  ==========================================
 
