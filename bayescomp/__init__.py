@@ -38,8 +38,9 @@ _LAZY = {
     "JointResult": ".models.joint_result",
     **{name: ".models.paper_analysis" for name in ("PaperAnalysis", "paper_analysis")},
     **{name: ".models.diagnostics" for name in ("Diagnostics", "diagnose")},
-    **{name: ".models.hierarchical" for name in ("PRIORS", "HierarchicalPrior", "HierarchicalResult",
-                                          "hierarchical")},
+    **{name: ".models.hierarchical_prior" for name in ("PRIORS", "HierarchicalPrior")},
+    "HierarchicalResult": ".models.hierarchical_result",
+    "hierarchical": ".models.hierarchical",
     "rank_algorithms": ".models.ranking", "RankingResult": ".models.ranking_result",
     **{name: ".models.sensitivity_analysis" for name in ("SensitivityResult", "sensitivity")},
 }

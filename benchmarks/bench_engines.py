@@ -31,7 +31,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_hierarchical import paper_like  # noqa: E402
 
 from bayescomp import sampling  # noqa: E402
-from bayescomp.models.hierarchical import PRIORS  # noqa: E402
+from bayescomp.models.hierarchical_prior import PRIORS  # noqa: E402
 from bayescomp.models.hierarchical_program import initial_values, prepare  # noqa: E402
 
 SETTINGS = dict(chains=4, iter_warmup=1000, iter_sampling=1000, adapt_delta=0.95)

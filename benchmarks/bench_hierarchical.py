@@ -28,7 +28,7 @@ import arviz as az
 import numpy as np
 
 from bayescomp import sampling, simulate
-from bayescomp.models.hierarchical import PRIORS
+from bayescomp.models.hierarchical_prior import PRIORS
 from bayescomp.models.hierarchical_program import (draw_delta, initial_values, prepare,
                                                    sampled_scales)
 

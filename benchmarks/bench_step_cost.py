@@ -35,7 +35,7 @@ import pandas as pd
 import xarray as xr
 
 from bayescomp import sampling
-from bayescomp.models.hierarchical import PRIORS
+from bayescomp.models.hierarchical_prior import PRIORS
 from bayescomp.models.hierarchical_density import bounded
 from bayescomp.models.hierarchical_program import initial_values, prepare
 from bayescomp.sampling import cmdstanpy_engine

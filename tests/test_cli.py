@@ -218,6 +218,27 @@ def test_sampler_options_reach_the_hierarchical_model(csv, capsys, monkeypatch):
     assert "prior baycomp, backend" in capsys.readouterr().out
 
 
+@pytest.mark.stan
+def test_integrate_nu_reaches_the_pairwise_fits_only(csv, capsys, monkeypatch):
+    path, _ = csv
+    calls = spy_on_hierarchical(monkeypatch, "bayescomp.models.hierarchical")
+    short = ["--n-folds", "10", "--chains", "2", "--iter-warmup", "150", "--iter-sampling",
+             "300", "--retries", "0", "--seed", "7"]
+    main(["compare", str(path), "--first", "a", "--second", "b", *short, "--integrate-nu"])
+    main(["compare", str(path), "--first", "a", "--second", "b", *short])
+    (given, integrated), (unset, plain) = calls
+    assert given["nu_integration"] is True and "nu_integration" not in unset
+    # these chains mix, so nothing is integrated and the flag changes no number
+    assert integrated.nu_integration is None
+    np.testing.assert_array_equal(integrated.population.probabilities,
+                                  plain.population.probabilities)
+    # the joint model has no integration over nu: a usage error, before any fit
+    capsys.readouterr()
+    assert main(["all-pairs", str(path), "--joint", "--integrate-nu", "--n-folds", "10"]) == 2
+    assert "--integrate-nu is an option of the pairwise fits" in capsys.readouterr().err
+    assert len(calls) == 2
+
+
 def test_sampler_options_are_checked(csv, capsys):
     path, _ = csv
     base = ["compare", str(path), "--first", "a", "--second", "b"]

@@ -12,7 +12,7 @@ import pytest
 
 import bayescomp as bc
 from bayescomp import sampling
-from bayescomp.models.hierarchical import PRIORS
+from bayescomp.models.hierarchical_prior import PRIORS
 from bayescomp.models.hierarchical_program import initial_values, prepare, to_user_scale
 from bayescomp.sampling import seeds as seeds_module
 

@@ -18,12 +18,11 @@ from bayescomp.models.modes import probability_mcse
 from bayescomp.models.region_masses import next_dataset_masses, population_masses
 
 import bayescomp as bc
-import importlib
+from bayescomp.models.hierarchical_prior import PRIORS, HierarchicalPrior
 from bayescomp.models.sensitivity_analysis import (DEFAULT_ROPES, SensitivityResult, default_ropes,
                                                    sensitivity)
 
 matplotlib.use("Agg")
-hierarchical_module = importlib.import_module("bayescomp.models.hierarchical")  # not the function
 # 4 chains: R-hat <= 1.01 from 2 short chains fails by chance on some of the five priors
 SHORT = dict(chains=4, iter_warmup=500, iter_sampling=500)
 ROPES = (0.0, 0.002, 0.005, 0.01, 0.02, 10.0)
@@ -177,13 +176,13 @@ def test_outputs_and_figure(result):
 
 @pytest.mark.stan
 def test_priors_added_later_are_included(scores, stan_backend, monkeypatch):
-    wide = hierarchical_module.HierarchicalPrior(alpha=(0.5, 10.0), beta=(0.01, 0.5))
-    monkeypatch.setitem(hierarchical_module.PRIORS, "wide", wide)
+    wide = HierarchicalPrior(alpha=(0.5, 10.0), beta=(0.01, 0.5))
+    monkeypatch.setitem(PRIORS, "wide", wide)
     # fitted, not reweighted: the test compares the two fits' draws
     result = sensitivity(scores, "a", "b", ropes=(0.01,), seed=7, backend=stan_backend,
                          reweight=False, **SHORT)
     assert "wide" in result.priors and result.fits["wide"].settings["prior"] == wide
-    assert set(result.table.prior) == set(hierarchical_module.PRIORS)
+    assert set(result.table.prior) == set(PRIORS)
     # a custom prior object under a name of its own
     custom = sensitivity(scores, "a", "b", ropes=(0.01,), priors={"mine": wide}, seed=7,
                          backend=stan_backend, **SHORT)

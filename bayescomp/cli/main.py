@@ -115,10 +115,10 @@ def add_common_arguments(sub) -> None:
                      "stderr is a terminal)")
 
 
-def add_sampling_arguments(sub) -> None:
+def add_sampling_arguments(sub, pairwise: bool = False) -> None:
     """The sampler's options of the hierarchical models, pairwise and joint (unset: the
-    library's defaults)."""
-    from bayescomp.models.hierarchical import PRIORS
+    library's defaults); ``pairwise`` adds those of the pairwise model alone."""
+    from bayescomp.models.hierarchical_prior import PRIORS
 
     group = sub.add_argument_group(
         "sampler of the hierarchical model (unset: the library's defaults)")
@@ -143,6 +143,13 @@ def add_sampling_arguments(sub) -> None:
     group.add_argument("--ess", type=positive_int, metavar="N",
                        help="target bulk and tail ESS of the reported quantities: a fit "
                        "below it is extended from where its chains are (default 1000)")
+    if pairwise:
+        group.add_argument("--integrate-nu", dest="nu_integration", action="store_true",
+                           default=None,
+                           help="where a pairwise fit's chains move between values of nu "
+                           "too slowly to weigh them, integrate its probabilities over nu "
+                           "from fits at fixed nu (bayescomp.hierarchical's "
+                           "nu_integration; off by default, 30-60 s more on such a pair)")
 
 
 def add_reading_arguments(sub) -> None:
@@ -183,7 +190,7 @@ def build_parser() -> argparse.ArgumentParser:
                                "tree on 17 datasets)")
     add_common_arguments(demo)
     single(demo)
-    add_sampling_arguments(demo)
+    add_sampling_arguments(demo, pairwise=True)
     demo.set_defaults(handler=run_demo)
 
     compare = commands.add_parser("compare", help="compare two algorithms from a CSV file")
@@ -193,7 +200,7 @@ def build_parser() -> argparse.ArgumentParser:
     compare.add_argument("--dataset", help="analyse one dataset only (correlated t-test)")
     add_common_arguments(compare)
     single(compare)
-    add_sampling_arguments(compare)
+    add_sampling_arguments(compare, pairwise=True)
     compare.set_defaults(handler=run_compare)
 
     pairs = commands.add_parser("all-pairs", help="compare every pair of algorithms in a CSV file")
@@ -205,7 +212,7 @@ def build_parser() -> argparse.ArgumentParser:
                        "a hierarchical fit per pair: the pairs, P(best) and the ranks from one "
                        "posterior (every dataset needs more splits than algorithms)")
     add_common_arguments(pairs)
-    add_sampling_arguments(pairs)
+    add_sampling_arguments(pairs, pairwise=True)
     pairs.set_defaults(handler=run_all_pairs, no_stan=False)
     from bayescomp.cli import rank as cli_rank  # `bayescomp rank`: the Plackett-Luce ranking, in its own module
     cli_rank.add_parser(commands)

@@ -8,7 +8,7 @@ Stan's NUTS samples it (``stan/hierarchical.stan``) on the datasets' sufficient 
 with every ``delta_i`` integrated out through the Student-t's normal scale mixture; the
 ``delta_i`` are then drawn from their exact conditionals, and ``alpha`` and ``beta`` given
 ``nu`` (:mod:`bayescomp.models.hierarchical_program`, :mod:`bayescomp.models.nu_prior`). Other priors of
-``nu`` and a normal population are :data:`PRIORS` too.
+``nu`` and a normal population are in :data:`~bayescomp.models.hierarchical_prior.PRIORS` too.
 
 Constant differences on a dataset (zero variance) would make the posterior improper, as
 ``sigma_i -> 0`` is then unbounded. Every ``sigma_i`` therefore has a floor: the standard
@@ -21,7 +21,6 @@ differences vary, far below ``sigma_i``.
 from __future__ import annotations
 
 import warnings
-from dataclasses import dataclass
 from functools import partial
 from typing import TYPE_CHECKING
 
@@ -33,11 +32,12 @@ from bayescomp.arguments import check_count
 from bayescomp.baselines.across_datasets import baselines as run_baselines
 from bayescomp.data.scores import Scores
 from bayescomp.exceptions import ConstantDifferencesWarning, InputWarning, RetryWarning
-from bayescomp.models import nu_prior, region_masses
+from bayescomp.models import region_masses
 from bayescomp.models.correlated import correlated_ttests
 from bayescomp.models.diagnostics import diagnose, variable_convergence, warn_if_problems
 from bayescomp.models.estimate import Estimate
 from bayescomp.models.hierarchical_density import log_density
+from bayescomp.models.hierarchical_prior import HierarchicalPrior, resolve_prior
 from bayescomp.models.hierarchical_program import (PROGRAM, continuation_inits, initial_values,
                                                    prepare, to_user_scale, unconstrained)
 from bayescomp.models.hierarchical_result import HierarchicalResult, region_summary
@@ -54,68 +54,6 @@ if TYPE_CHECKING:
     from bayescomp.annotations import RopeLike
 
 
-@dataclass(frozen=True)
-class HierarchicalPrior:
-    """Hyper-priors of the hierarchical model.
-
-    Parameters
-    ----------
-    alpha, beta : (float, float)
-        Bounds of the uniform priors on the shape and rate of ``nu - 1 ~ Gamma(alpha, beta)``
-        (with ``nu="gamma"``).
-    sigma_factor : float
-        Default upper bounds: ``sigma_i < sigma_factor x`` the mean within-dataset standard
-        deviation of the differences, ``sigma0 < sigma_factor x`` the standard deviation of
-        the dataset means (as in the paper and its reference code, factor 1000).
-    delta0_bound, sigma0_upper, sigma_upper : float, optional
-        Explicit bounds in the units of the scores: ``delta0 ~ U(-delta0_bound, delta0_bound)``
-        (default the largest absolute difference), ``sigma0 ~ U(0, sigma0_upper)``,
-        ``sigma_i ~ U(floor_i, sigma_upper)``.
-    population : "student" or "normal"
-        The distribution of delta_i: Student-t (the paper's) or normal (no nu).
-    nu : "gamma", "kruschke" or "juarez_steel"
-        Prior of the Student-t's degrees of freedom, the choices of the authors' code: the
-        paper's ``nu - 1 ~ Gamma(alpha, beta)`` with uniform alpha and beta; Kruschke's
-        (2013) ``nu - 1 ~ Exponential(1 / 29)``; Juarez & Steel's (2010) ``nu ~ Gamma(2, 0.1)``
-        (restricted to nu > 1).
-    """
-
-    alpha: tuple[float, float] = (0.5, 5.0)
-    beta: tuple[float, float] = (0.05, 0.15)
-    sigma_factor: float = 1000.0
-    delta0_bound: float | None = None
-    sigma0_upper: float | None = None
-    sigma_upper: float | None = None
-    population: str = "student"
-    nu: str = "gamma"
-
-    def __post_init__(self):
-        if self.population not in ("student", "normal"):
-            raise ValueError(f"prior population must be 'student' or 'normal', got {self.population!r}")
-        if self.nu not in nu_prior.NU_PRIORS:
-            raise ValueError(f"prior nu must be one of {nu_prior.NU_PRIORS}, got {self.nu!r}")
-        for name in ("alpha", "beta"):
-            low, high = getattr(self, name)
-            if not 0 < low < high:
-                raise ValueError(f"prior bounds of {name} must satisfy 0 < low < high, got {(low, high)}")
-        for name in ("sigma_factor", "delta0_bound", "sigma0_upper", "sigma_upper"):
-            value = getattr(self, name)
-            if value is not None and not value > 0:
-                raise ValueError(f"prior {name} must be positive, got {value}")
-
-
-PRIORS = {
-    # Corani et al. (2017)
-    "paper": HierarchicalPrior(),
-    # baycomp's HierarchicalTest defaults
-    "baycomp": HierarchicalPrior(alpha=(1.0, 2.0), beta=(0.01, 0.1)),
-    # the other models of delta_i in the authors' code
-    "kruschke": HierarchicalPrior(nu="kruschke"),
-    "juarez_steel": HierarchicalPrior(nu="juarez_steel"),
-    "gaussian": HierarchicalPrior(population="normal"),
-}
-
-
 #: below this many datasets the population's spread is the prior's. Measured on the built-in
 #: example (forest - tree, seed 1), as sigma0's bound goes from 10 to 1000 times the spread of
 #: the dataset means: on 2 datasets sigma0's median moves from 0.10 to 0.17 and P(forest
@@ -123,6 +61,7 @@ PRIORS = {
 #: 17 datasets sigma0's median moves by at most 10% and both probabilities by at most 0.02.
 #: Over the five priors of PRIORS (nu's), on 2 datasets 0.56-0.57, on 17 0.84-0.85.
 FEW_DATASETS = 3
+
 
 def hierarchical(scores: Scores, first: str, second: str, *, rope: RopeLike = 0.01,
                  prior: str | HierarchicalPrior = "paper",
@@ -143,7 +82,7 @@ def hierarchical(scores: Scores, first: str, second: str, *, rope: RopeLike = 0.
     rope : float or (float, float)
         Region of practical equivalence in the units of the scores.
     prior : str or HierarchicalPrior
-        A name in :data:`PRIORS` ("paper", "baycomp", "kruschke", "juarez_steel",
+        A name in :data:`~bayescomp.models.hierarchical_prior.PRIORS` ("paper", "baycomp", "kruschke", "juarez_steel",
         "gaussian") or a prior.
     backend : "auto", "cmdstanpy" or "pystan"
     route : str
@@ -228,13 +167,7 @@ def hierarchical(scores: Scores, first: str, second: str, *, rope: RopeLike = 0.
             "how the probabilities move with the prior (bc.sensitivity, "
             "HierarchicalPrior(sigma_factor=...)) before reporting them", InputWarning,
             stacklevel=2)
-    if isinstance(prior, str):
-        if prior not in PRIORS:
-            raise ValueError(f"unknown prior {prior!r}; choose from {sorted(PRIORS)} "
-                             "or pass a HierarchicalPrior")
-        prior_name, prior = prior, PRIORS[prior]
-    else:
-        prior_name = "custom"
+    prior_name, prior = resolve_prior(prior)
     retries, ess = check_count(retries, "retries", 0), check_count(ess, "ess", 1)
     seeds = sampling.Seeds(seed)
     what = f"hierarchical model {first} - {second}"

@@ -135,7 +135,7 @@ def prepare(scores: Scores, first: str, second: str, prior) -> tuple[dict, float
     """Stan data on a unit scale (the differences over their mean within-dataset standard
     deviation) and that scale.
 
-    ``prior`` is a :class:`bayescomp.models.hierarchical.HierarchicalPrior`. Warns with a
+    ``prior`` is a :class:`bayescomp.models.hierarchical_prior.HierarchicalPrior`. Warns with a
     :class:`ConstantDifferencesWarning` naming the datasets whose differences are constant.
     """
     differences = scores.differences(first, second)

@@ -44,7 +44,7 @@ from bayescomp.data.scores import Scores
 from bayescomp.decisions import THRESHOLD
 from bayescomp.models.diagnostics import diagnose, variable_convergence, warn_if_problems
 from bayescomp.models.estimate import Estimate
-from bayescomp.models.hierarchical import PRIORS, HierarchicalPrior
+from bayescomp.models.hierarchical_prior import HierarchicalPrior, resolve_prior
 from bayescomp.models.hierarchical_result import region_summary
 from bayescomp.models.hierarchical_runs import (Assessment, energy_explained, reported_ess,
                                                 run_fits, steps_failed)
@@ -149,12 +149,7 @@ def compare_many(scores: Scores, algorithms=None, rope: RopeLike = 0.01, seed: i
     rope = Rope.coerce(rope)
     retries, ess = check_count(retries, "retries", 0), check_count(ess, "ess", 1)
     scores = select_algorithms(scores, algorithms)
-    if isinstance(prior, str):
-        if prior not in PRIORS:
-            raise ValueError(f"unknown prior {prior!r}; choose from {sorted(PRIORS)}")
-        prior_name, prior = prior, PRIORS[prior]
-    else:
-        prior_name = "custom"
+    prior_name, prior = resolve_prior(prior)
     if prior.population != "student":
         raise ValueError("the joint model has a Student-t population; the 'gaussian' prior "
                          "is not available")

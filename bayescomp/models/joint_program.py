@@ -80,7 +80,7 @@ def prepare(scores: Scores, prior) -> tuple[dict, float]:
 
     The scale is the mean over datasets of the splits' contrast standard deviation
     ``sqrt(tr(S_i) / (n_i d))``, at least the floor (at K = 2 the pairwise program's).
-    ``prior`` is a :class:`bayescomp.models.hierarchical.HierarchicalPrior` (its
+    ``prior`` is a :class:`bayescomp.models.hierarchical_prior.HierarchicalPrior` (its
     ``sigma_factor``, ``sigma0_upper``, ``nu``, ``alpha``, ``beta``; delta0 is flat, so
     ``delta0_bound`` is not used).
     Also holds, for the reference program and the caller, ``n_scores``, ``rho``,

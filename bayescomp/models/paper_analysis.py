@@ -28,7 +28,7 @@ from bayescomp.baselines.friedman import FriedmanResult, friedman_test
 from bayescomp.data.scores import Scores
 from bayescomp.decisions import SCOPES as DECISION_SCOPES
 from bayescomp.decisions import UNRELIABLE, decide, decide_modes
-from bayescomp.models.hierarchical import PRIORS
+from bayescomp.models.hierarchical_prior import PRIORS
 from bayescomp.models.joint import compare_many, select_algorithms
 from bayescomp.models.joint_posterior import (next_dataset_masses, pair_estimates,
                                               population_masses, reweighted_pair_table)

@@ -28,7 +28,7 @@ from bayescomp.models.convergence import ess_bulk
 from bayescomp.models.hierarchical_density import tabulated
 
 if TYPE_CHECKING:
-    from bayescomp.models.hierarchical import HierarchicalPrior
+    from bayescomp.models.hierarchical_prior import HierarchicalPrior
 
 #: above this estimated Pareto shape the importance weights are not trusted (Vehtari et al.
 #: 2024, section 3: beyond 0.7 the estimate's error falls too slowly with the draws)

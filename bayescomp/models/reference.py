@@ -11,9 +11,6 @@ noise, every delta_i and delta0 integrated out (``tests/test_joint_reference.py`
 """
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING
-
 import arviz as az
 import numpy as np
 import xarray as xr
@@ -21,13 +18,9 @@ import xarray as xr
 from bayescomp import sampling
 from bayescomp.data.scores import Scores
 from bayescomp.models import joint_program
+from bayescomp.models.hierarchical_prior import HierarchicalPrior, resolve_prior
 from bayescomp.models.hierarchical_program import prepare
 
-if TYPE_CHECKING:
-    from bayescomp.models.hierarchical import HierarchicalPrior
-
-# the module, not the function bayescomp/__init__.py exports under the same name
-_hierarchical = importlib.import_module(".hierarchical", __package__)
 
 PROGRAM = "hierarchical_reference"
 # what the reference program reads from the data of bayescomp.models.hierarchical_program.prepare
@@ -44,7 +37,7 @@ def reference_data(scores: Scores, first: str, second: str, prior) -> tuple[dict
     first, second : str
         Algorithms; differences are ``first - second``.
     prior : str or HierarchicalPrior
-        A name in :data:`bayescomp.models.hierarchical.PRIORS` or a prior.
+        A name in :data:`bayescomp.models.hierarchical_prior.PRIORS` or a prior.
 
     Returns
     -------
@@ -52,7 +45,7 @@ def reference_data(scores: Scores, first: str, second: str, prior) -> tuple[dict
         The data (the fast program's bounds, floors and sufficient statistics, plus the
         bounds of alpha and beta) and the scale to multiply the sampled differences by.
     """
-    prior = _resolve_prior(prior)
+    _, prior = resolve_prior(prior)
     if (prior.population, prior.nu) != ("student", "gamma"):
         raise ValueError("the reference program is the paper's model: a Student-t population "
                          "with nu - 1 ~ Gamma(alpha, beta); got population "
@@ -62,17 +55,6 @@ def reference_data(scores: Scores, first: str, second: str, prior) -> tuple[dict
     data.update(alpha_lower=float(prior.alpha[0]), alpha_upper=float(prior.alpha[1]),
                 beta_lower=float(prior.beta[0]), beta_upper=float(prior.beta[1]))
     return data, scale
-
-
-def _resolve_prior(prior):
-    if isinstance(prior, str):
-        if prior not in _hierarchical.PRIORS:
-            raise ValueError(f"unknown prior {prior!r}; choose from {sorted(_hierarchical.PRIORS)} "
-                             "or pass a HierarchicalPrior")
-        return _hierarchical.PRIORS[prior]
-    if not isinstance(prior, _hierarchical.HierarchicalPrior):
-        raise TypeError(f"prior must be a name or a HierarchicalPrior, got {type(prior).__name__}")
-    return prior
 
 
 def sample_reference(scores: Scores, first: str, second: str, *,
@@ -208,7 +190,7 @@ def sample_joint_reference(scores: Scores, *, prior: str | HierarchicalPrior = "
         Diagnose it with :func:`bayescomp.models.diagnostics.diagnose`; nothing is checked
         here.
     """
-    prior = _resolve_prior(prior)
+    _, prior = resolve_prior(prior)
     if (prior.population, prior.nu) != ("student", "gamma"):
         raise ValueError("the reference program has a Student-t population with nu - 1 ~ "
                          f"Gamma(alpha, beta); got population {prior.population!r}, "

@@ -24,6 +24,7 @@ import pandas as pd
 from bayescomp.data.scores import Scores
 from bayescomp.decisions import THRESHOLD, decide, decide_modes
 from bayescomp.reportable import Reportable
+from bayescomp.models.hierarchical_prior import PRIORS, HierarchicalPrior, resolve_prior
 from bayescomp.models.modes import probability_mcse
 from bayescomp.models.prior_reweighting import (Reweighting, differs_only_in_nu, reweighting,
                                                 weighted_decision, weighted_estimate)
@@ -33,7 +34,6 @@ from bayescomp.rope import Rope, region_labels
 if TYPE_CHECKING:
     from typing import Mapping, Sequence
     from bayescomp.annotations import RopeLike
-    from bayescomp.models.hierarchical import HierarchicalPrior
 
 # the module, not the function bayescomp.hierarchical that shadows it as a package attribute
 _hierarchical = importlib.import_module(".hierarchical", __package__)
@@ -70,11 +70,11 @@ def default_ropes(scores: Scores, first: str, second: str) -> tuple:
 
 
 def _priors(priors) -> dict:
-    """Name -> prior (a name of hierarchical.PRIORS or a HierarchicalPrior)."""
+    """Name -> prior (a name of hierarchical_prior.PRIORS or a HierarchicalPrior)."""
     if priors is None:
         # read at call time, so that priors added to PRIORS appear here
-        return {name: name for name in _hierarchical.PRIORS}
-    if isinstance(priors, (str, _hierarchical.HierarchicalPrior)):
+        return {name: name for name in PRIORS}
+    if isinstance(priors, (str, HierarchicalPrior)):
         priors = [priors]
     if isinstance(priors, dict):
         chosen = dict(priors)
@@ -82,12 +82,10 @@ def _priors(priors) -> dict:
         chosen = {}
         for i, prior in enumerate(priors):
             chosen[prior if isinstance(prior, str) else f"custom {i + 1}"] = prior
-    for name, prior in chosen.items():
-        if isinstance(prior, str) and prior not in _hierarchical.PRIORS:
-            raise ValueError(f"unknown prior {prior!r}; choose from {sorted(_hierarchical.PRIORS)} "
-                             "or pass a HierarchicalPrior")
+    for prior in chosen.values():
+        resolve_prior(prior)
     if not chosen:
-        raise ValueError(f"no prior given; choose from {sorted(_hierarchical.PRIORS)}")
+        raise ValueError(f"no prior given; choose from {sorted(PRIORS)}")
     return chosen
 
 
@@ -226,8 +224,7 @@ def sensitivity(scores: Scores, first: str, second: str, *,
     rows, fits, reweighted, masses = [], {}, {}, {}
     for name, prior in chosen.items():
         # the fit is given the name, so that it reports it
-        weights = _reweighting(_hierarchical.PRIORS[prior] if isinstance(prior, str) else prior,
-                               fits) if reweight else None
+        weights = _reweighting(resolve_prior(prior)[1], fits) if reweight else None
         if weights is None:
             fit = _hierarchical.hierarchical(scores, first, second, rope=ropes[0], prior=prior,
                                              seed=seed, baselines=False, **options)
