@@ -33,7 +33,8 @@ same run and seed.
 Per pair and seed, ``bayescomp.hierarchical`` with the package's defaults at ROPE 0.01:
 ``seconds`` and ``vs_easy`` (the ratio to the easy pair's fit of that seed), ``attempts``, the
 decisions on the population and the next dataset, ``modes`` ("separate", "crossing", "strata"
-or ""),
+or ""), ``quadrature`` (the probabilities by quadrature, where the chains could not be read),
+``p_population`` (the population's largest probability),
 the largest R-hat and smallest bulk ESS. The table and a summary per pair (are the decisions
 the same on every seed?) are printed and written to ``--out``; what a run showed is
 recorded by hand in ``benchmarks/results/real_pairs.md``.
@@ -234,6 +235,8 @@ def main(argv=None) -> pd.DataFrame:
                 modes=("" if not result.modes else
                        "separate" if result.modes_separate else
                        "strata" if result.modes[0].stratum else "crossing"),
+                quadrature=bool(result.quadrature and result.quadrature.ok),
+                p_population=float(result.population.probabilities.max()),
                 max_rhat=result.diagnostics.max_rhat,
                 min_ess_bulk=result.diagnostics.min_ess_bulk))
             print(pd.DataFrame(rows[-1:]).to_string(index=False, header=len(rows) == 1,

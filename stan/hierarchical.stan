@@ -18,8 +18,6 @@
 // Sampled: sigma0, u_i (sigma_i's log-odds, device 10), log(nu - 1) and z_i = lambda_z[i]
 // (device 5); the program writes only these, delta0's conditional and the draws below, and
 // the caller computes sigma_i and log(lambda_i) from them (hierarchical_program.sampled_scales).
-// With nu_fixed = 1 nu is data, not sampled (bayescomp.models.nu_integration integrates over
-// it from fits at fixed values); the rest of the program is the same.
 // Drawn afterwards from their exact conditionals: delta0 here (generated quantities);
 // delta_i, alpha and beta by the caller (hierarchical_program.draw_delta,
 // nu_prior.draw_alpha_beta). The devices, each with where it is exact and its error:
@@ -180,10 +178,6 @@ data {
   vector<lower=0>[n_datasets] sigma_lower;  // floor_i (device 7)
   real<lower=max(sigma_lower)> sigma_upper; // sigma_bar
   int<lower=0, upper=1> population;         // 1: Student-t delta_i; 0: normal (no nu)
-  // 1: nu held at 1 + exp(log_nu_fixed), not sampled and without its prior (the fits at
-  // fixed nu of bayescomp.models.nu_integration); 0: nu sampled
-  int<lower=0, upper=population> nu_fixed;
-  real log_nu_fixed;
   // the means' centre: their median weighted by their precision under a normal population
   // (bayescomp.models.hierarchical_program.mean_centre), the point their deviations are
   // taken from (devices 4 and 5)
@@ -206,7 +200,6 @@ transformed data {
   vector[n_datasets] mean_share = rho + (1 - rho) ./ to_vector(n_scores);  // v_i
   vector[n_datasets] ss_contrasts = ss ./ (1 - rho);                       // S_i
   int n_lambda = population ? n_datasets : 0;
-  array[nu_fixed] real log_nu_held = rep_array(log_nu_fixed, nu_fixed);
   // the means' deviations from their centre and the squares (for delta0_marginal and the
   // centring, device 5), and the squared standard errors of the means (the fold variance
   // held at least at the floor, as constant datasets need)
@@ -233,21 +226,20 @@ transformed data {
 parameters {
   real<lower=0, upper=sigma0_upper> sigma0;
   vector<offset=sigma_offset, multiplier=sigma_scale>[n_datasets] sigma_log_odds;  // u_i
-  array[population - nu_fixed] real log_nu_minus_one;
+  array[population] real log_nu_minus_one;
   vector[n_lambda] lambda_z;                // z_i, the z-score of log(lambda_i) (device 5)
 }
 model {
-  array[population] real log_nu = append_array(log_nu_minus_one, log_nu_held);
-  vector[6] terms = log_density_terms(sigma0, sigma_log_odds, log_nu, lambda_z,
+  vector[6] terms = log_density_terms(sigma0, sigma_log_odds, log_nu_minus_one, lambda_z,
                                       sigma_lower, sigma_width, mean_share, se2, mean_centre,
                                       deviation, offset2, delta0_bound, exponent, ss_contrasts);
   // uniform priors of sigma0 and sigma_i: constants inside their bounds; u_i's Jacobian
   target += terms[1];
-  if (population - nu_fixed) {
+  if (population) {
     target += tabulated(log_nu_minus_one[1], nu_prior_start, nu_prior_step,
                         nu_prior_log_density, nu_prior_slope);   // log(nu - 1), device 8
+    target += terms[2];                                          // z_i given nu
   }
-  target += terms[2];                                            // z_i given nu (0 if normal)
   target += terms[3];                                            // ss_i (device 1)
   // m_i with delta_i and delta0 integrated out (devices 3, 4)
   target += terms[6];
@@ -258,8 +250,7 @@ generated quantities {
   real delta0_centre;
   real delta0_sd;
   {
-    vector[6] terms = log_density_terms(sigma0, sigma_log_odds,
-                                        append_array(log_nu_minus_one, log_nu_held), lambda_z,
+    vector[6] terms = log_density_terms(sigma0, sigma_log_odds, log_nu_minus_one, lambda_z,
                                         sigma_lower, sigma_width, mean_share, se2, mean_centre,
                                         deviation, offset2, delta0_bound, exponent,
                                         ss_contrasts);
@@ -276,8 +267,7 @@ generated quantities {
   // the mean difference on a new dataset drawn from the same population
   real delta_next;
   if (population) {
-    delta_next = student_t_rng(1 + exp(append_array(log_nu_minus_one, log_nu_held)[1]),
-                               delta0, sigma0);
+    delta_next = student_t_rng(1 + exp(log_nu_minus_one[1]), delta0, sigma0);
   } else {
     delta_next = normal_rng(delta0, sigma0);
   }

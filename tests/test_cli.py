@@ -172,7 +172,9 @@ def test_all_pairs_joint_faults_are_one_line(tmp_path, capsys, write_long_csv,
 
 # --- sampler options, retries and unreliable fits ------------------------------------------
 
-STARVED = ["--chains", "2", "--iter-warmup", "20", "--iter-sampling", "20"]
+# --no-quadrature: fits that fail to the end (UNRELIABLE), which the quadrature would
+# otherwise answer for (tests/test_quadrature.py)
+STARVED = ["--chains", "2", "--iter-warmup", "20", "--iter-sampling", "20", "--no-quadrature"]
 
 
 def spy_on_hierarchical(monkeypatch, module_name):
@@ -219,23 +221,23 @@ def test_sampler_options_reach_the_hierarchical_model(csv, capsys, monkeypatch):
 
 
 @pytest.mark.stan
-def test_integrate_nu_reaches_the_pairwise_fits_only(csv, capsys, monkeypatch):
+def test_no_quadrature_reaches_the_pairwise_fits_only(csv, capsys, monkeypatch):
     path, _ = csv
     calls = spy_on_hierarchical(monkeypatch, "bayescomp.models.hierarchical")
     short = ["--n-folds", "10", "--chains", "2", "--iter-warmup", "150", "--iter-sampling",
              "300", "--retries", "0", "--seed", "7"]
-    main(["compare", str(path), "--first", "a", "--second", "b", *short, "--integrate-nu"])
+    main(["compare", str(path), "--first", "a", "--second", "b", *short, "--no-quadrature"])
     main(["compare", str(path), "--first", "a", "--second", "b", *short])
-    (given, integrated), (unset, plain) = calls
-    assert given["nu_integration"] is True and "nu_integration" not in unset
-    # these chains mix, so nothing is integrated and the flag changes no number
-    assert integrated.nu_integration is None
-    np.testing.assert_array_equal(integrated.population.probabilities,
-                                  plain.population.probabilities)
-    # the joint model has no integration over nu: a usage error, before any fit
+    (given, without), (unset, default) = calls
+    assert given["quadrature"] is False and "quadrature" not in unset
+    # these chains mix, so the quadrature is not needed and the flag changes no number
+    assert without.quadrature is None and default.quadrature is None
+    np.testing.assert_array_equal(without.population.probabilities,
+                                  default.population.probabilities)
+    # the joint model has no quadrature: a usage error, before any fit
     capsys.readouterr()
-    assert main(["all-pairs", str(path), "--joint", "--integrate-nu", "--n-folds", "10"]) == 2
-    assert "--integrate-nu is an option of the pairwise fits" in capsys.readouterr().err
+    assert main(["all-pairs", str(path), "--joint", "--no-quadrature", "--n-folds", "10"]) == 2
+    assert "--no-quadrature is an option of the pairwise fits" in capsys.readouterr().err
     assert len(calls) == 2
 
 

@@ -131,9 +131,8 @@ def test_a_real_pair_whose_chains_cross_slowly_is_decided_in_strata(stan_backend
     """bbtcomp's knn - xgb (4 folds, 132 datasets; tests/data/README.md): nu's posterior has
     a mode near 2 and one near 20, which the chains cross every few hundred draws, so nu's
     R-hat stays above 1.01 after 4 x 4,000 draws and, read chain by chain, the fit was
-    UNRELIABLE on every seed. A quadrature of the same posterior over delta0, sigma0 and
-    log(nu - 1), every dataset's sigma_i and delta_i integrated on grids (an independent
-    route, benchmarks/results/real_pairs.md section 23), gives P(xgb better) = 0.997 for the
+    UNRELIABLE on every seed. The quadrature of the same posterior (an independent route,
+    bayescomp.models.quadrature, tests/test_quadrature.py) gives P(xgb better) = 0.992 for the
     population. Both seeds decide so, and the next dataset undecided (P(xgb better) about
     0.66); read in strata, each stratum says the same."""
     scores = bc.read_csv(KNN_XGB)

@@ -14,9 +14,9 @@ EXIT_OK, EXIT_UNRELIABLE, EXIT_INPUT, EXIT_INTERNAL, EXIT_INTERRUPTED = 0, 1, 2,
 #: 128 + SIGPIPE: what a shell reports for a Unix tool whose reader closed the pipe
 EXIT_STDOUT_CLOSED = 141
 #: options of ``bayescomp.hierarchical`` and ``bayescomp.compare_many`` the command line
-#: passes through when given (``nu_integration``: the pairwise model's alone)
+#: passes through when given (``quadrature``: the pairwise model's alone)
 FIT_OPTIONS = ("chains", "iter_warmup", "iter_sampling", "adapt_delta", "max_treedepth",
-               "prior", "retries", "ess", "nu_integration")
+               "prior", "retries", "ess", "quadrature")
 
 
 # --- reading --------------------------------------------------------------------------------
@@ -238,9 +238,9 @@ def run_all_pairs(args, console: Console) -> int:
     scores = read_scores(args)
     rope = _rope(args)
     if args.joint:
-        if args.nu_integration:
-            raise CliError("--integrate-nu is an option of the pairwise fits; the joint model "
-                           "(--joint) has no integration over nu")
+        if args.quadrature is not None:
+            raise CliError("--no-quadrature is an option of the pairwise fits; the joint model "
+                           "(--joint) has no quadrature")
         return _run_joint(scores, rope, args, console)
     pairs = list(combinations(scores.algorithms, 2))
     for first, second in pairs:

@@ -144,12 +144,11 @@ def add_sampling_arguments(sub, pairwise: bool = False) -> None:
                        help="target bulk and tail ESS of the reported quantities: a fit "
                        "below it is extended from where its chains are (default 1000)")
     if pairwise:
-        group.add_argument("--integrate-nu", dest="nu_integration", action="store_true",
+        group.add_argument("--no-quadrature", dest="quadrature", action="store_false",
                            default=None,
-                           help="where a pairwise fit's chains move between values of nu "
-                           "too slowly to weigh them, integrate its probabilities over nu "
-                           "from fits at fixed nu (bayescomp.hierarchical's "
-                           "nu_integration; off by default, 30-60 s more on such a pair)")
+                           help="leave a pairwise fit whose chains cannot be read UNRELIABLE "
+                           "instead of taking its probabilities by quadrature over delta0, "
+                           "sigma0 and nu (bayescomp.hierarchical's quadrature)")
 
 
 def add_reading_arguments(sub) -> None:

@@ -146,7 +146,7 @@ def _row(result, method: str, seed: int) -> dict:
                    reliable=bool(result.reliable),
                    attempts=len(result.settings.get("attempts", ())) or 1,
                    modes=len(result.modes),
-                   integrated=bool(result.nu_integration and result.nu_integration.ok),
+                   quadrature=bool(result.quadrature and result.quadrature.ok),
                    ess_bulk=result.settings["ess"]["bulk"],
                    ess_tail=result.settings["ess"]["tail"])
     else:  # one dataset, no sampling, hence no sampling problems
@@ -154,7 +154,7 @@ def _row(result, method: str, seed: int) -> dict:
                     zip(("p_left", "p_rope", "p_right"), result.probabilities)})
         row.update(dataset_decision=result.decision(THRESHOLD), test="nadeau-bengio",
                    p_value=result.nb_p_value, reliable=True, attempts=1, modes=0,
-                   integrated=False,
+                   quadrature=False,
                    ess_bulk=np.nan, ess_tail=np.nan)
     row["seed"] = seed
     return row
@@ -251,7 +251,7 @@ def compare_all(scores: Scores, rope: RopeLike = 0.01, *, method: str = "auto",
     scoped = [f"{scope}_{k}" for scope in SCOPES[method]
               for k in ("p_left", "p_rope", "p_right", "decision")]
     table = table[["first", "second", "method", *scoped, "test", "p_value", "p_value_corrected",
-                   "reject", "reliable", "attempts", "modes", "integrated", "ess_bulk", "ess_tail",
+                   "reject", "reliable", "attempts", "modes", "quadrature", "ess_bulk", "ess_tail",
                    "seed"]]
     return AllPairsResult(tuple(scores.algorithms), method, rope, correction, table, results,
                           seed=seed)

@@ -31,7 +31,8 @@ from bayescomp import sampling
 from bayescomp.arguments import check_count
 from bayescomp.baselines.across_datasets import baselines as run_baselines
 from bayescomp.data.scores import Scores
-from bayescomp.exceptions import ConstantDifferencesWarning, InputWarning, RetryWarning
+from bayescomp.exceptions import (ConstantDifferencesWarning, InputWarning, RetryWarning,
+                                  SamplingWarning)
 from bayescomp.models import region_masses
 from bayescomp.models.correlated import correlated_ttests
 from bayescomp.models.diagnostics import diagnose, variable_convergence, warn_if_problems
@@ -45,8 +46,8 @@ from bayescomp.models.hierarchical_runs import (REPORTED, Assessment, energy_exp
                                                 region_estimates, reported_ess, run_fits,
                                                 steps_failed, too_close_to_call)
 from bayescomp.models.modes import find_modes, mixture_indices, settled_decisions
-from bayescomp.models.nu_integration import integrate_over_nu, node_fitter
-from bayescomp.models.strata import slowest_locator, strata_decide, strata_parts
+from bayescomp.models.quadrature import quadrature_probabilities
+from bayescomp.models.strata import strata_decide, strata_parts
 from bayescomp.decisions import THRESHOLD
 from bayescomp.rope import Rope, check_rope, region_labels
 
@@ -69,7 +70,7 @@ def hierarchical(scores: Scores, first: str, second: str, *, rope: RopeLike = 0.
                  iter_warmup: int = 500, iter_sampling: int = 1000, seed: int | None = None,
                  adapt_delta: float = 0.95, max_treedepth: int = 10, baselines: bool = True,
                  log_likelihood: bool = False, show_progress: bool = False,
-                 retries: int = 2, ess: int = 1000, nu_integration: bool = False
+                 retries: int = 2, ess: int = 1000, quadrature: bool = True
                  ) -> HierarchicalResult:
     """Compare two algorithms across datasets with the hierarchical model.
 
@@ -136,24 +137,21 @@ def hierarchical(scores: Scores, first: str, second: str, *, rope: RopeLike = 0.
         (chains that visit a region rarely: more draws at that rate would not reach the
         target within the cap).
         The ESS achieved is in ``settings["ess"]`` and the summary.
-    nu_integration : bool
-        Off by default (on the real pairs measured, bbtcomp's knn - gbm and knn - xgb, the
-        fits at fixed nu between nu's two modes do not mix either, so the integral is not
-        reported; ``benchmarks/results/real_pairs.md`` section 24). Where the last fit still
-        cannot decide because its chains move between values of nu
-        too slowly to weigh them (nu the slowest of delta0, sigma0 and nu, or separate modes),
-        integrate the probabilities over nu from fits at fixed values of it
-        (:mod:`bayescomp.models.nu_integration`; each a fit of 0.6 times the warm-up and half
-        the draws, 15-25 of them; those whose chains disagree count with their spread): the
-        result is then reliable unless fits whose sampler struggled (divergences, tree
-        depth, E-BFMI) or with fewer than 100 effective draws a chain hold more than 5% of
-        nu's posterior, and its probabilities are the integral's (``nu_integration``).
+    quadrature : bool
+        Where the last fit still cannot be read (its chains neither mix, nor sit in modes
+        that each pass, nor make the same decisions chain by chain or stratum by stratum:
+        nu's two modes on real pairs of near-identical algorithms, crossed too rarely to
+        weigh), take every probability by quadrature over delta0, sigma0 and nu instead
+        (:mod:`bayescomp.models.quadrature`: deterministic, a few seconds at 100 datasets);
+        the result is then reliable if the quadrature's own error is at most 0.005, and its
+        means and intervals stay the draws'. ``False`` leaves such a fit UNRELIABLE.
 
     Returns
     -------
     HierarchicalResult
         Problems of the final fit are raised as a :class:`SamplingWarning` with advice; such
-        a result is not :attr:`~HierarchicalResult.reliable` and makes no decision.
+        a result is not :attr:`~HierarchicalResult.reliable` and makes no decision, unless
+        its modes or the quadrature (``quadrature``) decide for it.
     """
     rope = Rope.coerce(rope)
     if len(scores) < 2:
@@ -175,15 +173,13 @@ def hierarchical(scores: Scores, first: str, second: str, *, rope: RopeLike = 0.
     data, scale = prepare(scores, first, second, prior)
     var_names = ["delta0", "sigma0", "delta", "sigma"] + (["nu"] if data["population"] else [])
 
-    # the engine's settings of every fit, the fits at fixed nu included
-    run_stan = partial(sampling.sample, PROGRAM, backend=backend, route=route, chains=chains,
-                       max_treedepth=max_treedepth, show_progress=show_progress)
-
     def sample(fit, run, adapted, stan_seed):
         inits = (continuation_inits(fit, data) if run["continued"] else
                  initial_values(data, chains, seeds.generator("initial_values")))
-        return run_stan(data, inits=inits, **adapted, iter_sampling=run["iter_sampling"],
-                        seed=stan_seed, adapt_delta=run["adapt_delta"])
+        return sampling.sample(PROGRAM, data, backend=backend, route=route, chains=chains,
+                               inits=inits, **adapted, iter_sampling=run["iter_sampling"],
+                               seed=stan_seed, adapt_delta=run["adapt_delta"],
+                               max_treedepth=max_treedepth, show_progress=show_progress)
 
     def assess(fit, spent: bool) -> Assessment:
         idata = to_user_scale(fit, data, scale, scores.dataset_names,
@@ -239,23 +235,20 @@ def hierarchical(scores: Scores, first: str, second: str, *, rope: RopeLike = 0.
     idata, (population_masses, next_masses), modes, estimates = runs.assessment.reading
     separate = runs.assessment.separate
     post = idata.posterior
-    integration = None
-    if (nu_integration and not diagnostics.ok and not runs.assessment.settled
-            and data["population"] and (separate or slowest_locator(post) == "nu")):
-        # nu's weights are what the draws cannot give: take them by quadrature over nu
-        fit_node = node_fitter(
-            lambda held, inits, stan_seed, warmup, draws, node_adapt_delta: run_stan(
-                held, inits=inits, iter_warmup=warmup, iter_sampling=draws, seed=stan_seed,
-                adapt_delta=node_adapt_delta),
-            data, scale, scores.dataset_names, prior, rope, seeds.sequence("nu_integration"),
-            chains=chains, iter_warmup=iter_warmup, iter_sampling=iter_sampling,
-            adapt_delta=adapt_delta, max_treedepth=max_treedepth)
-        integration = integrate_over_nu(fit_node, data, post["nu"].values,
-                                        seeds.generator("nu_integration"))
-    if not runs.assessment.settled and not (integration and integration.ok):
-        # modes of which one still fails its diagnostics decide nothing
-        warn_if_problems(diagnostics, what + (f" (after {len(attempts)} attempts)"
-                                              if len(attempts) > 1 else ""))
+    by_quadrature = None
+    if quadrature and not diagnostics.ok and not runs.assessment.settled:
+        # what the chains cannot weigh, a sum over a grid of the hyper-parameters can
+        by_quadrature = quadrature_probabilities(data, scale, rope)
+    if not runs.assessment.settled:
+        # modes of which one still fails its diagnostics decide nothing; the quadrature
+        # decides, but the means and intervals stay those of draws that failed
+        what += f" (after {len(attempts)} attempts)" if len(attempts) > 1 else ""
+        if by_quadrature and by_quadrature.ok:
+            warnings.warn(f"{what}: " + "; ".join(diagnostics.problems) + "; every probability "
+                          "is by quadrature instead (result.quadrature), the means and "
+                          "intervals are these draws'", SamplingWarning, stacklevel=2)
+        else:
+            warn_if_problems(diagnostics, what)
 
     n_chains, n_draws = post.sizes["chain"], post.sizes["draw"]
     # the last fit's Monte Carlo errors (modes carry their own)
@@ -270,12 +263,13 @@ def hierarchical(scores: Scores, first: str, second: str, *, rope: RopeLike = 0.
     population_masses, next_masses = (masses.reshape(-1, 3)[order]
                                       for masses in (population_masses, next_masses))
     labels = region_labels(first, second)
-    reliable = diagnostics.ok or bool(modes) or bool(integration and integration.ok)
-    if integration and integration.ok:
-        # every probability from the integral over nu; the summaries of the draws stay
+    quadrature_ok = bool(by_quadrature and by_quadrature.ok)
+    reliable = diagnostics.ok or bool(modes) or quadrature_ok
+    if quadrature_ok:
+        # every probability from the quadrature; the summaries of the draws stay
         (population_probabilities, population_mcse), (next_probabilities, next_mcse) = (
-            (integration.population, integration.population_mcse),
-            (integration.next_dataset, integration.next_dataset_mcse))
+            (by_quadrature.population, by_quadrature.population_error),
+            (by_quadrature.next_dataset, by_quadrature.next_dataset_error))
     else:
         population_probabilities, next_probabilities = (
             masses.mean(axis=0) for masses in (population_masses, next_masses))
@@ -296,7 +290,7 @@ def hierarchical(scores: Scores, first: str, second: str, *, rope: RopeLike = 0.
         ttests = correlated_ttests(scores, first, second, rope=rope)
     # each dataset's probabilities from delta_i's conditional, draw by draw, as the two
     # questions' are
-    dataset_probabilities = (integration.datasets if integration and integration.ok else
+    dataset_probabilities = (by_quadrature.datasets if quadrature_ok else
                              region_masses.dataset_probabilities(
                                  post, rope, np.bincount(order, minlength=n_chains * n_draws)))
     rows = []
@@ -329,4 +323,4 @@ def hierarchical(scores: Scores, first: str, second: str, *, rope: RopeLike = 0.
                                  seed=seeds.sequence("baselines")) if baselines
                    else None),
         diagnostics=diagnostics, settings=settings, modes=modes, modes_separate=separate,
-        nu_integration=integration)
+        quadrature=by_quadrature)

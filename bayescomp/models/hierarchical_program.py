@@ -180,7 +180,7 @@ def prepare(scores: Scores, first: str, second: str, prior) -> tuple[dict, float
         mean_diff=(means / scale).tolist(), ss=(ss / scale ** 2).tolist(),
         delta0_bound=float(delta0_bound / scale), sigma0_upper=float(sigma0_upper / scale),
         sigma_lower=(floor / scale).tolist(), sigma_upper=float(sigma_upper / scale),
-        population=int(prior.population == "student"), nu_fixed=0, log_nu_fixed=0.0,
+        population=int(prior.population == "student"),
         **nu_prior.stan_data_for(prior.nu, prior.alpha, prior.beta))
     data["mean_centre"] = mean_centre(data)
     return data, scale

@@ -12,7 +12,7 @@ import pandas as pd
 from bayescomp.decisions import THRESHOLD
 from bayescomp.models.diagnostics import Diagnostics, SamplerChecked
 from bayescomp.models.estimate import Estimate
-from bayescomp.models.nu_integration import NuIntegration
+from bayescomp.models.quadrature import Quadrature
 from bayescomp.reportable import Reportable
 from bayescomp.rope import Rope, most_probable_shares, region_labels
 
@@ -51,10 +51,9 @@ class HierarchicalResult(SamplerChecked, Reportable):
         (``Mode.stratum``; :mod:`bayescomp.models.strata`), unweighed. The probabilities then
         mix the modes by their weights (every draw alike where there are none), and a
         decision stands only when every mode makes it (:mod:`bayescomp.models.modes`).
-    nu_integration : NuIntegration or None
-        Where the chains could not be read even so, because they move between values of nu
-        too slowly to weigh them, the probabilities integrated over nu from fits at fixed
-        values of it (:mod:`bayescomp.models.nu_integration`); when it is ``ok``, every
+    quadrature : Quadrature or None
+        Where the chains could not be read even so, the probabilities by quadrature over
+        delta0, sigma0 and nu (:mod:`bayescomp.models.quadrature`); when it is ``ok``, every
         probability of the result is its (the means and intervals stay the draws').
     datasets : pandas.DataFrame
         Per dataset (index): ``n``, ``rho``, raw ``mean`` difference with its correlated
@@ -79,7 +78,7 @@ class HierarchicalResult(SamplerChecked, Reportable):
     settings: dict = field(repr=False)
     modes: tuple = field(default=(), repr=False)
     modes_separate: bool = False
-    nu_integration: NuIntegration | None = field(default=None, repr=False)
+    quadrature: Quadrature | None = field(default=None, repr=False)
 
     @property
     def labels(self) -> tuple[str, str, str]:
@@ -99,10 +98,10 @@ class HierarchicalResult(SamplerChecked, Reportable):
     @property
     def reliable(self) -> bool:
         """Whether the fit passed its sampler diagnostics, or its chains, though they do not
-        mix, can decide (:attr:`modes`), or the integral over nu can
-        (:attr:`nu_integration`); if not, no decision is made."""
+        mix, can decide (:attr:`modes`), or the quadrature can (:attr:`quadrature`); if
+        not, no decision is made."""
         return (self.diagnostics.ok or bool(self.modes)
-                or bool(self.nu_integration and self.nu_integration.ok))
+                or bool(self.quadrature and self.quadrature.ok))
 
     def to_frame(self) -> pd.DataFrame:
         """One row per dataset (see :attr:`datasets`)."""

@@ -8,24 +8,21 @@ the analysis then draws from its own stream, a child of ``numpy.random.SeedSeque
 (as numpy recommends for independent streams; ``SeedSequence.spawn`` numbers children the
 same way), so that no two steps share random numbers and adding a step changes no other:
 
-====================  ===========================  ==========================================
-stream                ``spawn_key``                what draws from it
-====================  ===========================  ==========================================
-``"stan"``            ``(0, k)`` for attempt k+1   Stan's seed of each fit, retry or
-                                                   continuation (:meth:`Seeds.stan_seed`)
-``"initial_values"``  ``(1,)``                     the chains' initial values
-``"post_draws"``      ``(2,)``                     the quantities drawn in Python after Stan
-``"baselines"``       ``(3,)``                     the Bayesian sign and signed-rank tests
-``"tie_orders"``      ``(4,)``                     the rankings' orders of tied algorithms
-``"mode_mass"``       ``(5,)``                     the proposals weighing separate modes
-``"next_draws"``      ``(6,)``                     the joint model's draws of a new dataset's
-                                                   differences (its mean and interval)
-``"nu_integration"``  ``(7,)``                     the fits at fixed nu (node at place p of
-                                                   the grid, length l: ``(7, p, l)``) and the
-                                                   bootstrap of the integral's error
-====================  ===========================  ==========================================
+===================  ===========================  ==========================================
+stream               ``spawn_key``                what draws from it
+===================  ===========================  ==========================================
+``"stan"``           ``(0, k)`` for attempt k+1   Stan's seed of each fit, retry or
+                                                  continuation (:meth:`Seeds.stan_seed`)
+``"initial_values"`` ``(1,)``                     the chains' initial values
+``"post_draws"``     ``(2,)``                     the quantities drawn in Python after Stan
+``"baselines"``      ``(3,)``                     the Bayesian sign and signed-rank tests
+``"tie_orders"``     ``(4,)``                     the rankings' orders of tied algorithms
+``"mode_mass"``      ``(5,)``                     the proposals weighing separate modes
+``"next_draws"``     ``(6,)``                     the joint model's draws of a new dataset's
+                                                  differences (its mean and interval)
+===================  ===========================  ==========================================
 
-So ``SeedSequence(seed).spawn(8)[1]`` is the initial values' stream and
+So ``SeedSequence(seed).spawn(7)[1]`` is the initial values' stream and
 ``SeedSequence(seed).spawn(1)[0].spawn(k + 1)[k]`` attempt k+1's Stan stream. A Stan seed is
 the first 32-bit word of its stream halved, in ``[0, 2**31 - 1]``, the range both engines
 accept.
@@ -41,7 +38,7 @@ SEED_MAX = 2 ** 31 - 1
 
 #: the streams of an analysis, in the order of their spawn keys
 STREAMS = ("stan", "initial_values", "post_draws", "baselines", "tie_orders", "mode_mass",
-           "next_draws", "nu_integration")
+           "next_draws")
 
 
 def draw_seed() -> int:

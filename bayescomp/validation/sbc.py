@@ -143,8 +143,7 @@ def _hierarchical_replication(sequence, prior: FixedPrior, fit_prior: FixedPrior
     fit_rho_vec = np.full(n_datasets, rho if fit_rho is None else fit_rho)
     stan_prior = fit_prior.stan_data(n_datasets)
     data = dict(n_datasets=n_datasets, n_scores=n.tolist(), rho=fit_rho_vec.tolist(),
-                mean_diff=means.tolist(), ss=ss.tolist(), population=1, nu_fixed=0,
-                log_nu_fixed=0.0, **stan_prior)
+                mean_diff=means.tolist(), ss=ss.tolist(), population=1, **stan_prior)
     data["mean_centre"] = mean_centre(data)
     seed = sampling.seeds.stan_seed(sequence)
     start = time.perf_counter()

@@ -8,7 +8,7 @@ import pandas as pd
 from bayescomp.decisions import MODES_DISAGREE, SCOPE_NAMES
 from bayescomp.formatting import format_number, json_number
 from bayescomp.presentation.reports import text_table
-from bayescomp.presentation.results.hierarchical import modes_dict, nu_integration_dict
+from bayescomp.presentation.results.hierarchical import modes_dict, quadrature_dict
 from bayescomp.presentation.verdicts import rope_dict, verdict, verdict_dict
 
 
@@ -58,11 +58,11 @@ def display_table(result) -> pd.DataFrame:
     shown["p_value corrected"] = t.p_value_corrected
     if result.method == "hierarchical":
         decisions = zip(*(t[f"{scope}_decision"] for scope in result.scopes))
-        shown["fit"] = [("ok, integrated over nu" if integrated else "ok" if not modes
+        shown["fit"] = [("ok, by quadrature" if by_quadrature else "ok" if not modes
                          else f"ok, {modes} modes agree" if MODES_DISAGREE not in chosen
                          else f"{modes} modes disagree")
-                        if reliable else "UNRELIABLE" for reliable, modes, integrated, chosen in
-                        zip(t.reliable.astype(bool), t.modes, t.integrated, decisions)]
+                        if reliable else "UNRELIABLE" for reliable, modes, by_quadrature, chosen
+                        in zip(t.reliable.astype(bool), t.modes, t.quadrature, decisions)]
         shown["attempts"] = t.attempts
         # what the probabilities rest on: the fewer of bulk and tail
         shown["ESS"] = np.minimum(t.ess_bulk, t.ess_tail).round().astype(int)
@@ -93,7 +93,7 @@ def to_dict(result) -> dict:
             entry["ess"] = {k: json_number(v) for k, v in
                             result.results[(first, second)].settings["ess"].items()}
             entry["modes"] = modes_dict(result.results[(first, second)], result.threshold)
-            entry["nu_integration"] = nu_integration_dict(result.results[(first, second)])
+            entry["quadrature"] = quadrature_dict(result.results[(first, second)])
             if not row["reliable"]:
                 entry["problems"] = list(result.results[(first, second)].diagnostics.problems)
         pairs.append(entry)

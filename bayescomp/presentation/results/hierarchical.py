@@ -3,6 +3,8 @@ its summary, its report (title, facts, table), its JSON document and, for a post
 chains sit in several modes, the lines and the data that show the modes."""
 from __future__ import annotations
 
+import math
+
 import pandas as pd
 
 from bayescomp.decisions import MODES_DISAGREE, THRESHOLD, decide
@@ -77,6 +79,8 @@ def estimate_lines(result) -> list[str]:
     """Both estimates, each under its name, with every number labelled."""
     left, equal, right = result.labels
     means = result.datasets["mean"]
+    kind = ("Error (of the quadrature)" if result.quadrature is not None and result.quadrature.ok
+            else "Monte Carlo error")
     lines = []
     for estimate, title in (
             (result.population, "delta0, the location of the population of mean differences"
@@ -89,7 +93,7 @@ def estimate_lines(result) -> list[str]:
                   f"{probability(estimate.probabilities[1])}   P({right}) = "
                   f"{probability(estimate.probabilities[2])}   decision at 0.95: "
                   f"{estimate.decision()}",
-                  f"  Monte Carlo error of these probabilities at most "
+                  f"  {kind} of these probabilities at most "
                   f"{probability(max(estimate.mcse))}; a decision needs a margin of two"]
     share = result.next_dataset_most_probable
     lines += [f"  share of draws in which each has the next dataset's largest mass: "
@@ -124,8 +128,8 @@ def summary(result) -> str:
         lines.append(text_table(table))
     if result.modes:
         lines += mode_lines(result)
-    if result.nu_integration is not None:
-        lines += nu_integration_lines(result)
+    if result.quadrature is not None:
+        lines += quadrature_lines(result)
     if result.baselines is not None:
         lines.append(result.baselines.summary())
     if len(result.attempts) > 1:
@@ -156,8 +160,8 @@ def report(result):
     if result.modes:
         # one fact a mode (or chain, or stratum): a bullet each in the reports
         facts.extend(line.strip() for line in mode_lines(result))
-    if result.nu_integration is not None:
-        facts.extend(line.strip() for line in nu_integration_lines(result))
+    if result.quadrature is not None:
+        facts.extend(line.strip() for line in quadrature_lines(result))
     if len(result.attempts) > 1:
         facts.append("attempts: " + " / ".join(line.strip() for line in attempt_lines(result)))
     title = (f"Hierarchical model: {result.first} vs {result.second} on "
@@ -203,7 +207,7 @@ def to_dict(result, threshold: float = THRESHOLD) -> dict:
                ("next_dataset", result.next_dataset, SCOPE_OPENINGS["next_dataset"]))},
         "next_dataset_most_probable": keyed(result.next_dataset_most_probable),
         "modes": modes_dict(result, threshold),
-        "nu_integration": nu_integration_dict(result),
+        "quadrature": quadrature_dict(result),
         "datasets": datasets,
         "baselines": result.baselines.to_dict() if result.baselines is not None else None,
         "diagnostics": {"verdict": g.verdict, "max_rhat": num(g.max_rhat),
@@ -303,39 +307,34 @@ def mode_lines(result) -> list[str]:
     return lines
 
 
-def nu_integration_lines(result) -> list[str]:
-    """What the integral over nu (:mod:`bayescomp.models.nu_integration`) did and found."""
-    integration = result.nu_integration
-    nodes = integration.nodes
-    failed = nodes[nodes["problems"] != ""]
-    weights = nodes["weight"].to_numpy()
-    median = nodes["nu"].to_numpy()[min(int((weights.cumsum() < 0.5).sum()), len(nodes) - 1)]
+def quadrature_lines(result) -> list[str]:
+    """What the quadrature (:mod:`bayescomp.models.quadrature`) did and found."""
+    found = result.quadrature
+    grid = found.grid
+    nu = (f"posterior median of nu {format_number(found.nu_median)}, "
+          if math.isfinite(found.nu_median) else "")
     lines = [
-        "Integrated over nu: the chains move between values of nu too slowly to weigh them, so "
-        f"{'every probability is' if integration.ok else 'the probabilities would be'} "
-        f"integrated over nu from {len(nodes)} fits at fixed nu ({format_number(nodes['nu'].min())}"
-        f" to {format_number(nodes['nu'].max())}, log(nu - 1) every "
-        f"{format_number(float(nodes['log_nu_minus_one'].diff().min()))}; "
-        f"{nodes['seconds'].sum():.0f} s): posterior median of nu about {format_number(median)}, "
-        f"P(nu < 3) {probability(float(weights[nodes['nu'].to_numpy() < 3].sum()))}; "
-        "the means and intervals are the draws'."]
-    if len(failed):
-        lines.append(f"  {len(failed)} of these fits did not mix (nu = "
-                     + ", ".join(format_number(x) for x in failed["nu"])
-                     + f", weight {probability(float(failed['weight'].sum()))}): their "
-                     "chains' spread is counted in the errors.")
-    lines += [f"  not reliable: {problem}" for problem in integration.problems]
+        "By quadrature: the chains could not be read, so "
+        f"{'every probability is' if found.ok else 'the probabilities would be'} a sum over "
+        f"a grid of delta0, sigma0 and nu ({grid['delta0']} x {grid['sigma0']} x "
+        f"{max(grid['nu'], 1)} points, {found.seconds:.1f} s): {nu}of sigma0 "
+        f"{format_number(found.sigma0_median)}; error at most "
+        f"{format_number(float(max(found.population_error.max(), found.next_dataset_error.max())))}"
+        "; the means and intervals are the draws'."]
+    lines += [f"  not reliable: {problem}" for problem in found.problems]
     return lines
 
 
-def nu_integration_dict(result) -> dict | None:
-    """The integral over nu, JSON-ready (None where the result was not integrated)."""
-    integration = result.nu_integration
-    if integration is None:
+def quadrature_dict(result) -> dict | None:
+    """The quadrature, JSON-ready (None where the result did not need it)."""
+    found = result.quadrature
+    if found is None:
         return None
-    columns = ["log_nu_minus_one", "nu", "weight", "score", "score_mcse", "population_left",
-               "population_rope", "population_right", "problems", "seconds"]
-    return {"ok": integration.ok, "problems": list(integration.problems),
-            "nodes": [{key: (value if isinstance(value, str) else num(value))
-                       for key, value in row.items()}
-                      for row in integration.nodes[columns].to_dict(orient="records")]}
+    return {"ok": found.ok, "problems": list(found.problems),
+            "population_error": [num(x) for x in found.population_error],
+            "next_dataset_error": [num(x) for x in found.next_dataset_error],
+            "nu_median": num(found.nu_median), "sigma0_median": num(found.sigma0_median),
+            "grid": {key: (list(map(num, value)) if isinstance(value, tuple) else
+                           None if value is None else int(value))
+                     for key, value in found.grid.items()},
+            "seconds": num(found.seconds)}

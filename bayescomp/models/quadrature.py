@@ -1,0 +1,390 @@
+"""The hierarchical model's probabilities by quadrature over its hyper-parameters.
+
+Given delta0, sigma0 and nu the datasets are independent, and what dataset i contributes is
+one integral over its sigma_i and lambda_i (delta_i integrated out in closed form, device 3
+of ``stan/hierarchical.stan``):
+
+    I_i(delta0, sigma0, nu) = E[ N(m_i | delta0, sigma_i^2 v_i + sigma0^2 / lambda_i) ],
+
+sigma_i over p_i(sigma) ~ sigma^-(n_i - 1) exp(-S_i / (2 sigma^2)) on (floor_i, sigma_bar)
+(its fold variance and uniform prior: device 1), lambda_i ~ Gamma(nu / 2, nu / 2) (device 2).
+The posterior of (delta0, sigma0, nu) is then p(nu) prod_i I_i on a grid, and every
+probability the model reports is a sum over that grid: no chains, no seed, and the same
+answer wherever nu's posterior has two modes that NUTS's chains cross too rarely to weigh.
+
+The integrand depends on sigma0 and lambda only through l = log(sigma0^2 / lambda), so
+H_i(delta0, l) = E_sigma[N(m_i | delta0, sigma^2 v_i + e^l)] is tabulated once on a lattice of
+l (Gauss-Legendre in log sigma_i over where p_i holds its mass), and the average over
+lambda is a sum along the lattice with the masses of log(lambda)'s cells as weights, the
+same for every dataset: one matrix product per value of nu. log sigma0 lies on the lattice
+(half its step), delta0 on Gauss-Legendre panels that split at the ROPE's ends, log(nu - 1)
+on a uniform grid; the grid is first coarse and wide, then narrowed to where the posterior
+holds its mass. Each dataset's probabilities come alike, from the normal conditional of
+delta_i given sigma_i, lambda_i and delta0 (its mean and variance depend on them through
+sigma_i, l and delta0 only); the next dataset's from the Student-t's masses at every
+point. The error is the change from the same rule at half the resolution in every
+direction, plus the posterior mass at the grid's edges.
+"""
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+
+import numpy as np
+from scipy import special
+
+from bayescomp.models.hierarchical_density import tabulated
+
+#: Gauss-Legendre nodes of log(sigma_i) per dataset, and of delta0 per panel, at the fine
+#: resolution (the check at half resolution takes half the sigma_i nodes and half the panels)
+SIGMA_NODES = 48
+DELTA0_NODES = 6
+#: lattice step of l = log(sigma0^2 / lambda) and of log(nu - 1), fine resolution
+LATTICE_STEP = 0.1
+NU_STEP = 0.25
+#: log(lambda) is summed over this range (below it the contribution falls as lambda^(1/2 +
+#: nu/2), at most e^-25 of the rest at nu = 1)
+LOG_LAMBDA = (-25.0, 5.0)
+#: the grid keeps where the posterior's density is within e^-20 of its largest
+KEEP = 20.0
+#: log(nu - 1) searched over this range first (nu from 1 + 4.5e-5 to 2.2e4)
+U_RANGE = (-10.0, 10.0)
+#: an error above this on any probability, or as much mass at a grid's edge, makes the
+#: result not reliable
+TOLERANCE = 0.005
+
+
+@dataclass(frozen=True)
+class Quadrature:
+    """What :func:`quadrature_probabilities` found.
+
+    Attributes
+    ----------
+    population, next_dataset : ndarray (3,)
+        P(left / rope / right) of delta0 and of the next dataset.
+    population_error, next_dataset_error : ndarray (3,)
+        Their errors: the change from half the resolution plus the mass at the edges.
+    datasets : ndarray (dataset, 3)
+        Each dataset's probabilities; ``datasets_error`` alike.
+    nu_median, sigma0_median : float
+        Posterior medians (sigma0 in the units of the scores; nu is nan for a normal
+        population).
+    grid : dict
+        The fine grid's sizes and ranges.
+    seconds : float
+    problems : tuple of str
+        Why the result is not reliable; empty when it is.
+    """
+
+    population: np.ndarray
+    population_error: np.ndarray
+    next_dataset: np.ndarray
+    next_dataset_error: np.ndarray
+    datasets: np.ndarray
+    datasets_error: np.ndarray
+    nu_median: float
+    sigma0_median: float
+    grid: dict
+    seconds: float
+    problems: tuple = ()
+
+    @property
+    def ok(self) -> bool:
+        return not self.problems
+
+
+def sigma_rule(n: np.ndarray, S: np.ndarray, floor: np.ndarray, sigma_upper: float,
+               nodes: int) -> tuple[np.ndarray, np.ndarray]:
+    """Per dataset, Gauss-Legendre nodes in x = log(sigma) and their log weights for
+    p_i(sigma) dsigma = sigma^-(n_i - 2) exp(-S_i e^(-2x) / 2) dx on (floor_i, sigma_bar),
+    over the part of the interval where the density is within e^-40 of its largest."""
+    points, weights = np.polynomial.legendre.leggauss(nodes)
+    low, high = np.log(floor), np.full_like(floor, np.log(sigma_upper))
+    fine = low[:, None] + (high - low)[:, None] * np.linspace(0, 1, 4001)[None, :]
+    density = -(n[:, None] - 2) * fine - 0.5 * S[:, None] * np.exp(-2 * fine)
+    inside = density > density.max(axis=1, keepdims=True) - 40
+    first = np.clip(inside.argmax(axis=1) - 1, 0, 4000)
+    last = np.clip(4000 - inside[:, ::-1].argmax(axis=1) + 1, 0, 4000)
+    rows = np.arange(len(n))
+    start, end = fine[rows, first], fine[rows, last]
+    x = 0.5 * (start + end)[:, None] + 0.5 * (end - start)[:, None] * points[None, :]
+    log_weight = (-(n[:, None] - 2) * x - 0.5 * S[:, None] * np.exp(-2 * x)
+                  + np.log(0.5 * (end - start))[:, None] + np.log(weights)[None, :])
+    return x, log_weight
+
+
+def delta0_panels(low: float, high: float, cuts, panels: int, nodes: int):
+    """Gauss-Legendre nodes and weights of delta0 on (low, high): ``panels`` equal panels,
+    each also split at the ``cuts`` (the ROPE's ends) inside it."""
+    points, weights = np.polynomial.legendre.leggauss(nodes)
+    edges = np.unique(np.concatenate([np.linspace(low, high, panels + 1),
+                                      [c for c in cuts if low < c < high]]))
+    half = 0.5 * np.diff(edges)
+    centre = 0.5 * (edges[1:] + edges[:-1])
+    return ((centre[:, None] + half[:, None] * points[None, :]).ravel(),
+            (half[:, None] * weights[None, :]).ravel())
+
+
+def lambda_cells(nu: float, log_lambda: np.ndarray, step: float) -> np.ndarray:
+    """The masses of log(lambda) ~ log Gamma(nu / 2, rate nu / 2) in the cells of width
+    ``step`` around ``log_lambda`` (the tails added to the end cells)."""
+    half = 0.5 * nu
+    edges = np.concatenate([log_lambda - 0.5 * step, [log_lambda[-1] + 0.5 * step]])
+    cumulative = special.gammainc(half, half * np.exp(edges))
+    cumulative[0], cumulative[-1] = 0.0, 1.0
+    return np.diff(cumulative)
+
+
+def _posterior(stats: dict, grid: dict, rope: tuple, datasets: bool) -> dict:
+    """The posterior's weights over one grid (:func:`_grid`) and, with ``datasets``, each
+    dataset's posterior probabilities of delta_i left and right of the ROPE."""
+    m, v = stats["mean"], stats["mean_share"]
+    step, delta0, log_sigma0_sq, u = grid["step"], grid["delta0"], grid["log_sigma0_sq"], grid["u"]
+    x, log_weight = sigma_rule(stats["n"], stats["S"], stats["floor"], stats["sigma_upper"],
+                               grid["sigma_nodes"])
+    noise = np.exp(2 * x) * v[:, None]                       # sigma_i^2 v_i at the nodes
+    student = u is not None
+    log_lambda = (np.arange(LOG_LAMBDA[0], LOG_LAMBDA[1] + step / 2, step) if student
+                  else np.zeros(1))
+    n_sigma0, n_lambda, n_delta0, q = len(log_sigma0_sq), len(log_lambda), len(delta0), len(m)
+    # lattice of l = log(sigma0^2) - log(lambda); place[k, j] is where sigma0_k and lambda_j
+    # meet on it
+    lattice = log_sigma0_sq[0] - log_lambda[-1] + step * np.arange(n_sigma0 + n_lambda - 1)
+    place = np.arange(n_sigma0)[:, None] + (n_lambda - 1) - np.arange(n_lambda)[None, :]
+    added = np.exp(lattice)
+    # per dataset, H_i(delta0, l) scaled by its largest value over l (peak), and the parts
+    # of it with delta_i left and right of the ROPE (in single precision, which halves
+    # their memory: each dataset's probabilities to about 1e-7, where its I_i is within
+    # e^-87 of the largest over l, which the posterior weighs as nothing)
+    shape = (q * n_delta0, len(lattice))
+    scaled = np.empty(shape)
+    sides = [np.empty(shape, dtype=np.float32) for _ in range(2)] if datasets else []
+    peak = np.empty((q, n_delta0, 1))
+    for i in range(q):
+        total = noise[i][:, None] + added[None, :]           # (sigma node, lattice)
+        offset = m[i] - delta0                               # (delta0,)
+        terms = (-0.5 * (offset[:, None, None] ** 2 / total[None] + np.log(2 * np.pi * total)[None])
+                 + log_weight[i][None, :, None])
+        log_table = special.logsumexp(terms, axis=1)         # (delta0, lattice)
+        peak[i] = log_table.max(axis=1, keepdims=True)
+        rows = slice(i * n_delta0, (i + 1) * n_delta0)
+        scaled[rows] = np.exp(log_table - peak[i])
+        if datasets:
+            # delta_i given sigma_i, lambda_i and delta0: normal, shrunk from m_i towards
+            # delta0 by the population's share e^l / total of the mean's variance
+            share = added[None, :] / total
+            centre = delta0[:, None, None] + offset[:, None, None] * share[None]
+            spread = np.sqrt(noise[i][:, None] * share)[None]
+            posterior = np.exp(terms - peak[i][:, :, None])
+            sides[0][rows] = (posterior * special.ndtr((rope[0] - centre) / spread)).sum(axis=1)
+            sides[1][rows] = (posterior * special.ndtr((centre - rope[1]) / spread)).sum(axis=1)
+    log_prior_u = (tabulated(u, stats["nu_prior_start"], stats["nu_prior_step"],
+                             stats["nu_prior_log_density"], stats["nu_prior_slope"])
+                   if student else np.zeros(1))
+    nus = 1 + np.exp(u) if student else np.array([np.inf])
+    # quadrature weights: u uniform; log(sigma0) uniform, times sigma0 (its prior is uniform
+    # in sigma0); delta0 Gauss-Legendre
+    log_sigma0 = 0.5 * log_sigma0_sq
+    log_rule = (np.log(step / 2) + log_sigma0)[:, None] + np.log(grid["delta0_weight"])[None, :]
+    if student:
+        log_rule = log_rule + np.log(grid["u_step"])
+    log_post = np.empty((len(nus), n_sigma0, n_delta0))
+    reference = -np.inf
+    sums = np.zeros((q, 2))
+    for t, nu in enumerate(nus):
+        mixing = np.zeros((len(lattice), n_sigma0))
+        mixing[place, np.arange(n_sigma0)[:, None]] = (lambda_cells(nu, log_lambda, step)
+                                                       if student else 1.0)
+        integral = scaled @ mixing                           # (q x delta0, sigma0)
+        log_integral = np.log(integral).reshape(q, n_delta0, n_sigma0) + peak
+        log_post[t] = log_prior_u[t] + log_integral.sum(axis=0).T + log_rule
+        if datasets:
+            top = log_post[t].max()
+            if top > reference:
+                sums *= np.exp(reference - top) if np.isfinite(reference) else 0.0
+                reference = top
+            weight = np.exp(log_post[t] - reference).T       # (delta0, sigma0)
+            single = mixing.astype(np.float32)
+            for column, numerator in enumerate(sides):
+                part = numerator @ single
+                share = np.divide(part, integral, out=np.zeros_like(integral),
+                                  where=integral > 0).reshape(q, n_delta0, n_sigma0)
+                sums[:, column] += (share * weight[None]).sum(axis=(1, 2))
+    total = special.logsumexp(log_post)
+    weights = np.exp(log_post - total)
+    result = dict(weights=weights, nus=nus, log_sigma0=log_sigma0)
+    if datasets:
+        result["datasets_sides"] = sums * np.exp(reference - total)
+    return result
+
+
+#: the resolutions: the first, wide grids that find the posterior, the fine one reported,
+#: and half of it for the error
+COARSE = dict(step=0.4, u_step=0.5, sigma_nodes=16, panels=16, nodes=3)
+FINE = dict(step=LATTICE_STEP, u_step=NU_STEP, sigma_nodes=SIGMA_NODES, panels=12,
+            nodes=DELTA0_NODES)
+HALF = dict(step=2 * LATTICE_STEP, u_step=2 * NU_STEP, sigma_nodes=SIGMA_NODES // 2, panels=6,
+            nodes=DELTA0_NODES)
+
+
+def _grid(ranges: dict, resolution: dict, rope: tuple, student: bool) -> dict:
+    step = resolution["step"]
+    low, high = ranges["log_sigma0_sq"]
+    delta0, weight = delta0_panels(*ranges["delta0"], rope, resolution["panels"],
+                                   resolution["nodes"])
+    u = (np.arange(ranges["u"][0], ranges["u"][1] + resolution["u_step"] / 2,
+                   resolution["u_step"]) if student else None)
+    return dict(step=step, log_sigma0_sq=np.arange(low, high + step / 2, step), delta0=delta0,
+                delta0_weight=weight, u=u, u_step=resolution["u_step"],
+                sigma_nodes=resolution["sigma_nodes"])
+
+
+def _kept(values: np.ndarray, masses: np.ndarray, current: tuple, bounds: tuple) -> tuple:
+    """The range of ``values`` (increasing, on the ``current`` range) whose mass is within
+    e^-KEEP of the largest, widened by one node on each side; where an end node holds more,
+    the posterior goes on beyond it, and the range is extended there by its own width. Within
+    ``bounds``."""
+    inside = np.nonzero(masses > masses.max() * np.exp(-KEEP))[0]
+    width = current[1] - current[0]
+    low = (current[0] - width if inside[0] == 0 else values[inside[0] - 1])
+    high = (current[1] + width if inside[-1] == len(values) - 1 else values[inside[-1] + 1])
+    return max(low, bounds[0]), min(high, bounds[1])
+
+
+def _statistics(data: dict) -> dict:
+    rho, n = np.asarray(data["rho"], float), np.asarray(data["n_scores"], float)
+    return dict(mean=np.asarray(data["mean_diff"], float), n=n,
+                mean_share=rho + (1 - rho) / n,
+                S=np.asarray(data["ss"], float) / (1 - rho),
+                floor=np.asarray(data["sigma_lower"], float),
+                sigma_upper=float(data["sigma_upper"]),
+                nu_prior_start=data["nu_prior_start"], nu_prior_step=data["nu_prior_step"],
+                nu_prior_log_density=np.asarray(data["nu_prior_log_density"], float),
+                nu_prior_slope=np.asarray(data["nu_prior_slope"], float))
+
+
+def _marginals(found: dict, grid: dict) -> tuple:
+    weights = found["weights"]
+    return weights.sum(axis=(1, 2)), weights.sum(axis=(0, 2)), weights.sum(axis=(0, 1))
+
+
+def _summary(found: dict, grid: dict, rope: tuple, scale: float) -> dict:
+    """The probabilities, medians and edge masses of one grid's posterior."""
+    weights, nus = found["weights"], found["nus"]
+    delta0 = grid["delta0"]
+    on_u, on_sigma0, on_delta0 = _marginals(found, grid)
+    population = np.array([on_delta0[delta0 < rope[0]].sum(),
+                           on_delta0[(delta0 >= rope[0]) & (delta0 <= rope[1])].sum(),
+                           on_delta0[delta0 > rope[1]].sum()])
+    sigma0 = np.exp(found["log_sigma0"])[None, :, None]
+    low, high = (rope[0] - delta0) / sigma0, (delta0 - rope[1]) / sigma0
+    if np.isfinite(nus[0]):
+        left, right = (special.stdtr(nus[:, None, None], z) for z in (low, high))
+    else:
+        left, right = special.ndtr(low), special.ndtr(high)
+    next_left, next_right = (weights * left).sum(), (weights * right).sum()
+    sides = found.get("datasets_sides")
+    datasets = (np.column_stack([sides[:, 0], 1 - sides.sum(axis=1), sides[:, 1]])
+                if sides is not None else None)
+
+    def median(values, masses):
+        return float(np.interp(0.5, np.cumsum(masses) - 0.5 * masses, values))
+
+    return dict(population=population,
+                next_dataset=np.array([next_left, 1 - next_left - next_right, next_right]),
+                datasets=datasets,
+                nu=1 + np.exp(median(grid["u"], on_u)) if grid["u"] is not None else np.nan,
+                sigma0=scale * np.exp(median(found["log_sigma0"], on_sigma0)),
+                edges=dict(u=(on_u[0], on_u[-1]), sigma0=(on_sigma0[0], on_sigma0[-1]),
+                           delta0=(on_delta0[:grid["nodes_per_panel"]].sum(),
+                                   on_delta0[-grid["nodes_per_panel"]:].sum())))
+
+
+def quadrature_probabilities(data: dict, scale: float, rope, *, datasets: bool = True
+                             ) -> Quadrature:
+    """The hierarchical model's probabilities by quadrature (module docstring).
+
+    Parameters
+    ----------
+    data : dict
+        The Stan data of :func:`bayescomp.models.hierarchical_program.prepare` (unit scale).
+    scale : float
+        The unit in the scores' units.
+    rope : Rope
+        In the units of the scores.
+    datasets : bool
+        Also each dataset's probabilities (about half the time).
+
+    Returns
+    -------
+    Quadrature
+    """
+    start = time.perf_counter()
+    stats = _statistics(data)
+    student = bool(data["population"])
+    rope_units = (rope.low / scale, rope.high / scale)
+    se = np.sqrt(np.maximum(stats["S"] / np.maximum(stats["n"] - 1, 1), stats["floor"] ** 2)
+                 * stats["mean_share"])
+    bound, sigma0_upper = float(data["delta0_bound"]), float(data["sigma0_upper"])
+    # hard bounds: the priors' (delta0, sigma0), or where the search stops (sigma0 below,
+    # u): mass at the latter is missing from the grid and counts as error
+    bounds = dict(delta0=(-bound, bound),
+                  log_sigma0_sq=(2 * np.log(1e-4 * np.median(se)), 2 * np.log(sigma0_upper)),
+                  u=U_RANGE)
+    ranges = dict(bounds)
+    for _ in range(16):
+        grid = _grid(ranges, COARSE, rope_units, student)
+        found = _posterior(stats, grid, rope_units, datasets=False)
+        on_u, on_sigma0, on_delta0 = _marginals(found, grid)
+        narrowed = dict(delta0=_kept(grid["delta0"], on_delta0, ranges["delta0"],
+                                     bounds["delta0"]),
+                        log_sigma0_sq=_kept(grid["log_sigma0_sq"], on_sigma0,
+                                            ranges["log_sigma0_sq"], bounds["log_sigma0_sq"]),
+                        u=(_kept(grid["u"], on_u, ranges["u"], bounds["u"]) if student
+                           else U_RANGE))
+        # stop once no range narrows by half or grows
+        settled = all(new[0] >= old[0] and new[1] <= old[1]
+                      and (old[1] - old[0]) < 2 * (new[1] - new[0])
+                      for old, new in zip(ranges.values(), narrowed.values()))
+        ranges = narrowed
+        if settled:
+            break
+    grids = [dict(_grid(ranges, resolution, rope_units, student),
+                  nodes_per_panel=resolution["nodes"]) for resolution in (FINE, HALF)]
+    fine, half = (_summary(_posterior(stats, grid, rope_units, datasets), grid, rope_units,
+                           scale) for grid in grids)
+    grid = grids[0]
+    # mass at an end of the grid is missing from it, unless the end is a prior's bound
+    # (delta0's, sigma0's upper): a proxy, as every end is where the density is e^-KEEP of
+    # its largest
+    prior_ends = dict(delta0=(True, True), log_sigma0_sq=(False, True), u=(False, False))
+    missing = 0.0
+    for name, key in (("u", "u"), ("sigma0", "log_sigma0_sq"), ("delta0", "delta0")):
+        if name == "u" and not student:
+            continue
+        for end, mass in enumerate(fine["edges"][name]):
+            at_bound = abs(ranges[key][end] - bounds[key][end]) <= 1e-12
+            if not (at_bound and prior_ends[key][end]):
+                missing += float(mass)
+    errors = {key: np.abs(fine[key] - half[key]) + missing
+              for key in ("population", "next_dataset")}
+    problems = []
+    worst = max(float(errors["population"].max()), float(errors["next_dataset"].max()))
+    if worst > TOLERANCE:
+        problems.append(f"the quadrature's error {worst:.4f} exceeds {TOLERANCE} (its change "
+                        f"from half the resolution, and {missing:.2g} of the posterior at "
+                        "the grid's edges)")
+    grid_sizes = dict(delta0=len(grid["delta0"]), sigma0=len(grid["log_sigma0_sq"]),
+                      nu=0 if grid["u"] is None else len(grid["u"]),
+                      delta0_range=tuple(scale * np.array(ranges["delta0"])),
+                      sigma0_range=tuple(scale * np.exp(0.5 * np.array(ranges["log_sigma0_sq"]))),
+                      nu_range=tuple(1 + np.exp(np.array(ranges["u"]))) if student else None)
+    datasets_error = (np.abs(fine["datasets"] - half["datasets"]) + missing if datasets
+                      else None)
+    return Quadrature(population=fine["population"], population_error=errors["population"],
+                      next_dataset=fine["next_dataset"],
+                      next_dataset_error=errors["next_dataset"],
+                      datasets=fine["datasets"], datasets_error=datasets_error,
+                      nu_median=float(fine["nu"]), sigma0_median=float(fine["sigma0"]),
+                      grid=grid_sizes, seconds=time.perf_counter() - start,
+                      problems=tuple(problems))

@@ -1,0 +1,171 @@
+"""The hierarchical model's probabilities by quadrature (bayescomp.models.quadrature).
+
+Known answers: scipy's quadrature of each dataset's sigma_i density; the moments of
+lambda's Gamma(nu / 2, nu / 2), in closed form; and a second route to the same posterior,
+long NUTS runs of ``stan/hierarchical.stan`` whose chains mix (both priors of delta_i, a
+collection with constant differences, few datasets), which the quadrature must match within
+its own error and the runs' Monte Carlo errors.
+"""
+import json
+import warnings
+from pathlib import Path
+
+import numpy as np
+import pytest
+from scipy import integrate, special
+
+import bayescomp as bc
+from bayescomp.exceptions import ConstantDifferencesWarning, InputWarning
+from bayescomp.models.hierarchical_program import prepare
+from bayescomp.models.quadrature import (TOLERANCE, lambda_cells, quadrature_probabilities,
+                                         sigma_rule)
+
+KNN_XGB = Path(__file__).parent / "data" / "bbtcomp_knn_xgb.csv"
+
+
+@pytest.mark.parametrize("n, S, floor", [(100, 80.0, 1e-3), (4, 2.5, 1e-3), (2, 0.3, 1e-4),
+                                         (10, 0.0, 1e-2)])
+def test_sigma_rule_integrates_the_fold_variance_density(n, S, floor):
+    """Moments of sigma under sigma^-(n-1) exp(-S / (2 sigma^2)) on (floor, 50), also for
+    two folds and for constant differences (S = 0, the mass at the floor), against scipy."""
+    x, log_weight = sigma_rule(np.array([float(n)]), np.array([S]), np.array([floor]), 50.0, 48)
+    weight = np.exp(log_weight[0])
+
+    def density(sigma):
+        return sigma ** -(n - 1) * np.exp(-S / (2 * sigma ** 2))
+
+    points = np.geomspace(floor, 50.0, 60)
+    for power in (0, 1, -2):
+        exact = sum(integrate.quad(lambda s: density(s) * s ** power, a, b, epsabs=0,
+                                   epsrel=1e-12, limit=200)[0]
+                    for a, b in zip(points[:-1], points[1:]))
+        assert np.sum(weight * np.exp(power * x[0])) == pytest.approx(exact, rel=1e-6)
+
+
+@pytest.mark.parametrize("nu", [1.05, 3.0, 30.0, 3000.0])
+def test_lambda_cells_hold_gamma_moments(nu):
+    """The cells of log(lambda) (step 0.1) against E[lambda] = 1 and E[log lambda] =
+    digamma(nu / 2) - log(nu / 2), also where the Gamma is far narrower than a cell."""
+    log_lambda = np.arange(-25.0, 5.05, 0.1)
+    mass = lambda_cells(nu, log_lambda, 0.1)
+    assert mass.sum() == pytest.approx(1.0, abs=1e-12)
+    # the midpoint rule: O(step^2) relative to the spread, at most about 0.1^2 / 24
+    assert np.sum(mass * log_lambda) == pytest.approx(special.digamma(nu / 2) - np.log(nu / 2),
+                                                      abs=0.05)
+    assert np.sum(mass * np.exp(log_lambda)) == pytest.approx(1.0, abs=0.01)
+
+
+def long_run(scores, prior, seed):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConstantDifferencesWarning)
+        warnings.simplefilter("ignore", InputWarning)
+        return bc.hierarchical(scores, "a", "b", rope=0.01, prior=prior, seed=seed,
+                               baselines=False, iter_sampling=8000, quadrature=False)
+
+
+def constant_collection():
+    """8 datasets x 20 scores (10-fold CV), scores on a grid of 0.01; on the last three both
+    algorithms score exactly the same (differences all 0, sigma_i at its floor), and the
+    population's spread is small (0.02), so that sigma0's posterior reaches 0, where the
+    constant datasets pin delta0 (tests/test_reference_program.py)."""
+    rng = np.random.default_rng(6)
+    true_delta = rng.normal(0.005, 0.02, 5)
+    base = [np.round(rng.uniform(0.6, 0.9, 20), 2) for _ in range(8)]
+    first = [base[i] + np.round(true_delta[i] + 0.03 * rng.standard_normal(20), 2)
+             for i in range(5)] + [base[i].copy() for i in range(5, 8)]
+    return bc.from_arrays({"a": first, "b": base}, n_folds=10,
+                          datasets=[f"d{i}" for i in range(1, 6)] + ["same1", "same2", "same3"])
+
+
+COLLECTIONS = {
+    "twelve": lambda: bc.simulate.collection(12, 10, delta0=0.005, sigma0=0.02, sigma=0.03,
+                                             rho=0.1, seed=5).scores,
+    "four": lambda: bc.simulate.collection(4, 10, delta0=0.01, sigma0=0.01, sigma=0.03,
+                                           rho=0.1, seed=3).scores,
+    "constant": constant_collection,
+}
+
+
+@pytest.mark.stan
+@pytest.mark.parametrize("name, prior", [("twelve", "paper"), ("twelve", "gaussian"),
+                                         ("four", "paper"), ("constant", "paper")])
+def test_the_quadrature_agrees_with_nuts_where_the_chains_mix(stan_backend, name, prior):
+    """Two routes to one posterior: the quadrature and 4 x 8,000 draws of the program agree
+    on both questions and every dataset within four of their combined errors."""
+    scores = COLLECTIONS[name]()
+    data, scale = prepare(scores, "a", "b", bc.PRIORS[prior])
+    found = quadrature_probabilities(data, scale, bc.Rope(-0.01, 0.01))
+    assert found.ok
+    fit = long_run(scores, prior, seed=3)
+    assert fit.reliable and fit.quadrature is None
+    for scope, estimate in (("population", fit.population), ("next_dataset", fit.next_dataset)):
+        error = np.hypot(getattr(found, f"{scope}_error"), estimate.mcse)
+        assert np.all(np.abs(getattr(found, scope) - estimate.probabilities)
+                      <= 4 * error + 1e-4), scope
+    datasets = fit.datasets[["p_left", "p_rope", "p_right"]].to_numpy()
+    # the datasets' errors from the draws are not kept per dataset: 0.005 bounds them here
+    assert np.abs(found.datasets - datasets).max() < 0.005
+    assert found.datasets.sum(axis=1) == pytest.approx(np.ones(len(datasets)))
+
+
+@pytest.mark.stan
+def test_a_fit_whose_chains_cannot_be_read_takes_the_quadrature(stan_backend):
+    """A fit starved of draws (2 chains x 30, no retries) fails its diagnostics: its
+    probabilities then come from the quadrature, reliable, and agree with a long run; with
+    ``quadrature=False`` the same fit stays UNRELIABLE. The summary, report, JSON and the
+    all-pairs table say so."""
+    scores = COLLECTIONS["twelve"]()
+    options = dict(rope=0.01, seed=4, baselines=False, chains=2, iter_warmup=60,
+                   iter_sampling=30, retries=0, ess=1, backend=stan_backend)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        starved = bc.hierarchical(scores, "a", "b", **options)
+        plain = bc.hierarchical(scores, "a", "b", quadrature=False, **options)
+    assert not starved.diagnostics.ok and not plain.diagnostics.ok
+    assert not plain.reliable and plain.quadrature is None
+    assert starved.reliable and starved.quadrature.ok
+    np.testing.assert_array_equal(starved.population.probabilities,
+                                  starved.quadrature.population)
+    np.testing.assert_array_equal(starved.population.mcse, starved.quadrature.population_error)
+    long = long_run(scores, "paper", seed=3)
+    assert np.all(np.abs(starved.next_dataset.probabilities - long.next_dataset.probabilities)
+                  <= 4 * np.hypot(starved.next_dataset.mcse, long.next_dataset.mcse) + 1e-4)
+    assert "By quadrature: the chains could not be read, so every probability is" in \
+        starved.summary()
+    assert "By quadrature" in starved.to_markdown()
+    document = json.loads(json.dumps(starved.to_dict()))
+    assert document["quadrature"]["ok"] and document["quadrature"]["grid"]["nu"] > 0
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        pairs = bc.compare_all(scores, rope=0.01, **{k: v for k, v in options.items()
+                                                      if k not in ("rope", "baselines")})
+    assert pairs.table["quadrature"].all()
+    assert "ok, by quadrature" in pairs.summary()
+
+
+@pytest.mark.slow
+def test_a_real_pair_is_the_same_at_twice_the_resolution():
+    """bbtcomp's knn - xgb (4 folds, 132 datasets, nu's posterior in two modes): P(xgb
+    better) on the population 0.992 and the next dataset's probabilities, within the
+    quadrature's error of the same rule at twice the resolution in every direction, and of
+    NUTS read in strata (0.9927-0.9933, tests/test_strata.py)."""
+    from bayescomp.models import quadrature as module
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", InputWarning)
+        scores = bc.read_csv(KNN_XGB)
+        data, scale = prepare(scores, "knn", "xgb", bc.PRIORS["paper"])
+    found = quadrature_probabilities(data, scale, bc.Rope(-0.01, 0.01), datasets=False)
+    assert found.ok and max(found.population_error.max(), found.next_dataset_error.max()) < TOLERANCE
+    assert found.population[0] == pytest.approx(0.992, abs=0.002)
+    finer = dict(module.FINE, step=module.FINE["step"] / 2, u_step=module.FINE["u_step"] / 2,
+                 sigma_nodes=2 * module.FINE["sigma_nodes"], panels=2 * module.FINE["panels"])
+    original = module.FINE
+    try:
+        module.FINE = finer
+        twice = quadrature_probabilities(data, scale, bc.Rope(-0.01, 0.01), datasets=False)
+    finally:
+        module.FINE = original
+    assert np.all(np.abs(twice.population - found.population) <= found.population_error + 1e-4)
+    assert np.all(np.abs(twice.next_dataset - found.next_dataset)
+                  <= found.next_dataset_error + 1e-4)
