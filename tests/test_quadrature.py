@@ -93,7 +93,9 @@ def test_the_quadrature_agrees_with_nuts_where_the_chains_mix(stan_backend, name
     """Two routes to one posterior: the quadrature and 4 x 8,000 draws of the program agree
     on both questions and every dataset within four of their combined errors."""
     scores = COLLECTIONS[name]()
-    data, scale = prepare(scores, "a", "b", bc.PRIORS[prior])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConstantDifferencesWarning)   # told by the fit too
+        data, scale = prepare(scores, "a", "b", bc.PRIORS[prior])
     found = quadrature_probabilities(data, scale, bc.Rope(-0.01, 0.01))
     assert found.ok
     fit = long_run(scores, prior, seed=3)
@@ -152,11 +154,13 @@ def test_a_real_pair_is_the_same_at_twice_the_resolution():
     from bayescomp.models import quadrature as module
 
     with warnings.catch_warnings():
-        warnings.simplefilter("ignore", InputWarning)
+        warnings.simplefilter("ignore", InputWarning)                 # 4 scores per dataset
+        warnings.simplefilter("ignore", ConstantDifferencesWarning)   # appendicitis
         scores = bc.read_csv(KNN_XGB)
         data, scale = prepare(scores, "knn", "xgb", bc.PRIORS["paper"])
     found = quadrature_probabilities(data, scale, bc.Rope(-0.01, 0.01), datasets=False)
-    assert found.ok and max(found.population_error.max(), found.next_dataset_error.max()) < TOLERANCE
+    assert found.ok
+    assert max(found.population_error.max(), found.next_dataset_error.max()) < TOLERANCE
     assert found.population[0] == pytest.approx(0.992, abs=0.002)
     finer = dict(module.FINE, step=module.FINE["step"] / 2, u_step=module.FINE["u_step"] / 2,
                  sigma_nodes=2 * module.FINE["sigma_nodes"], panels=2 * module.FINE["panels"])
@@ -169,3 +173,21 @@ def test_a_real_pair_is_the_same_at_twice_the_resolution():
     assert np.all(np.abs(twice.population - found.population) <= found.population_error + 1e-4)
     assert np.all(np.abs(twice.next_dataset - found.next_dataset)
                   <= found.next_dataset_error + 1e-4)
+
+
+@pytest.mark.stan
+def test_a_quadrature_beyond_its_tolerance_leaves_the_fit_unreliable(stan_backend, monkeypatch):
+    """With a tolerance of 0 no quadrature stands: the starved fit stays UNRELIABLE, says
+    why, and warns as any failed fit does."""
+    from bayescomp.models import quadrature as module
+
+    monkeypatch.setattr(module, "TOLERANCE", 0.0)
+    scores = COLLECTIONS["twelve"]()
+    with pytest.warns(bc.SamplingWarning) as caught:
+        result = bc.hierarchical(scores, "a", "b", rope=0.01, seed=4, baselines=False,
+                                 chains=2, iter_warmup=60, iter_sampling=30, retries=0, ess=1,
+                                 backend=stan_backend)
+    assert not result.reliable and not result.quadrature.ok
+    assert not any("by quadrature instead" in str(w.message) for w in caught)
+    assert result.population.decision() == "unreliable (sampling problems)"
+    assert "not reliable: the quadrature's error" in result.summary()

@@ -36,14 +36,13 @@ class AllPairsResult(Reportable):
         failed its sampler diagnostics); ``test`` and ``p_value`` of the frequentist
         baseline, ``p_value_corrected``, ``reject`` (corrected p-value at most 0.05),
         ``reliable`` (a decision can be made: the final fit passed its diagnostics, or its
-        chains decided as :attr:`HierarchicalResult.modes` says, or the quadrature
-        can), ``attempts`` (fits made,
-        retries included), ``modes`` (the modes or chains a fit whose chains do not mix
-        decided by, 0 when they mix), ``quadrature`` (the probabilities by quadrature,
-        :attr:`HierarchicalResult.quadrature`), ``ess_bulk`` and ``ess_tail`` (the smallest bulk and
-        tail ESS of the fit's reported quantities, its ``settings["ess"]``; NaN for the
-        correlated t-test, which is not sampled) and ``seed`` (the seed of the pair's fit:
-        :attr:`seed`, the same in every row).
+        chains decided as :attr:`HierarchicalResult.modes` says, or the quadrature can),
+        ``attempts`` (fits made, retries included), ``modes`` (the modes or chains a fit whose
+        chains do not mix decided by, 0 when they mix), ``quadrature`` (the probabilities by
+        quadrature, :attr:`HierarchicalResult.quadrature`), ``ess_bulk`` and ``ess_tail`` (the
+        smallest bulk and tail ESS of the fit's reported quantities, its ``settings["ess"]``;
+        NaN for the correlated t-test, which is not sampled) and ``seed`` (the seed of the
+        pair's fit: :attr:`seed`, the same in every row).
     results : dict
         ``(first, second) -> HierarchicalResult or CorrelatedTTestResult``.
     seed : int

@@ -7,8 +7,10 @@ The differences ``first - second`` on the n_i splits of dataset i are normal wit
 Stan's NUTS samples it (``stan/hierarchical.stan``) on the datasets' sufficient statistics,
 with every ``delta_i`` integrated out through the Student-t's normal scale mixture; the
 ``delta_i`` are then drawn from their exact conditionals, and ``alpha`` and ``beta`` given
-``nu`` (:mod:`bayescomp.models.hierarchical_program`, :mod:`bayescomp.models.nu_prior`). Other priors of
-``nu`` and a normal population are in :data:`~bayescomp.models.hierarchical_prior.PRIORS` too.
+``nu`` (:mod:`bayescomp.models.hierarchical_program`, :mod:`bayescomp.models.nu_prior`).
+Other priors of ``nu`` and a normal population are in
+:data:`~bayescomp.models.hierarchical_prior.PRIORS` too. Where the chains cannot be read,
+the probabilities are taken by quadrature instead (:mod:`bayescomp.models.quadrature`).
 
 Constant differences on a dataset (zero variance) would make the posterior improper, as
 ``sigma_i -> 0`` is then unbounded. Every ``sigma_i`` therefore has a floor: the standard
@@ -83,8 +85,8 @@ def hierarchical(scores: Scores, first: str, second: str, *, rope: RopeLike = 0.
     rope : float or (float, float)
         Region of practical equivalence in the units of the scores.
     prior : str or HierarchicalPrior
-        A name in :data:`~bayescomp.models.hierarchical_prior.PRIORS` ("paper", "baycomp", "kruschke", "juarez_steel",
-        "gaussian") or a prior.
+        A name in :data:`~bayescomp.models.hierarchical_prior.PRIORS` ("paper", "baycomp",
+        "kruschke", "juarez_steel", "gaussian") or a prior.
     backend : "auto", "cmdstanpy" or "pystan"
     route : str
         How the engine reaches Stan (:func:`bayescomp.sampling.sample`); "auto" is its fastest.

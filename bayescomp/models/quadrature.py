@@ -1,29 +1,25 @@
 """The hierarchical model's probabilities by quadrature over its hyper-parameters.
 
-Given delta0, sigma0 and nu the datasets are independent, and what dataset i contributes is
-one integral over its sigma_i and lambda_i (delta_i integrated out in closed form, device 3
-of ``stan/hierarchical.stan``):
+Given delta0, sigma0 and nu the datasets are independent, and dataset i contributes one
+integral over its sigma_i and lambda_i (delta_i integrated out in closed form, device 3 of
+``stan/hierarchical.stan``):
 
     I_i(delta0, sigma0, nu) = E[ N(m_i | delta0, sigma_i^2 v_i + sigma0^2 / lambda_i) ],
 
 sigma_i over p_i(sigma) ~ sigma^-(n_i - 1) exp(-S_i / (2 sigma^2)) on (floor_i, sigma_bar)
-(its fold variance and uniform prior: device 1), lambda_i ~ Gamma(nu / 2, nu / 2) (device 2).
-The posterior of (delta0, sigma0, nu) is then p(nu) prod_i I_i on a grid, and every
-probability the model reports is a sum over that grid: no chains, no seed, and the same
-answer wherever nu's posterior has two modes that NUTS's chains cross too rarely to weigh.
+(device 1 and its uniform prior), lambda_i ~ Gamma(nu / 2, nu / 2) (device 2). The posterior
+of (delta0, sigma0, nu) is p(nu) prod_i I_i on a grid, and every probability is a sum over
+it: no chains, no seed, the same answer where nu's two modes are crossed too rarely to weigh.
 
-The integrand depends on sigma0 and lambda only through l = log(sigma0^2 / lambda), so
-H_i(delta0, l) = E_sigma[N(m_i | delta0, sigma^2 v_i + e^l)] is tabulated once on a lattice of
-l (Gauss-Legendre in log sigma_i over where p_i holds its mass), and the average over
-lambda is a sum along the lattice with the masses of log(lambda)'s cells as weights, the
-same for every dataset: one matrix product per value of nu. log sigma0 lies on the lattice
-(half its step), delta0 on Gauss-Legendre panels that split at the ROPE's ends, log(nu - 1)
-on a uniform grid; the grid is first coarse and wide, then narrowed to where the posterior
-holds its mass. Each dataset's probabilities come alike, from the normal conditional of
-delta_i given sigma_i, lambda_i and delta0 (its mean and variance depend on them through
-sigma_i, l and delta0 only); the next dataset's from the Student-t's masses at every
-point. The error is the change from the same rule at half the resolution in every
-direction, plus the posterior mass at the grid's edges.
+I_i depends on sigma0 and lambda through l = log(sigma0^2 / lambda) only, so H_i(delta0, l)
+= E_sigma[N(m_i | delta0, sigma^2 v_i + e^l)] is tabulated once on a lattice of l (sigma_i by
+Gauss-Legendre where p_i holds its mass) and the average over lambda is a sum along it with
+the masses of log(lambda)'s cells as weights: one matrix product per nu. log sigma0 lies on
+the lattice, delta0 on Gauss-Legendre panels split at the ROPE's ends, log(nu - 1) on a
+uniform grid; a coarse grid from the priors' bounds is narrowed to the posterior's mass.
+Each dataset's probabilities come from delta_i's normal conditional given sigma_i, l and
+delta0, the next dataset's from the Student-t's masses. The error is the change from half
+the resolution in every direction plus the mass at the grid's edges.
 """
 from __future__ import annotations
 
@@ -67,8 +63,7 @@ class Quadrature:
     datasets : ndarray (dataset, 3)
         Each dataset's probabilities; ``datasets_error`` alike.
     nu_median, sigma0_median : float
-        Posterior medians (sigma0 in the units of the scores; nu is nan for a normal
-        population).
+        Posterior medians (sigma0 in the scores' units; nu nan for a normal population).
     grid : dict
         The fine grid's sizes and ranges.
     seconds : float
@@ -163,8 +158,9 @@ def _posterior(stats: dict, grid: dict, rope: tuple, datasets: bool) -> dict:
     for i in range(q):
         total = noise[i][:, None] + added[None, :]           # (sigma node, lattice)
         offset = m[i] - delta0                               # (delta0,)
-        terms = (-0.5 * (offset[:, None, None] ** 2 / total[None] + np.log(2 * np.pi * total)[None])
-                 + log_weight[i][None, :, None])
+        log_normal = -0.5 * (offset[:, None, None] ** 2 / total[None]
+                             + np.log(2 * np.pi * total)[None])
+        terms = log_normal + log_weight[i][None, :, None]
         log_table = special.logsumexp(terms, axis=1)         # (delta0, lattice)
         peak[i] = log_table.max(axis=1, keepdims=True)
         rows = slice(i * n_delta0, (i + 1) * n_delta0)
@@ -196,7 +192,10 @@ def _posterior(stats: dict, grid: dict, rope: tuple, datasets: bool) -> dict:
         mixing[place, np.arange(n_sigma0)[:, None]] = (lambda_cells(nu, log_lambda, step)
                                                        if student else 1.0)
         integral = scaled @ mixing                           # (q x delta0, sigma0)
-        log_integral = np.log(integral).reshape(q, n_delta0, n_sigma0) + peak
+        with np.errstate(divide="ignore"):
+            # an integral that underflows (delta0 far out at a small sigma0) is a point the
+            # posterior weighs as nothing: log 0 = -inf is its weight
+            log_integral = np.log(integral).reshape(q, n_delta0, n_sigma0) + peak
         log_post[t] = log_prior_u[t] + log_integral.sum(axis=0).T + log_rule
         if datasets:
             top = log_post[t].max()
@@ -211,6 +210,8 @@ def _posterior(stats: dict, grid: dict, rope: tuple, datasets: bool) -> dict:
                                   where=integral > 0).reshape(q, n_delta0, n_sigma0)
                 sums[:, column] += (share * weight[None]).sum(axis=(1, 2))
     total = special.logsumexp(log_post)
+    if not np.isfinite(total):
+        raise FloatingPointError("every point of the grid underflows")
     weights = np.exp(log_post - total)
     result = dict(weights=weights, nus=nus, log_sigma0=log_sigma0)
     if datasets:
@@ -220,23 +221,24 @@ def _posterior(stats: dict, grid: dict, rope: tuple, datasets: bool) -> dict:
 
 #: the resolutions: the first, wide grids that find the posterior, the fine one reported,
 #: and half of it for the error
-COARSE = dict(step=0.4, u_step=0.5, sigma_nodes=16, panels=16, nodes=3)
-FINE = dict(step=LATTICE_STEP, u_step=NU_STEP, sigma_nodes=SIGMA_NODES, panels=12,
+COARSE = dict(step=0.4, u_step=0.5, least=4, sigma_nodes=16, panels=16, nodes=3)
+FINE = dict(step=LATTICE_STEP, u_step=NU_STEP, least=32, sigma_nodes=SIGMA_NODES, panels=12,
             nodes=DELTA0_NODES)
-HALF = dict(step=2 * LATTICE_STEP, u_step=2 * NU_STEP, sigma_nodes=SIGMA_NODES // 2, panels=6,
-            nodes=DELTA0_NODES)
+HALF = dict(step=2 * LATTICE_STEP, u_step=2 * NU_STEP, least=16, sigma_nodes=SIGMA_NODES // 2,
+            panels=6, nodes=DELTA0_NODES)
 
 
 def _grid(ranges: dict, resolution: dict, rope: tuple, student: bool) -> dict:
-    step = resolution["step"]
+    """The nodes of one resolution on ``ranges``: the steps of log(sigma0^2) (the lattice's)
+    and of u at most their range over ``least`` (a narrow posterior, many datasets)."""
     low, high = ranges["log_sigma0_sq"]
+    step = min(resolution["step"], (high - low) / resolution["least"])
+    u_step = min(resolution["u_step"], (ranges["u"][1] - ranges["u"][0]) / resolution["least"])
     delta0, weight = delta0_panels(*ranges["delta0"], rope, resolution["panels"],
                                    resolution["nodes"])
-    u = (np.arange(ranges["u"][0], ranges["u"][1] + resolution["u_step"] / 2,
-                   resolution["u_step"]) if student else None)
+    u = np.arange(ranges["u"][0], ranges["u"][1] + u_step / 2, u_step) if student else None
     return dict(step=step, log_sigma0_sq=np.arange(low, high + step / 2, step), delta0=delta0,
-                delta0_weight=weight, u=u, u_step=resolution["u_step"],
-                sigma_nodes=resolution["sigma_nodes"])
+                delta0_weight=weight, u=u, u_step=u_step, sigma_nodes=resolution["sigma_nodes"])
 
 
 def _kept(values: np.ndarray, masses: np.ndarray, current: tuple, bounds: tuple) -> tuple:
@@ -263,7 +265,8 @@ def _statistics(data: dict) -> dict:
                 nu_prior_slope=np.asarray(data["nu_prior_slope"], float))
 
 
-def _marginals(found: dict, grid: dict) -> tuple:
+def _marginals(found: dict) -> tuple:
+    """The posterior's masses on each axis: u, log(sigma0), delta0."""
     weights = found["weights"]
     return weights.sum(axis=(1, 2)), weights.sum(axis=(0, 2)), weights.sum(axis=(0, 1))
 
@@ -272,7 +275,7 @@ def _summary(found: dict, grid: dict, rope: tuple, scale: float) -> dict:
     """The probabilities, medians and edge masses of one grid's posterior."""
     weights, nus = found["weights"], found["nus"]
     delta0 = grid["delta0"]
-    on_u, on_sigma0, on_delta0 = _marginals(found, grid)
+    on_u, on_sigma0, on_delta0 = _marginals(found)
     population = np.array([on_delta0[delta0 < rope[0]].sum(),
                            on_delta0[(delta0 >= rope[0]) & (delta0 <= rope[1])].sum(),
                            on_delta0[delta0 > rope[1]].sum()])
@@ -295,9 +298,10 @@ def _summary(found: dict, grid: dict, rope: tuple, scale: float) -> dict:
                 datasets=datasets,
                 nu=1 + np.exp(median(grid["u"], on_u)) if grid["u"] is not None else np.nan,
                 sigma0=scale * np.exp(median(found["log_sigma0"], on_sigma0)),
-                edges=dict(u=(on_u[0], on_u[-1]), sigma0=(on_sigma0[0], on_sigma0[-1]),
+                edges=dict(log_sigma0_sq=(on_sigma0[0], on_sigma0[-1]),
                            delta0=(on_delta0[:grid["nodes_per_panel"]].sum(),
-                                   on_delta0[-grid["nodes_per_panel"]:].sum())))
+                                   on_delta0[-grid["nodes_per_panel"]:].sum()),
+                           **({"u": (on_u[0], on_u[-1])} if grid["u"] is not None else {})))
 
 
 def quadrature_probabilities(data: dict, scale: float, rope, *, datasets: bool = True
@@ -320,6 +324,17 @@ def quadrature_probabilities(data: dict, scale: float, rope, *, datasets: bool =
     Quadrature
     """
     start = time.perf_counter()
+    try:
+        return _quadrature(data, scale, rope, datasets, start)
+    except FloatingPointError as error:    # a grid with no mass: nothing to report
+        nothing = np.full(3, np.nan)
+        return Quadrature(nothing, nothing, nothing, nothing,
+                          np.full((len(data["mean_diff"]), 3), np.nan), None, np.nan, np.nan,
+                          dict(delta0=0, sigma0=0, nu=0), time.perf_counter() - start,
+                          (f"the quadrature failed: {error}",))
+
+
+def _quadrature(data: dict, scale: float, rope, datasets: bool, start: float) -> Quadrature:
     stats = _statistics(data)
     student = bool(data["population"])
     rope_units = (rope.low / scale, rope.high / scale)
@@ -335,13 +350,11 @@ def quadrature_probabilities(data: dict, scale: float, rope, *, datasets: bool =
     for _ in range(16):
         grid = _grid(ranges, COARSE, rope_units, student)
         found = _posterior(stats, grid, rope_units, datasets=False)
-        on_u, on_sigma0, on_delta0 = _marginals(found, grid)
-        narrowed = dict(delta0=_kept(grid["delta0"], on_delta0, ranges["delta0"],
-                                     bounds["delta0"]),
-                        log_sigma0_sq=_kept(grid["log_sigma0_sq"], on_sigma0,
-                                            ranges["log_sigma0_sq"], bounds["log_sigma0_sq"]),
-                        u=(_kept(grid["u"], on_u, ranges["u"], bounds["u"]) if student
-                           else U_RANGE))
+        on_u, on_sigma0, on_delta0 = _marginals(found)
+        axes = dict(delta0=(grid["delta0"], on_delta0), u=(grid["u"], on_u),
+                    log_sigma0_sq=(grid["log_sigma0_sq"], on_sigma0))
+        narrowed = {key: (_kept(*axes[key], ranges[key], bounds[key])
+                          if key != "u" or student else U_RANGE) for key in ranges}
         # stop once no range narrows by half or grows
         settled = all(new[0] >= old[0] and new[1] <= old[1]
                       and (old[1] - old[0]) < 2 * (new[1] - new[0])
@@ -358,14 +371,9 @@ def quadrature_probabilities(data: dict, scale: float, rope, *, datasets: bool =
     # (delta0's, sigma0's upper): a proxy, as every end is where the density is e^-KEEP of
     # its largest
     prior_ends = dict(delta0=(True, True), log_sigma0_sq=(False, True), u=(False, False))
-    missing = 0.0
-    for name, key in (("u", "u"), ("sigma0", "log_sigma0_sq"), ("delta0", "delta0")):
-        if name == "u" and not student:
-            continue
-        for end, mass in enumerate(fine["edges"][name]):
-            at_bound = abs(ranges[key][end] - bounds[key][end]) <= 1e-12
-            if not (at_bound and prior_ends[key][end]):
-                missing += float(mass)
+    missing = sum(float(mass) for key, masses in fine["edges"].items()
+                  for end, mass in enumerate(masses) if not (
+                      prior_ends[key][end] and abs(ranges[key][end] - bounds[key][end]) < 1e-12))
     errors = {key: np.abs(fine[key] - half[key]) + missing
               for key in ("population", "next_dataset")}
     problems = []

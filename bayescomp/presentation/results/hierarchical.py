@@ -311,6 +311,7 @@ def quadrature_lines(result) -> list[str]:
     """What the quadrature (:mod:`bayescomp.models.quadrature`) did and found."""
     found = result.quadrature
     grid = found.grid
+    error = float(max(found.population_error.max(), found.next_dataset_error.max()))
     nu = (f"posterior median of nu {format_number(found.nu_median)}, "
           if math.isfinite(found.nu_median) else "")
     lines = [
@@ -318,9 +319,8 @@ def quadrature_lines(result) -> list[str]:
         f"{'every probability is' if found.ok else 'the probabilities would be'} a sum over "
         f"a grid of delta0, sigma0 and nu ({grid['delta0']} x {grid['sigma0']} x "
         f"{max(grid['nu'], 1)} points, {found.seconds:.1f} s): {nu}of sigma0 "
-        f"{format_number(found.sigma0_median)}; error at most "
-        f"{format_number(float(max(found.population_error.max(), found.next_dataset_error.max())))}"
-        "; the means and intervals are the draws'."]
+        f"{format_number(found.sigma0_median)}; error at most {format_number(error)}; the "
+        "means and intervals are the draws'."]
     lines += [f"  not reliable: {problem}" for problem in found.problems]
     return lines
 
