@@ -38,8 +38,8 @@ DELTA0_NODES = 6
 #: lattice step of l = log(sigma0^2 / lambda) and of log(nu - 1), fine resolution
 LATTICE_STEP = 0.1
 NU_STEP = 0.25
-#: log(lambda) is summed over this range (below it the contribution falls as lambda^(1/2 +
-#: nu/2), at most e^-25 of the rest at nu = 1)
+#: log(lambda) is summed over at most this range (below it the contribution falls as
+#: lambda^(1/2 + nu/2), at most e^-25 of the rest at nu = 1)
 LOG_LAMBDA = (-25.0, 5.0)
 #: the grid keeps where the posterior's density is within e^-20 of its largest
 KEEP = 20.0
@@ -139,8 +139,9 @@ def _posterior(stats: dict, grid: dict, rope: tuple, datasets: bool) -> dict:
                                grid["sigma_nodes"])
     noise = np.exp(2 * x) * v[:, None]                       # sigma_i^2 v_i at the nodes
     student = u is not None
-    log_lambda = (np.arange(LOG_LAMBDA[0], LOG_LAMBDA[1] + step / 2, step) if student
-                  else np.zeros(1))
+    # below -30 / (nu / 2 + 1 / 2) at the smallest nu, log(lambda) adds e^-30 of the rest
+    lowest = max(LOG_LAMBDA[0], -30 / (0.5 * (1 + np.exp(u.min())) + 0.5)) if student else 0.0
+    log_lambda = np.arange(lowest, LOG_LAMBDA[1] + step / 2, step) if student else np.zeros(1)
     n_sigma0, n_lambda, n_delta0, q = len(log_sigma0_sq), len(log_lambda), len(delta0), len(m)
     # lattice of l = log(sigma0^2) - log(lambda); place[k, j] is where sigma0_k and lambda_j
     # meet on it
@@ -254,15 +255,13 @@ def _kept(values: np.ndarray, masses: np.ndarray, current: tuple, bounds: tuple)
 
 
 def _statistics(data: dict) -> dict:
+    """The Stan data's sufficient statistics, floors and prior of nu, as arrays."""
     rho, n = np.asarray(data["rho"], float), np.asarray(data["n_scores"], float)
-    return dict(mean=np.asarray(data["mean_diff"], float), n=n,
-                mean_share=rho + (1 - rho) / n,
-                S=np.asarray(data["ss"], float) / (1 - rho),
-                floor=np.asarray(data["sigma_lower"], float),
+    return dict(mean=np.asarray(data["mean_diff"], float), n=n, mean_share=rho + (1 - rho) / n,
+                S=np.asarray(data["ss"], float) / (1 - rho), floor=np.asarray(data["sigma_lower"]),
                 sigma_upper=float(data["sigma_upper"]),
-                nu_prior_start=data["nu_prior_start"], nu_prior_step=data["nu_prior_step"],
-                nu_prior_log_density=np.asarray(data["nu_prior_log_density"], float),
-                nu_prior_slope=np.asarray(data["nu_prior_slope"], float))
+                **{key: np.asarray(data[key], float) for key in (
+                    "nu_prior_start", "nu_prior_step", "nu_prior_log_density", "nu_prior_slope")})
 
 
 def _marginals(found: dict) -> tuple:
