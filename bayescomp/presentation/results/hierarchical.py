@@ -312,13 +312,15 @@ def quadrature_lines(result) -> list[str]:
     found = result.quadrature
     grid = found.grid
     error = float(max(found.population_error.max(), found.next_dataset_error.max()))
-    nu = (f"posterior median of nu {format_number(found.nu_median)}, "
-          if math.isfinite(found.nu_median) else "")
+    medians = (f"posterior median of nu {format_number(found.nu_median)}, of sigma0 "
+               if math.isfinite(found.nu_median) else "posterior median of sigma0 ")
+    # a normal population has no nu
+    axes = "delta0, sigma0 and nu" if grid["nu"] else "delta0 and sigma0"
+    sizes = " x ".join(str(grid[name]) for name in ("delta0", "sigma0", "nu") if grid[name]) or "no"
     lines = [
         "By quadrature: the chains could not be read, so "
         f"{'every probability is' if found.ok else 'the probabilities would be'} a sum over "
-        f"a grid of delta0, sigma0 and nu ({grid['delta0']} x {grid['sigma0']} x "
-        f"{max(grid['nu'], 1)} points, {found.seconds:.1f} s): {nu}of sigma0 "
+        f"a grid of {axes} ({sizes} points, {found.seconds:.1f} s): {medians}"
         f"{format_number(found.sigma0_median)}; error at most {format_number(error)}; the "
         "means and intervals are the draws'."]
     lines += [f"  not reliable: {problem}" for problem in found.problems]
