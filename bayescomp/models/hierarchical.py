@@ -145,8 +145,9 @@ def hierarchical(scores: Scores, first: str, second: str, *, rope: RopeLike = 0.
         nu's two modes on real pairs of near-identical algorithms, crossed too rarely to
         weigh), take every probability by quadrature over delta0, sigma0 and nu instead
         (:mod:`bayescomp.models.quadrature`: deterministic, a few seconds at 100 datasets);
-        the result is then reliable if the quadrature's own error is at most 0.005, and its
-        means and intervals stay the draws'. ``False`` leaves such a fit UNRELIABLE.
+        the result is then reliable if the quadrature's own error is at most 0.005; delta0's
+        mean, sd and interval are then the quadrature's too, the next dataset's and each
+        dataset's stay the draws'. ``False`` leaves such a fit UNRELIABLE.
 
     Returns
     -------
@@ -247,8 +248,9 @@ def hierarchical(scores: Scores, first: str, second: str, *, rope: RopeLike = 0.
         what += f" (after {len(attempts)} attempts)" if len(attempts) > 1 else ""
         if by_quadrature and by_quadrature.ok:
             warnings.warn(f"{what}: " + "; ".join(diagnostics.problems) + "; every probability "
-                          "is by quadrature instead (result.quadrature), the means and "
-                          "intervals are these draws'", SamplingWarning, stacklevel=2)
+                          "and delta0's mean and interval are by quadrature instead "
+                          "(result.quadrature), the other means and intervals are these "
+                          "draws'", SamplingWarning, stacklevel=2)
         else:
             warn_if_problems(diagnostics, what)
 
@@ -276,8 +278,9 @@ def hierarchical(scores: Scores, first: str, second: str, *, rope: RopeLike = 0.
         population_probabilities, next_probabilities = (
             masses.mean(axis=0) for masses in (population_masses, next_masses))
 
-    def estimate(scope: str, quantity: str, draws, probabilities, mcse) -> Estimate:
-        summary = region_summary(draws, rope)
+    def estimate(scope: str, quantity: str, draws, probabilities, mcse,
+                 summary=None) -> Estimate:
+        summary = summary or region_summary(draws, rope)
         return Estimate(scope=scope, quantity=quantity, mean=summary["mean"], sd=summary["sd"],
                         hdi_low=summary["hdi_low"], hdi_high=summary["hdi_high"],
                         probabilities=np.asarray(probabilities, dtype=float), labels=labels,
@@ -317,7 +320,8 @@ def hierarchical(scores: Scores, first: str, second: str, *, rope: RopeLike = 0.
         first=first, second=second, rope=rope, idata=idata, next_masses=next_masses,
         draw_order=order,
         population=estimate("population", "delta0", delta0, population_probabilities,
-                            population_mcse),
+                            population_mcse,
+                            by_quadrature.delta0_summary if quadrature_ok else None),
         next_dataset=estimate("next_dataset", "delta_next", delta_next, next_probabilities,
                               next_mcse),
         datasets=pd.DataFrame(rows).set_index("dataset"),

@@ -54,7 +54,8 @@ class HierarchicalResult(SamplerChecked, Reportable):
     quadrature : Quadrature or None
         Where the chains could not be read even so, the probabilities by quadrature over
         delta0, sigma0 and nu (:mod:`bayescomp.models.quadrature`); when it is ``ok``, every
-        probability of the result is its (the means and intervals stay the draws').
+        probability of the result is its, and delta0's mean, sd and interval (the next
+        dataset's and each dataset's stay the draws').
     datasets : pandas.DataFrame
         Per dataset (index): ``n``, ``rho``, raw ``mean`` difference with its correlated
         t-test (``p_left_ttest``, ``p_rope_ttest``, ``p_right_ttest``, 95% ``ttest_hdi_low``,

@@ -30,6 +30,7 @@ import numpy as np
 from scipy import special
 
 from bayescomp.models.hierarchical_density import tabulated
+from bayescomp.models.quadrature_rules import delta0_panels, lambda_cells, sigma_rule
 
 #: Gauss-Legendre nodes of log(sigma_i) per dataset, and of delta0 per panel, at the fine
 #: resolution (the check at half resolution takes half the sigma_i nodes and half the panels)
@@ -62,6 +63,9 @@ class Quadrature:
         Their errors: the change from half the resolution plus the mass at the edges.
     datasets : ndarray (dataset, 3)
         Each dataset's probabilities; ``datasets_error`` alike.
+    delta0_summary : dict
+        delta0's ``mean``, ``sd``, ``hdi_low`` and ``hdi_high`` (the shortest interval with
+        95% of its marginal) in the units of the scores.
     nu_median, sigma0_median : float
         Posterior medians (sigma0 in the scores' units; nu nan for a normal population).
     grid : dict
@@ -77,6 +81,7 @@ class Quadrature:
     next_dataset_error: np.ndarray
     datasets: np.ndarray
     datasets_error: np.ndarray
+    delta0_summary: dict
     nu_median: float
     sigma0_median: float
     grid: dict
@@ -86,48 +91,6 @@ class Quadrature:
     @property
     def ok(self) -> bool:
         return not self.problems
-
-
-def sigma_rule(n: np.ndarray, S: np.ndarray, floor: np.ndarray, sigma_upper: float,
-               nodes: int) -> tuple[np.ndarray, np.ndarray]:
-    """Per dataset, Gauss-Legendre nodes in x = log(sigma) and their log weights for
-    p_i(sigma) dsigma = sigma^-(n_i - 2) exp(-S_i e^(-2x) / 2) dx on (floor_i, sigma_bar),
-    over the part of the interval where the density is within e^-40 of its largest."""
-    points, weights = np.polynomial.legendre.leggauss(nodes)
-    low, high = np.log(floor), np.full_like(floor, np.log(sigma_upper))
-    fine = low[:, None] + (high - low)[:, None] * np.linspace(0, 1, 4001)[None, :]
-    density = -(n[:, None] - 2) * fine - 0.5 * S[:, None] * np.exp(-2 * fine)
-    inside = density > density.max(axis=1, keepdims=True) - 40
-    first = np.clip(inside.argmax(axis=1) - 1, 0, 4000)
-    last = np.clip(4000 - inside[:, ::-1].argmax(axis=1) + 1, 0, 4000)
-    rows = np.arange(len(n))
-    start, end = fine[rows, first], fine[rows, last]
-    x = 0.5 * (start + end)[:, None] + 0.5 * (end - start)[:, None] * points[None, :]
-    log_weight = (-(n[:, None] - 2) * x - 0.5 * S[:, None] * np.exp(-2 * x)
-                  + np.log(0.5 * (end - start))[:, None] + np.log(weights)[None, :])
-    return x, log_weight
-
-
-def delta0_panels(low: float, high: float, cuts, panels: int, nodes: int):
-    """Gauss-Legendre nodes and weights of delta0 on (low, high): ``panels`` equal panels,
-    each also split at the ``cuts`` (the ROPE's ends) inside it."""
-    points, weights = np.polynomial.legendre.leggauss(nodes)
-    edges = np.unique(np.concatenate([np.linspace(low, high, panels + 1),
-                                      [c for c in cuts if low < c < high]]))
-    half = 0.5 * np.diff(edges)
-    centre = 0.5 * (edges[1:] + edges[:-1])
-    return ((centre[:, None] + half[:, None] * points[None, :]).ravel(),
-            (half[:, None] * weights[None, :]).ravel())
-
-
-def lambda_cells(nu: float, log_lambda: np.ndarray, step: float) -> np.ndarray:
-    """The masses of log(lambda) ~ log Gamma(nu / 2, rate nu / 2) in the cells of width
-    ``step`` around ``log_lambda`` (the tails added to the end cells)."""
-    half = 0.5 * nu
-    edges = np.concatenate([log_lambda - 0.5 * step, [log_lambda[-1] + 0.5 * step]])
-    cumulative = special.gammainc(half, half * np.exp(edges))
-    cumulative[0], cumulative[-1] = 0.0, 1.0
-    return np.diff(cumulative)
 
 
 def _posterior(stats: dict, grid: dict, rope: tuple, datasets: bool) -> dict:
@@ -289,12 +252,23 @@ def _summary(found: dict, grid: dict, rope: tuple, scale: float) -> dict:
     datasets = (np.column_stack([sides[:, 0], 1 - sides.sum(axis=1), sides[:, 1]])
                 if sides is not None else None)
 
+    # delta0's mean, sd and shortest 95% interval, its density linear between the nodes
+    mean = float(on_delta0 @ delta0)
+    points = np.linspace(delta0[0], delta0[-1], 20001)
+    cumulative = np.cumsum(np.interp(points, delta0, on_delta0 / grid["delta0_weight"]))
+    cumulative /= cumulative[-1]
+    ends = np.searchsorted(cumulative, cumulative + 0.95)
+    starts = np.nonzero(ends < len(points))[0]
+    shortest = starts[np.argmin(points[ends[starts]] - points[starts])]
+    interval = dict(mean=mean, sd=float(np.sqrt(on_delta0 @ (delta0 - mean) ** 2)),
+                    hdi_low=points[shortest], hdi_high=points[ends[shortest]])
+
     def median(values, masses):
         return float(np.interp(0.5, np.cumsum(masses) - 0.5 * masses, values))
 
     return dict(population=population,
                 next_dataset=np.array([next_left, 1 - next_left - next_right, next_right]),
-                datasets=datasets,
+                datasets=datasets, delta0={key: scale * value for key, value in interval.items()},
                 nu=1 + np.exp(median(grid["u"], on_u)) if grid["u"] is not None else np.nan,
                 sigma0=scale * np.exp(median(found["log_sigma0"], on_sigma0)),
                 edges=dict(log_sigma0_sq=(on_sigma0[0], on_sigma0[-1]),
@@ -328,7 +302,7 @@ def quadrature_probabilities(data: dict, scale: float, rope, *, datasets: bool =
     except FloatingPointError as error:    # a grid with no mass: nothing to report
         nothing = np.full(3, np.nan)
         return Quadrature(nothing, nothing, nothing, nothing,
-                          np.full((len(data["mean_diff"]), 3), np.nan), None, np.nan, np.nan,
+                          np.full((len(data["mean_diff"]), 3), np.nan), None, {}, np.nan, np.nan,
                           dict(delta0=0, sigma0=0, nu=0), time.perf_counter() - start,
                           (f"the quadrature failed: {error}",))
 
@@ -392,6 +366,7 @@ def _quadrature(data: dict, scale: float, rope, datasets: bool, start: float) ->
                       next_dataset=fine["next_dataset"],
                       next_dataset_error=errors["next_dataset"],
                       datasets=fine["datasets"], datasets_error=datasets_error,
-                      nu_median=float(fine["nu"]), sigma0_median=float(fine["sigma0"]),
+                      delta0_summary=fine["delta0"], nu_median=float(fine["nu"]),
+                      sigma0_median=float(fine["sigma0"]),
                       grid=grid_sizes, seconds=time.perf_counter() - start,
                       problems=tuple(problems))

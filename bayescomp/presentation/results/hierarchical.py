@@ -321,8 +321,9 @@ def quadrature_lines(result) -> list[str]:
         "By quadrature: the chains could not be read, so "
         f"{'every probability is' if found.ok else 'the probabilities would be'} a sum over "
         f"a grid of {axes} ({sizes} points, {found.seconds:.1f} s): {medians}"
-        f"{format_number(found.sigma0_median)}; error at most {format_number(error)}; the "
-        "means and intervals are the draws'."]
+        f"{format_number(found.sigma0_median)}; error at most {format_number(error)}"
+        + ("; delta0's mean and interval are the grid's too, the other means and intervals "
+           "the draws'." if found.ok else ".")]
     lines += [f"  not reliable: {problem}" for problem in found.problems]
     return lines
 
