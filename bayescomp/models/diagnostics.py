@@ -131,11 +131,13 @@ def diagnose(idata: az.InferenceData, var_names: Sequence[str] | None = None,
                        n_chains, n_draws, max_treedepth, tuple(problems))
 
 
-def warn_if_problems(diagnostics: Diagnostics, what: str = "the Stan fit", stacklevel: int = 3):
-    """Issue one :class:`SamplingWarning` listing every problem, so nothing is swallowed."""
+def warn_if_problems(diagnostics: Diagnostics, what: str = "the Stan fit", stacklevel: int = 3,
+                     then: str = ""):
+    """Issue one :class:`SamplingWarning` listing every problem, so nothing is swallowed;
+    ``then`` says what the result does about them, after the list."""
     if not diagnostics.ok:
-        warnings.warn(f"{what}: " + "; ".join(diagnostics.problems), SamplingWarning,
-                      stacklevel=stacklevel)
+        problems = "; ".join(diagnostics.problems) + (f"; {then}" if then else "")
+        warnings.warn(f"{what}: {problems}", SamplingWarning, stacklevel=stacklevel)
 
 
 class SamplerChecked:

@@ -33,8 +33,7 @@ from bayescomp import sampling
 from bayescomp.arguments import check_count
 from bayescomp.baselines.across_datasets import baselines as run_baselines
 from bayescomp.data.scores import Scores
-from bayescomp.exceptions import (ConstantDifferencesWarning, InputWarning, RetryWarning,
-                                  SamplingWarning)
+from bayescomp.exceptions import ConstantDifferencesWarning, InputWarning, RetryWarning
 from bayescomp.models import region_masses
 from bayescomp.models.correlated import correlated_ttests
 from bayescomp.models.diagnostics import diagnose, variable_convergence, warn_if_problems
@@ -245,14 +244,12 @@ def hierarchical(scores: Scores, first: str, second: str, *, rope: RopeLike = 0.
     if not runs.assessment.settled:
         # modes of which one still fails its diagnostics decide nothing; the quadrature
         # decides, but the means and intervals stay those of draws that failed
-        what += f" (after {len(attempts)} attempts)" if len(attempts) > 1 else ""
-        if by_quadrature and by_quadrature.ok:
-            warnings.warn(f"{what}: " + "; ".join(diagnostics.problems) + "; every probability "
-                          "and delta0's mean and interval are by quadrature instead "
-                          "(result.quadrature), the other means and intervals are these "
-                          "draws'", SamplingWarning, stacklevel=2)
-        else:
-            warn_if_problems(diagnostics, what)
+        warn_if_problems(diagnostics, what + (f" (after {len(attempts)} attempts)"
+                                              if len(attempts) > 1 else ""),
+                         then=("every probability and delta0's mean and interval are by "
+                               "quadrature instead (result.quadrature), the other means and "
+                               "intervals are these draws'"
+                               if by_quadrature and by_quadrature.ok else ""))
 
     n_chains, n_draws = post.sizes["chain"], post.sizes["draw"]
     # the last fit's Monte Carlo errors (modes carry their own)

@@ -29,8 +29,10 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import special
 
-from bayescomp.models.hierarchical_density import tabulated
+from bayescomp.models.hierarchical_density import squared_standard_errors, tabulated
 from bayescomp.models.quadrature_rules import delta0_panels, lambda_cells, sigma_rule
+from bayescomp.models.region_masses import Symmetric
+from bayescomp.rope import Rope
 
 #: Gauss-Legendre nodes of log(sigma_i) per dataset, and of delta0 per panel, at the fine
 #: resolution (the check at half resolution takes half the sigma_i nodes and half the panels)
@@ -93,7 +95,7 @@ class Quadrature:
         return not self.problems
 
 
-def _posterior(stats: dict, grid: dict, rope: tuple, datasets: bool) -> dict:
+def _posterior(stats: dict, grid: dict, rope: Rope, datasets: bool) -> dict:
     """The posterior's weights over one grid (:func:`_grid`) and, with ``datasets``, each
     dataset's posterior probabilities of delta_i left and right of the ROPE."""
     m, v = stats["mean"], stats["mean_share"]
@@ -136,8 +138,9 @@ def _posterior(stats: dict, grid: dict, rope: tuple, datasets: bool) -> dict:
             centre = delta0[:, None, None] + offset[:, None, None] * share[None]
             spread = np.sqrt(noise[i][:, None] * share)[None]
             posterior = np.exp(terms - peak[i][:, :, None])
-            sides[0][rows] = (posterior * special.ndtr((rope[0] - centre) / spread)).sum(axis=1)
-            sides[1][rows] = (posterior * special.ndtr((centre - rope[1]) / spread)).sum(axis=1)
+            conditional = Symmetric.normal(centre, spread)
+            sides[0][rows] = (posterior * conditional.cdf(rope.low)).sum(axis=1)
+            sides[1][rows] = (posterior * conditional.sf(rope.high)).sum(axis=1)
     log_prior_u = (tabulated(u, stats["nu_prior_start"], stats["nu_prior_step"],
                              stats["nu_prior_log_density"], stats["nu_prior_slope"])
                    if student else np.zeros(1))
@@ -192,13 +195,13 @@ HALF = dict(step=2 * LATTICE_STEP, u_step=2 * NU_STEP, least=16, sigma_nodes=SIG
             panels=6, nodes=DELTA0_NODES)
 
 
-def _grid(ranges: dict, resolution: dict, rope: tuple, student: bool) -> dict:
+def _grid(ranges: dict, resolution: dict, rope: Rope, student: bool) -> dict:
     """The nodes of one resolution on ``ranges``: the steps of log(sigma0^2) (the lattice's)
     and of u at most their range over ``least`` (a narrow posterior, many datasets)."""
     low, high = ranges["log_sigma0_sq"]
     step = min(resolution["step"], (high - low) / resolution["least"])
     u_step = min(resolution["u_step"], (ranges["u"][1] - ranges["u"][0]) / resolution["least"])
-    delta0, weight = delta0_panels(*ranges["delta0"], rope, resolution["panels"],
+    delta0, weight = delta0_panels(*ranges["delta0"], (rope.low, rope.high), resolution["panels"],
                                    resolution["nodes"])
     u = np.arange(ranges["u"][0], ranges["u"][1] + u_step / 2, u_step) if student else None
     return dict(step=step, log_sigma0_sq=np.arange(low, high + step / 2, step), delta0=delta0,
@@ -233,21 +236,17 @@ def _marginals(found: dict) -> tuple:
     return weights.sum(axis=(1, 2)), weights.sum(axis=(0, 2)), weights.sum(axis=(0, 1))
 
 
-def _summary(found: dict, grid: dict, rope: tuple, scale: float) -> dict:
+def _summary(found: dict, grid: dict, rope: Rope, scale: float) -> dict:
     """The probabilities, medians and edge masses of one grid's posterior."""
     weights, nus = found["weights"], found["nus"]
     delta0 = grid["delta0"]
     on_u, on_sigma0, on_delta0 = _marginals(found)
-    population = np.array([on_delta0[delta0 < rope[0]].sum(),
-                           on_delta0[(delta0 >= rope[0]) & (delta0 <= rope[1])].sum(),
-                           on_delta0[delta0 > rope[1]].sum()])
+    population = on_delta0 @ rope.indicators(delta0)
+    # the next dataset's Student-t (normal) masses at every point of the grid
     sigma0 = np.exp(found["log_sigma0"])[None, :, None]
-    low, high = (rope[0] - delta0) / sigma0, (delta0 - rope[1]) / sigma0
-    if np.isfinite(nus[0]):
-        left, right = (special.stdtr(nus[:, None, None], z) for z in (low, high))
-    else:
-        left, right = special.ndtr(low), special.ndtr(high)
-    next_left, next_right = (weights * left).sum(), (weights * right).sum()
+    population_t = (Symmetric.student_t(nus[:, None, None], delta0, sigma0)
+                    if np.isfinite(nus[0]) else Symmetric.normal(delta0, sigma0))
+    next_dataset = np.tensordot(weights, rope.probabilities(population_t), axes=3)
     sides = found.get("datasets_sides")
     datasets = (np.column_stack([sides[:, 0], 1 - sides.sum(axis=1), sides[:, 1]])
                 if sides is not None else None)
@@ -267,7 +266,7 @@ def _summary(found: dict, grid: dict, rope: tuple, scale: float) -> dict:
         return float(np.interp(0.5, np.cumsum(masses) - 0.5 * masses, values))
 
     return dict(population=population,
-                next_dataset=np.array([next_left, 1 - next_left - next_right, next_right]),
+                next_dataset=next_dataset,
                 datasets=datasets, delta0={key: scale * value for key, value in interval.items()},
                 nu=1 + np.exp(median(grid["u"], on_u)) if grid["u"] is not None else np.nan,
                 sigma0=scale * np.exp(median(found["log_sigma0"], on_sigma0)),
@@ -310,9 +309,9 @@ def quadrature_probabilities(data: dict, scale: float, rope, *, datasets: bool =
 def _quadrature(data: dict, scale: float, rope, datasets: bool, start: float) -> Quadrature:
     stats = _statistics(data)
     student = bool(data["population"])
-    rope_units = (rope.low / scale, rope.high / scale)
-    se = np.sqrt(np.maximum(stats["S"] / np.maximum(stats["n"] - 1, 1), stats["floor"] ** 2)
-                 * stats["mean_share"])
+    rope_units = Rope(rope.low / scale, rope.high / scale)
+    se = np.sqrt(squared_standard_errors(data["ss"], data["n_scores"], data["rho"],
+                                         data["sigma_lower"]))
     bound, sigma0_upper = float(data["delta0_bound"]), float(data["sigma0_upper"])
     # hard bounds: the priors' (delta0, sigma0), or where the search stops (sigma0 below,
     # u): mass at the latter is missing from the grid and counts as error
