@@ -123,21 +123,28 @@ def _posterior(stats: dict, grid: dict, rope: Rope, datasets: bool) -> dict:
     peak = np.empty((q, n_delta0, 1))
     for i in range(q):
         total = noise[i][:, None] + added[None, :]           # (sigma node, lattice)
+        inverse = 1 / total
+        base = log_weight[i][:, None] - 0.5 * np.log(2 * np.pi * total)
         offset = m[i] - delta0                               # (delta0,)
-        log_normal = -0.5 * (offset[:, None, None] ** 2 / total[None]
-                             + np.log(2 * np.pi * total)[None])
-        terms = log_normal + log_weight[i][None, :, None]
-        log_table = special.logsumexp(terms, axis=1)         # (delta0, lattice)
-        peak[i] = log_table.max(axis=1, keepdims=True)
+        terms = base[None] - (0.5 * offset ** 2)[:, None, None] * inverse[None]
+        # exponentiated once, relative to each delta0's largest term: what underflows is
+        # below e^-745 of it, nothing the sums below could weigh
+        largest = terms.max(axis=(1, 2))
+        posterior = np.exp(terms - largest[:, None, None])   # (delta0, sigma node, lattice)
+        table = posterior.sum(axis=1)                        # (delta0, lattice)
+        top = table.max(axis=1)
+        peak[i, :, 0] = largest + np.log(top)
         rows = slice(i * n_delta0, (i + 1) * n_delta0)
-        scaled[rows] = np.exp(log_table - peak[i])
+        scaled[rows] = table / top[:, None]
         if datasets:
             # delta_i given sigma_i, lambda_i and delta0: normal, shrunk from m_i towards
             # delta0 by the population's share e^l / total of the mean's variance
-            share = added[None, :] / total
-            centre = delta0[:, None, None] + offset[:, None, None] * share[None]
-            spread = np.sqrt(noise[i][:, None] * share)[None]
-            posterior = np.exp(terms - peak[i][:, :, None])
+            # (in single precision, as the sums they go to)
+            share = (added[None, :] * inverse).astype(np.float32)
+            centre = (delta0[:, None, None].astype(np.float32)
+                      + offset[:, None, None].astype(np.float32) * share[None])
+            spread = np.sqrt(noise[i][:, None].astype(np.float32) * share)[None]
+            posterior = posterior.astype(np.float32) / top[:, None, None].astype(np.float32)
             conditional = Symmetric.normal(centre, spread)
             sides[0][rows] = (posterior * conditional.cdf(rope.low)).sum(axis=1)
             sides[1][rows] = (posterior * conditional.sf(rope.high)).sum(axis=1)
