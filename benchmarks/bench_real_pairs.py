@@ -235,7 +235,7 @@ def main(argv=None) -> pd.DataFrame:
                 modes=("" if not result.modes else
                        "separate" if result.modes_separate else
                        "strata" if result.modes[0].stratum else "crossing"),
-                quadrature=bool(result.quadrature and result.quadrature.ok),
+                quadrature=result.by_quadrature,
                 p_population=float(result.population.probabilities.max()),
                 max_rhat=result.diagnostics.max_rhat,
                 min_ess_bulk=result.diagnostics.min_ess_bulk))

@@ -146,7 +146,7 @@ def _row(result, method: str, seed: int) -> dict:
                    reliable=bool(result.reliable),
                    attempts=len(result.settings.get("attempts", ())) or 1,
                    modes=len(result.modes),
-                   quadrature=bool(result.quadrature and result.quadrature.ok),
+                   quadrature=result.by_quadrature,
                    ess_bulk=result.settings["ess"]["bulk"],
                    ess_tail=result.settings["ess"]["tail"])
     else:  # one dataset, no sampling, hence no sampling problems

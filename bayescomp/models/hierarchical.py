@@ -241,6 +241,7 @@ def hierarchical(scores: Scores, first: str, second: str, *, rope: RopeLike = 0.
     if quadrature and not diagnostics.ok and not runs.assessment.settled:
         # what the chains cannot weigh, a sum over a grid of the hyper-parameters can
         by_quadrature = quadrature_probabilities(data, scale, rope)
+    quadrature_ok = by_quadrature is not None and by_quadrature.ok
     if not runs.assessment.settled:
         # modes of which one still fails its diagnostics decide nothing; the quadrature
         # decides, but the means and intervals stay those of draws that failed
@@ -249,7 +250,7 @@ def hierarchical(scores: Scores, first: str, second: str, *, rope: RopeLike = 0.
                          then=("every probability and delta0's mean and interval are by "
                                "quadrature instead (result.quadrature), the other means and "
                                "intervals are these draws'"
-                               if by_quadrature and by_quadrature.ok else ""))
+                               if quadrature_ok else ""))
 
     n_chains, n_draws = post.sizes["chain"], post.sizes["draw"]
     # the last fit's Monte Carlo errors (modes carry their own)
@@ -264,7 +265,6 @@ def hierarchical(scores: Scores, first: str, second: str, *, rope: RopeLike = 0.
     population_masses, next_masses = (masses.reshape(-1, 3)[order]
                                       for masses in (population_masses, next_masses))
     labels = region_labels(first, second)
-    quadrature_ok = bool(by_quadrature and by_quadrature.ok)
     reliable = diagnostics.ok or bool(modes) or quadrature_ok
     if quadrature_ok:
         # every probability from the quadrature; the summaries of the draws stay

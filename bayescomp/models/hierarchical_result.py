@@ -101,8 +101,13 @@ class HierarchicalResult(SamplerChecked, Reportable):
         """Whether the fit passed its sampler diagnostics, or its chains, though they do not
         mix, can decide (:attr:`modes`), or the quadrature can (:attr:`quadrature`); if
         not, no decision is made."""
-        return (self.diagnostics.ok or bool(self.modes)
-                or bool(self.quadrature and self.quadrature.ok))
+        return self.diagnostics.ok or bool(self.modes) or self.by_quadrature
+
+    @property
+    def by_quadrature(self) -> bool:
+        """Whether the probabilities (and delta0's mean and interval) are the quadrature's
+        (:attr:`quadrature`, reliable), not the draws'."""
+        return self.quadrature is not None and self.quadrature.ok
 
     def to_frame(self) -> pd.DataFrame:
         """One row per dataset (see :attr:`datasets`)."""

@@ -79,8 +79,7 @@ def estimate_lines(result) -> list[str]:
     """Both estimates, each under its name, with every number labelled."""
     left, equal, right = result.labels
     means = result.datasets["mean"]
-    kind = ("Error (of the quadrature)" if result.quadrature is not None and result.quadrature.ok
-            else "Monte Carlo error")
+    kind = "Error (of the quadrature)" if result.by_quadrature else "Monte Carlo error"
     lines = []
     for estimate, title in (
             (result.population, "delta0, the location of the population of mean differences"
