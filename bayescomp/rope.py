@@ -84,15 +84,18 @@ class Rope:
         return f"[{self.low:g}, {self.high:g}]"
 
 
-def most_probable_shares(masses) -> np.ndarray:
+def most_probable_shares(masses, weights=None) -> np.ndarray:
     """Share of rows of ``masses`` (draws x (left, rope, right)) in which each region is the largest.
 
     This is the summary that baycomp and Benavoli et al. (2017) print for posterior samples
-    of the three probabilities; ties go to the first region in (left, rope, right).
+    of the three probabilities; ties go to the first region in (left, rope, right). With
+    ``weights`` (one per row: the posterior's mass at the points of a grid) the shares are
+    of those weights.
     """
     masses = np.asarray(masses, dtype=float)
-    winners = np.argmax(masses, axis=-1)
-    return np.bincount(winners.ravel(), minlength=3)[:3] / winners.size
+    winners = np.argmax(masses, axis=-1).ravel()
+    weights = np.ones(winners.size) if weights is None else np.asarray(weights, float).ravel()
+    return np.bincount(winners, weights=weights, minlength=3)[:3] / weights.sum()
 
 
 def region_labels(first: str, second: str) -> tuple[str, str, str]:

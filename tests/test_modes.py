@@ -167,7 +167,8 @@ def test_stan_mixture_modes_and_weights(stan_backend):
 def test_near_identical_pair_is_equivalent_on_every_seed(stan_backend, seed):
     """The simulated family whose posterior has two modes (nu near 1 and nu near 25; on
     this collection the chains split between them on most seeds): every dataset's true
-    difference lies far inside the ROPE, and every seed says so at the first attempt."""
+    difference lies far inside the ROPE, and every seed says so at the first attempt, read
+    in modes where the quadrature (which answers such fits by default) is off."""
     made = near_identical_collection(54, seed=2)
     # the truth: a population centred at 0, where 49 of 54 datasets differ by under 0.001
     # (5 outliers by up to 0.015 make it heavy-tailed)
@@ -175,7 +176,7 @@ def test_near_identical_pair_is_equivalent_on_every_seed(stan_backend, seed):
     with warnings.catch_warnings():
         warnings.simplefilter("error", bc.SamplingWarning)
         result = bc.hierarchical(made.scores, "a", "b", rope=0.01, seed=seed, baselines=False,
-                                 backend=stan_backend)
+                                 backend=stan_backend, quadrature=False)
     assert result.reliable
     assert result.population.decision() == "equivalent"
     assert result.next_dataset.decision() == "equivalent"

@@ -286,7 +286,7 @@ def test_simplex_rejects_rows_that_are_not_masses(bad):
 @pytest.mark.stan
 def test_simplex_of_the_hierarchical_model(fit, save):
     ax = plots.plot_simplex(fit)
-    # 600 draws, below the cap: all of them, in order
+    # 600 draws, two rows each (delta0 and its antithetic partner), below the cap: all, in order
     check_triangle(ax, fit.next_masses, fit.labels, fit.next_dataset_most_probable,
                    fit.next_dataset.probabilities)
     assert "forest - tree" in ax.get_title()

@@ -200,19 +200,20 @@ def test_exported_names_are_the_function_and_class():
 
 @pytest.mark.stan
 def test_a_fit_in_modes_decides_as_the_fit_does(stan_backend):
-    """Where the chains sit in modes (a near-identical pair, whose posterior has two), a row
-    decides by the fit's own rule, every mode from its own chains: at the fit's ROPE the rows
-    say what bc.hierarchical says (they used the pooled chains' errors before); a prior
-    read off those draws decides as its own fit does."""
+    """Where the chains sit in modes (a near-identical pair, whose posterior has two) and the
+    quadrature is off, a row decides by the fit's own rule, every mode from its own chains:
+    at the fit's ROPE the rows say what bc.hierarchical says (they used the pooled chains'
+    errors before); a prior read off those draws decides as its own fit does."""
     made = bc.simulate.near_identical_collection(54, seed=2)
     analysis = sensitivity(made.scores, "a", "b", ropes=(0.01, 0.001),
-                           priors=["paper", "kruschke"], seed=1, backend=stan_backend)
+                           priors=["paper", "kruschke"], seed=1, backend=stan_backend,
+                           quadrature=False)
     fit = analysis.fits["paper"]
     assert fit.modes, "the fit should sit in modes: the test is of that path"
     # the other prior read off the same draws, mode by mode: the decisions of its own fit
     assert list(analysis.reweighted) == ["kruschke"] and list(analysis.fits) == ["paper"]
     own = sensitivity(made.scores, "a", "b", ropes=(0.01, 0.001), priors=["kruschke"],
-                      seed=1, backend=stan_backend, reweight=False)
+                      seed=1, backend=stan_backend, reweight=False, quadrature=False)
     kruschke = analysis.table[analysis.table.prior == "kruschke"].reset_index(drop=True)
     assert kruschke.decision.equals(own.table.decision)
     paper = analysis.table[analysis.table.prior == "paper"]

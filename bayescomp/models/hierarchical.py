@@ -139,14 +139,15 @@ def hierarchical(scores: Scores, first: str, second: str, *, rope: RopeLike = 0.
         target within the cap).
         The ESS achieved is in ``settings["ess"]`` and the summary.
     quadrature : bool
-        Where the last fit still cannot be read (its chains neither mix, nor sit in modes
-        that each pass, nor make the same decisions chain by chain or stratum by stratum:
-        nu's two modes on real pairs of near-identical algorithms, crossed too rarely to
-        weigh), take every probability by quadrature over delta0, sigma0 and nu instead
-        (:mod:`bayescomp.models.quadrature`: deterministic, a few seconds at 100 datasets);
-        the result is then reliable if the quadrature's own error is at most 0.005; delta0's
-        mean, sd and interval are then the quadrature's too, the next dataset's and each
-        dataset's stay the draws'. ``False`` leaves such a fit UNRELIABLE.
+        Where the last fit fails its diagnostics (its chains do not mix: nu's two modes on
+        real pairs of near-identical algorithms, crossed too rarely to weigh, or not at
+        all), take every probability by quadrature over delta0, sigma0 and nu instead
+        (:mod:`bayescomp.models.quadrature`: deterministic, a few seconds at 100 datasets),
+        so that the numbers are the same on every seed; if the quadrature's own error is at
+        most 0.005 the result is reliable and delta0's and the next dataset's means, sds and
+        intervals are the quadrature's too (each dataset's stay the draws'). Else, and with
+        ``False``, the chains' modes decide where they can, and nothing decides where not
+        (UNRELIABLE).
 
     Returns
     -------
@@ -238,18 +239,20 @@ def hierarchical(scores: Scores, first: str, second: str, *, rope: RopeLike = 0.
     separate = runs.assessment.separate
     post = idata.posterior
     by_quadrature = None
-    if quadrature and not diagnostics.ok and not runs.assessment.settled:
-        # what the chains cannot weigh, a sum over a grid of the hyper-parameters can
+    if quadrature and not diagnostics.ok:
+        # what chains that do not mix weigh differently on every seed (nu's modes on real
+        # near-identical pairs, crossed rarely or not at all), a sum over a grid of the
+        # hyper-parameters weighs once
         by_quadrature = quadrature_probabilities(data, scale, rope)
     quadrature_ok = by_quadrature is not None and by_quadrature.ok
-    if not runs.assessment.settled:
+    if quadrature_ok or not runs.assessment.settled:
         # modes of which one still fails its diagnostics decide nothing; the quadrature
-        # decides, but the means and intervals stay those of draws that failed
+        # decides, but each dataset's mean and interval stay those of draws that failed
         warn_if_problems(diagnostics, what + (f" (after {len(attempts)} attempts)"
                                               if len(attempts) > 1 else ""),
-                         then=("every probability and delta0's mean and interval are by "
-                               "quadrature instead (result.quadrature), the other means and "
-                               "intervals are these draws'"
+                         then=("every probability, delta0's and the next dataset's means and "
+                               "intervals are by quadrature instead (result.quadrature), "
+                               "each dataset's mean and interval are these draws'"
                                if quadrature_ok else ""))
 
     n_chains, n_draws = post.sizes["chain"], post.sizes["draw"]
@@ -264,16 +267,26 @@ def hierarchical(scores: Scores, first: str, second: str, *, rope: RopeLike = 0.
     delta = post["delta"].values.reshape(n_chains * n_draws, -1)[order]
     population_masses, next_masses = (masses.reshape(-1, 3)[order]
                                       for masses in (population_masses, next_masses))
+    # the next dataset's masses at both delta0 of every draw, each a draw (what shares count)
+    next_members = region_masses.next_dataset_member_masses(post, rope).reshape(
+        n_chains * n_draws, 2, 3)[order].reshape(-1, 3)
     labels = region_labels(first, second)
-    reliable = diagnostics.ok or bool(modes) or quadrature_ok
     if quadrature_ok:
-        # every probability from the quadrature; the summaries of the draws stay
+        # the grid answers: every probability, delta0's and the next dataset's summaries; the
+        # modes only ordered the draws that each dataset's summary reads
+        modes, separate = (), False
         (population_probabilities, population_mcse), (next_probabilities, next_mcse) = (
             (by_quadrature.population, by_quadrature.population_error),
             (by_quadrature.next_dataset, by_quadrature.next_dataset_error))
+        next_summary = by_quadrature.next_dataset_summary
     else:
         population_probabilities, next_probabilities = (
             masses.mean(axis=0) for masses in (population_masses, next_masses))
+        # a Student-t population's nu always has mass at or below 2, where delta_next has
+        # no variance: the draws' sd would be a number that grows with them
+        next_summary = region_summary(delta_next, rope)
+        next_summary["sd"] = np.inf if "nu" in post else next_summary["sd"]
+    reliable = diagnostics.ok or bool(modes) or quadrature_ok
 
     def estimate(scope: str, quantity: str, draws, probabilities, mcse,
                  summary=None) -> Estimate:
@@ -314,13 +327,13 @@ def hierarchical(scores: Scores, first: str, second: str, *, rope: RopeLike = 0.
                     ess=dict(target=ess, **dict(zip(("bulk", "tail"),
                                                     runs.assessment.achieved))))
     return HierarchicalResult(
-        first=first, second=second, rope=rope, idata=idata, next_masses=next_masses,
+        first=first, second=second, rope=rope, idata=idata, next_masses=next_members,
         draw_order=order,
         population=estimate("population", "delta0", delta0, population_probabilities,
                             population_mcse,
                             by_quadrature.delta0_summary if quadrature_ok else None),
         next_dataset=estimate("next_dataset", "delta_next", delta_next, next_probabilities,
-                              next_mcse),
+                              next_mcse, next_summary),
         datasets=pd.DataFrame(rows).set_index("dataset"),
         baselines=(run_baselines(scores, first, second, rope=rope,
                                  seed=seeds.sequence("baselines")) if baselines

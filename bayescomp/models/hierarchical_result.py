@@ -32,10 +32,10 @@ class HierarchicalResult(SamplerChecked, Reportable):
     next_dataset : Estimate
         delta_next, the mean difference on a new dataset from the same population; its
         probabilities are the posterior mean of the Student-t masses.
-    next_masses : ndarray (draws, 3)
+    next_masses : ndarray (2 x draws, 3)
         Per draw, the next dataset's Student-t mass left of, inside and right of the ROPE,
-        averaged over the draw's delta0 and its antithetic partner
-        (:func:`bayescomp.models.region_masses.next_dataset_masses`).
+        at the draw's delta0 and at its antithetic partner, two rows per draw
+        (:func:`bayescomp.models.region_masses.next_dataset_member_masses`).
     draw_order : ndarray of int
         The chain-major draws of ``idata`` that make the reported posterior, in order: every
         draw once, or, where the chains sit in separate modes, the modes mixed by their
@@ -52,10 +52,11 @@ class HierarchicalResult(SamplerChecked, Reportable):
         mix the modes by their weights (every draw alike where there are none), and a
         decision stands only when every mode makes it (:mod:`bayescomp.models.modes`).
     quadrature : Quadrature or None
-        Where the chains could not be read even so, the probabilities by quadrature over
-        delta0, sigma0 and nu (:mod:`bayescomp.models.quadrature`); when it is ``ok``, every
-        probability of the result is its, and delta0's mean, sd and interval (the next
-        dataset's and each dataset's stay the draws').
+        Where the chains failed their diagnostics, the probabilities by quadrature over
+        delta0, sigma0 and nu (:mod:`bayescomp.models.quadrature`); when it is ``ok``
+        (:attr:`by_quadrature`), every probability of the result is its, and delta0's and the
+        next dataset's means, sds and intervals (each dataset's stay the draws'), and no
+        modes are read.
     datasets : pandas.DataFrame
         Per dataset (index): ``n``, ``rho``, raw ``mean`` difference with its correlated
         t-test (``p_left_ttest``, ``p_rope_ttest``, ``p_right_ttest``, 95% ``ttest_hdi_low``,
@@ -88,7 +89,10 @@ class HierarchicalResult(SamplerChecked, Reportable):
     @property
     def next_dataset_most_probable(self) -> np.ndarray:
         """Share of draws in which left, rope or right has the next dataset's largest mass
-        (the numbers baycomp and the paper print beside the probabilities)."""
+        (the numbers baycomp and the paper print beside the probabilities); the quadrature's
+        share of the posterior where it answers (:attr:`by_quadrature`)."""
+        if self.by_quadrature:
+            return self.quadrature.next_dataset_most_probable
         return most_probable_shares(self.next_masses)
 
     @property
@@ -105,8 +109,8 @@ class HierarchicalResult(SamplerChecked, Reportable):
 
     @property
     def by_quadrature(self) -> bool:
-        """Whether the probabilities (and delta0's mean and interval) are the quadrature's
-        (:attr:`quadrature`, reliable), not the draws'."""
+        """Whether the probabilities (and delta0's and the next dataset's means and
+        intervals) are the quadrature's (:attr:`quadrature`, reliable), not the draws'."""
         return self.quadrature is not None and self.quadrature.ok
 
     def to_frame(self) -> pd.DataFrame:

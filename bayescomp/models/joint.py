@@ -241,8 +241,10 @@ def compare_many(scores: Scores, algorithms=None, rope: RopeLike = 0.01, seed: i
         population[(first, second)] = Estimate(
             "population", "delta0", float(delta0[:, p].mean()), float(delta0[:, p].std(ddof=1)),
             float(low), float(high), pop_p, labels, pop_e, reliable, **per_mode["population"])
+        # its sd: none, as the pairwise model's (nu's posterior always has mass at nu <= 2,
+        # where the Student-t has no variance)
         next_dataset[(first, second)] = Estimate(
-            "next_dataset", "delta_next", float(next_draws.mean()), float(next_draws.std(ddof=1)),
+            "next_dataset", "delta_next", float(next_draws.mean()), np.inf,
             float(nlow), float(nhigh), next_p, labels, next_e, reliable,
             **per_mode["next_dataset"])
         row = dict(first=first, second=second, delta0_mean=float(delta0[:, p].mean()),

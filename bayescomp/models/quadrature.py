@@ -28,9 +28,11 @@ from dataclasses import dataclass
 
 import numpy as np
 from scipy import special
+from threadpoolctl import threadpool_limits
 
 from bayescomp.models.hierarchical_density import squared_standard_errors, tabulated
 from bayescomp.models.quadrature_rules import delta0_panels, lambda_cells, sigma_rule
+from bayescomp.models.quadrature_summary import grid_summary, marginals
 from bayescomp.models.region_masses import Symmetric
 from bayescomp.rope import Rope
 
@@ -65,9 +67,13 @@ class Quadrature:
         Their errors: the change from half the resolution plus the mass at the edges.
     datasets : ndarray (dataset, 3)
         Each dataset's probabilities; ``datasets_error`` alike.
-    delta0_summary : dict
-        delta0's ``mean``, ``sd``, ``hdi_low`` and ``hdi_high`` (the shortest interval with
-        95% of its marginal) in the units of the scores.
+    delta0_summary, next_dataset_summary : dict
+        delta0's and the next dataset's ``mean``, ``sd``, ``hdi_low`` and ``hdi_high`` (the
+        shortest interval with 95% of the posterior) in the units of the scores; the next
+        dataset's sd is infinite under a Student-t population (nu <= 2 always has mass).
+    next_dataset_most_probable : ndarray (3,)
+        The share of the posterior in which left, rope or right has the next dataset's
+        largest mass.
     nu_median, sigma0_median : float
         Posterior medians (sigma0 in the scores' units; nu nan for a normal population).
     grid : dict
@@ -84,6 +90,8 @@ class Quadrature:
     datasets: np.ndarray
     datasets_error: np.ndarray
     delta0_summary: dict
+    next_dataset_summary: dict
+    next_dataset_most_probable: np.ndarray
     nu_median: float
     sigma0_median: float
     grid: dict
@@ -161,11 +169,17 @@ def _posterior(stats: dict, grid: dict, rope: Rope, datasets: bool) -> dict:
     log_post = np.empty((len(nus), n_sigma0, n_delta0))
     reference = -np.inf
     sums = np.zeros((q, 2))
-    for t, nu in enumerate(nus):
-        mixing = np.zeros((len(lattice), n_sigma0))
-        mixing[place, np.arange(n_sigma0)[:, None]] = (lambda_cells(nu, log_lambda, step)
+
+    def mixing(nu: float) -> np.ndarray:
+        """(lattice, sigma0): the mass of log(lambda)'s cell at sigma0's meeting with l."""
+        masses = np.zeros((len(lattice), n_sigma0))
+        masses[place, np.arange(n_sigma0)[:, None]] = (lambda_cells(nu, log_lambda, step)
                                                        if student else 1.0)
-        integral = scaled @ mixing                           # (q x delta0, sigma0)
+        return masses
+
+    for t, nu in enumerate(nus):
+        masses = mixing(nu)
+        integral = scaled @ masses                           # (q x delta0, sigma0)
         with np.errstate(divide="ignore"):
             # an integral that underflows (delta0 far out at a small sigma0) is a point the
             # posterior weighs as nothing: log 0 = -inf is its weight
@@ -177,7 +191,7 @@ def _posterior(stats: dict, grid: dict, rope: Rope, datasets: bool) -> dict:
                 sums *= np.exp(reference - top) if np.isfinite(reference) else 0.0
                 reference = top
             weight = np.exp(log_post[t] - reference).T       # (delta0, sigma0)
-            single = mixing.astype(np.float32)
+            single = masses.astype(np.float32)
             for column, numerator in enumerate(sides):
                 part = numerator @ single
                 share = np.divide(part, integral, out=np.zeros_like(integral),
@@ -187,7 +201,10 @@ def _posterior(stats: dict, grid: dict, rope: Rope, datasets: bool) -> dict:
     if not np.isfinite(total):
         raise FloatingPointError("every point of the grid underflows")
     weights = np.exp(log_post - total)
-    result = dict(weights=weights, nus=nus, log_sigma0=log_sigma0)
+    # the next dataset's N(delta0, e^l) components, weighed on the lattice of l
+    next_mixture = sum(mixing(nu) @ weights[t] for t, nu in enumerate(nus))
+    result = dict(weights=weights, nus=nus, log_sigma0=log_sigma0, lattice=lattice,
+                  next_mixture=next_mixture)
     if datasets:
         result["datasets_sides"] = sums * np.exp(reference - total)
     return result
@@ -237,52 +254,6 @@ def _statistics(data: dict) -> dict:
                     "nu_prior_start", "nu_prior_step", "nu_prior_log_density", "nu_prior_slope")})
 
 
-def _marginals(found: dict) -> tuple:
-    """The posterior's masses on each axis: u, log(sigma0), delta0."""
-    weights = found["weights"]
-    return weights.sum(axis=(1, 2)), weights.sum(axis=(0, 2)), weights.sum(axis=(0, 1))
-
-
-def _summary(found: dict, grid: dict, rope: Rope, scale: float) -> dict:
-    """The probabilities, medians and edge masses of one grid's posterior."""
-    weights, nus = found["weights"], found["nus"]
-    delta0 = grid["delta0"]
-    on_u, on_sigma0, on_delta0 = _marginals(found)
-    population = on_delta0 @ rope.indicators(delta0)
-    # the next dataset's Student-t (normal) masses at every point of the grid
-    sigma0 = np.exp(found["log_sigma0"])[None, :, None]
-    population_t = (Symmetric.student_t(nus[:, None, None], delta0, sigma0)
-                    if np.isfinite(nus[0]) else Symmetric.normal(delta0, sigma0))
-    next_dataset = np.tensordot(weights, rope.probabilities(population_t), axes=3)
-    sides = found.get("datasets_sides")
-    datasets = (np.column_stack([sides[:, 0], 1 - sides.sum(axis=1), sides[:, 1]])
-                if sides is not None else None)
-
-    # delta0's mean, sd and shortest 95% interval, its density linear between the nodes
-    mean = float(on_delta0 @ delta0)
-    points = np.linspace(delta0[0], delta0[-1], 20001)
-    cumulative = np.cumsum(np.interp(points, delta0, on_delta0 / grid["delta0_weight"]))
-    cumulative /= cumulative[-1]
-    ends = np.searchsorted(cumulative, cumulative + 0.95)
-    starts = np.nonzero(ends < len(points))[0]
-    shortest = starts[np.argmin(points[ends[starts]] - points[starts])]
-    interval = dict(mean=mean, sd=float(np.sqrt(on_delta0 @ (delta0 - mean) ** 2)),
-                    hdi_low=points[shortest], hdi_high=points[ends[shortest]])
-
-    def median(values, masses):
-        return float(np.interp(0.5, np.cumsum(masses) - 0.5 * masses, values))
-
-    return dict(population=population,
-                next_dataset=next_dataset,
-                datasets=datasets, delta0={key: scale * value for key, value in interval.items()},
-                nu=1 + np.exp(median(grid["u"], on_u)) if grid["u"] is not None else np.nan,
-                sigma0=scale * np.exp(median(found["log_sigma0"], on_sigma0)),
-                edges=dict(log_sigma0_sq=(on_sigma0[0], on_sigma0[-1]),
-                           delta0=(on_delta0[:grid["nodes_per_panel"]].sum(),
-                                   on_delta0[-grid["nodes_per_panel"]:].sum()),
-                           **({"u": (on_u[0], on_u[-1])} if grid["u"] is not None else {})))
-
-
 def quadrature_probabilities(data: dict, scale: float, rope, *, datasets: bool = True
                              ) -> Quadrature:
     """The hierarchical model's probabilities by quadrature (module docstring).
@@ -304,13 +275,17 @@ def quadrature_probabilities(data: dict, scale: float, rope, *, datasets: bool =
     """
     start = time.perf_counter()
     try:
-        return _quadrature(data, scale, rope, datasets, start)
+        # one BLAS thread: the sums of its matrix products, and so the last digits of every
+        # probability, would otherwise depend on how many threads it has (a dask worker has
+        # one; a process on two cores gave other digits)
+        with threadpool_limits(limits=1, user_api="blas"):
+            return _quadrature(data, scale, rope, datasets, start)
     except FloatingPointError as error:    # a grid with no mass: nothing to report
         nothing = np.full(3, np.nan)
         return Quadrature(nothing, nothing, nothing, nothing,
-                          np.full((len(data["mean_diff"]), 3), np.nan), None, {}, np.nan, np.nan,
-                          dict(delta0=0, sigma0=0, nu=0), time.perf_counter() - start,
-                          (f"the quadrature failed: {error}",))
+                          np.full((len(data["mean_diff"]), 3), np.nan), None, {}, {}, nothing,
+                          np.nan, np.nan, dict(delta0=0, sigma0=0, nu=0),
+                          time.perf_counter() - start, (f"the quadrature failed: {error}",))
 
 
 def _quadrature(data: dict, scale: float, rope, datasets: bool, start: float) -> Quadrature:
@@ -329,7 +304,7 @@ def _quadrature(data: dict, scale: float, rope, datasets: bool, start: float) ->
     for _ in range(16):
         grid = _grid(ranges, COARSE, rope_units, student)
         found = _posterior(stats, grid, rope_units, datasets=False)
-        on_u, on_sigma0, on_delta0 = _marginals(found)
+        on_u, on_sigma0, on_delta0 = marginals(found)
         axes = dict(delta0=(grid["delta0"], on_delta0), u=(grid["u"], on_u),
                     log_sigma0_sq=(grid["log_sigma0_sq"], on_sigma0))
         narrowed = {key: (_kept(*axes[key], ranges[key], bounds[key])
@@ -343,8 +318,9 @@ def _quadrature(data: dict, scale: float, rope, datasets: bool, start: float) ->
             break
     grids = [dict(_grid(ranges, resolution, rope_units, student),
                   nodes_per_panel=resolution["nodes"]) for resolution in (FINE, HALF)]
-    fine, half = (_summary(_posterior(stats, grid, rope_units, datasets), grid, rope_units,
-                           scale) for grid in grids)
+    # (the next dataset's interval is reported at the fine resolution only)
+    fine, half = (grid_summary(_posterior(stats, grid, rope_units, datasets), grid, rope_units,
+                               scale, next_interval=grid is grids[0]) for grid in grids)
     grid = grids[0]
     # mass at an end of the grid is missing from it, unless the end is a prior's bound
     # (delta0's, sigma0's upper): a proxy, as every end is where the density is e^-KEEP of
@@ -372,7 +348,9 @@ def _quadrature(data: dict, scale: float, rope, datasets: bool, start: float) ->
                       next_dataset=fine["next_dataset"],
                       next_dataset_error=errors["next_dataset"],
                       datasets=fine["datasets"], datasets_error=datasets_error,
-                      delta0_summary=fine["delta0"], nu_median=float(fine["nu"]),
+                      delta0_summary=fine["delta0"], next_dataset_summary=fine["delta_next"],
+                      next_dataset_most_probable=fine["next_most_probable"],
+                      nu_median=float(fine["nu"]),
                       sigma0_median=float(fine["sigma0"]),
                       grid=grid_sizes, seconds=time.perf_counter() - start,
                       problems=tuple(problems))

@@ -113,16 +113,26 @@ def antithetic_delta0(posterior) -> np.ndarray:
 
 def next_dataset_masses(posterior, rope: Rope) -> np.ndarray:
     """Per draw (chain, draw, 3), P(the next dataset's delta left of / inside / right of
-    ``rope``): Student-t(nu, delta0, sigma0), normal when the posterior has no ``nu``,
-    averaged over the draw of delta0 and its antithetic partner
-    (:func:`antithetic_delta0`)."""
+    ``rope``): :func:`next_dataset_member_masses` averaged over the draw's two delta0."""
+    members = next_dataset_member_masses(posterior, rope)
+    # element by element, not a reduction, whose rounding can depend on the memory's
+    # alignment (a dask worker's fit differed from the same fit in the main process)
+    return 0.5 * members[:, :, 0] + 0.5 * members[:, :, 1]
+
+
+def next_dataset_member_masses(posterior, rope: Rope) -> np.ndarray:
+    """Per draw (chain, draw, 2, 3), P(the next dataset's delta left of / inside / right of
+    ``rope``): Student-t(nu, delta0, sigma0), normal when the posterior has no ``nu``, at
+    the draw of delta0 and at its antithetic partner (:func:`antithetic_delta0`), each an
+    exact draw of the posterior (what a share of draws counts: the share of the averages
+    in which a region is largest is another, smaller number)."""
     sigma0 = posterior["sigma0"].values
-    masses = 0.0
+    members = []
     for delta0 in (posterior["delta0"].values, antithetic_delta0(posterior)):
         distribution = (Symmetric.student_t(posterior["nu"].values, delta0, sigma0)
                         if "nu" in posterior else Symmetric.normal(delta0, sigma0))
-        masses = masses + 0.5 * rope.probabilities(distribution)
-    return masses
+        members.append(rope.probabilities(distribution))
+    return np.stack(members, axis=2)
 
 
 def dataset_masses(posterior, rope: Rope) -> np.ndarray:

@@ -7,7 +7,9 @@ importance sampling (:mod:`bayescomp.models.prior_reweighting`) where the weight
 every other prior gets a fit of its own. For each (prior, ROPE) it reports P(left / rope /
 right) of ``delta0`` and of the next dataset, from the per-draw masses
 :func:`bayescomp.hierarchical` reports them from (:mod:`bayescomp.models.region_masses`), with
-the decision at the threshold.
+the decision at the threshold. A fit that the quadrature answers (its chains did not mix,
+:mod:`bayescomp.models.quadrature`) is read at every ROPE by a quadrature of the same
+posterior, and no prior is read off its draws.
 
 (The module is not called ``sensitivity``: importing a submodule sets the package attribute
 of its name, which would hide the function ``bayescomp.sensitivity``.)
@@ -15,6 +17,7 @@ of its name, which would hide the function ``bayescomp.sensitivity``.)
 from __future__ import annotations
 
 import importlib
+import warnings
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -25,7 +28,9 @@ from bayescomp.data.scores import Scores
 from bayescomp.decisions import THRESHOLD, decide, decide_modes
 from bayescomp.reportable import Reportable
 from bayescomp.models.hierarchical_prior import PRIORS, HierarchicalPrior, resolve_prior
+from bayescomp.models.hierarchical_program import prepare
 from bayescomp.models.modes import probability_mcse
+from bayescomp.models.quadrature import quadrature_probabilities
 from bayescomp.models.prior_reweighting import (Reweighting, differs_only_in_nu, reweighting,
                                                 weighted_decision, weighted_estimate)
 from bayescomp.models.region_masses import next_dataset_masses, population_masses
@@ -230,14 +235,22 @@ def sensitivity(scores: Scores, first: str, second: str, *,
                                              seed=seed, baselines=False, **options)
             fits[name] = fit
             posterior = fit.idata.posterior
-            masses[name] = [(population_masses(posterior, rope),
-                             next_dataset_masses(posterior, rope)) for rope in ropes]
+            masses[name] = ([_by_quadrature(fit, scores, rope) for rope in ropes]
+                            if fit.by_quadrature else
+                            [(population_masses(posterior, rope),
+                              next_dataset_masses(posterior, rope)) for rope in ropes])
         else:
             reweighted[name] = weights
             fit = fits[weights.base]
         for rope, both in zip(ropes, masses[name if weights is None else weights.base]):
             for quantity, per_draw in zip(QUANTITIES, both):
-                if weights is None:
+                reliable = fit.reliable
+                if isinstance(per_draw, tuple):
+                    # the fit's answer is the quadrature's: so is every ROPE's
+                    p, error, reliable = per_draw
+                    decision = (decide(p, threshold, labels, mcse=error) if reliable
+                                else fit.UNRELIABLE)
+                elif weights is None:
                     # the draws as the fit reports them (modes mixed by their weights)
                     p = per_draw.reshape(-1, 3)[fit.draw_order].mean(axis=0)
                     decision = _decision(fit, p, per_draw, threshold, labels)
@@ -250,20 +263,35 @@ def sensitivity(scores: Scores, first: str, second: str, *,
                 rows.append(dict(
                     prior=name, rope=(rope.high - rope.low) / 2, rope_low=rope.low + 0.0,  # not -0
                     rope_high=rope.high, quantity=quantity, p_left=p[0], p_rope=p[1],
-                    p_right=p[2], reliable=fit.reliable, decision=decision,
+                    p_right=p[2], reliable=reliable, decision=decision,
                     read_from=name if weights is None else weights.base,
                     pareto_k=np.nan if weights is None else weights.pareto_k))
     return SensitivityResult(first, second, pd.DataFrame(rows), fits, threshold, int(seed),
                              reweighted)
 
 
+def _by_quadrature(fit, scores: Scores, rope: Rope) -> tuple:
+    """Both questions' (probabilities, errors, whether reliable) at ``rope`` for a fit that
+    the quadrature answers: its own at its ROPE, a quadrature of the same posterior at
+    another."""
+    found = fit.quadrature
+    if (rope.low, rope.high) != (fit.rope.low, fit.rope.high):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")   # the fit told its warnings about the data
+            data, scale = prepare(scores, fit.first, fit.second, fit.settings["prior"])
+        found = quadrature_probabilities(data, scale, rope, datasets=False)
+    return ((found.population, found.population_error, found.ok),
+            (found.next_dataset, found.next_dataset_error, found.ok))
+
+
 def _reweighting(prior: HierarchicalPrior, fits: dict) -> Reweighting | None:
     """Weights that read ``prior`` off the first earlier fit they can (one that differs
-    from it only in nu's prior and passed its diagnostics, in one mode or in several; weights
-    with a Pareto shape of at most 0.7), or None: the prior needs a fit of its own."""
+    from it only in nu's prior and passed its diagnostics, in one mode or in several, not
+    one the quadrature answers; weights with a Pareto shape of at most 0.7), or None: the
+    prior needs a fit of its own."""
     for base_name, fit in fits.items():
         base = fit.settings["prior"]
-        if fit.reliable and differs_only_in_nu(base, prior):
+        if fit.reliable and not fit.by_quadrature and differs_only_in_nu(base, prior):
             weights = reweighting(fit.idata.posterior["nu"].values, base_name, base, prior,
                                   [mode.chains for mode in fit.modes],
                                   [mode.weight for mode in fit.modes])

@@ -37,9 +37,13 @@ def from_simplex(points) -> np.ndarray:
 
 
 def _simplex_source(result, labels):
+    """The rows, region names, title and, for a hierarchical result, its own probabilities
+    and shares (the quadrature's where it answers), else None."""
+    answers = None
     if hasattr(result, "next_masses"):
         masses, names = result.next_masses, result.labels
         title = f"{result.first} - {result.second}: hierarchical model, next dataset"
+        answers = (result.next_dataset.probabilities, result.next_dataset_most_probable)
     elif hasattr(result, "samples") and hasattr(result, "labels"):
         masses, names = result.samples, result.labels
         title = f"{result.first} - {result.second}: {getattr(result, 'name', 'posterior')}"
@@ -55,7 +59,7 @@ def _simplex_source(result, labels):
         names = tuple(labels)
         if len(names) != 3:
             raise ValueError(f"labels must name the 3 regions (left, rope, right), got {labels!r}")
-    return masses, names, title
+    return masses, names, title, answers
 
 
 def vertex_text(name: str, probability: float, digits: int = 3) -> str:
@@ -136,11 +140,12 @@ def plot_simplex(result, ax: Axes | None = None, *, labels: Sequence[str] | None
         have gid ``"vertex"``, the shares (:func:`share_text`) ``"share"``, the headline
         (:func:`decision_text`) ``"decision"``.
     """
-    masses, names, default_title = _simplex_source(result, labels)
+    masses, names, default_title, answers = _simplex_source(result, labels)
     if max_points < 1:
         raise ValueError(f"max_points must be at least 1, got {max_points}")
-    shares = most_probable_shares(masses)
-    mean = masses.mean(axis=0)
+    # a hierarchical fit's own numbers, as its summary prints them (the quadrature's where
+    # it answers; else the same as its draws')
+    mean, shares = answers or (masses.mean(axis=0), most_probable_shares(masses))
     n_draws = masses.shape[0]
     if masses.shape[0] > max_points:
         rows = np.sort(np.random.default_rng(seed).choice(masses.shape[0], max_points,

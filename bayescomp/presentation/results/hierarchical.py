@@ -86,7 +86,10 @@ def estimate_lines(result) -> list[str]:
              + (" (nu is small: it behaves like a median, not a mean)"
                 if result.heavy_tailed() else "")),
             (result.next_dataset, "delta_next, the mean difference on the next dataset")):
-        lines += [f"{title}: mean {format_number(estimate.mean)}, sd {format_number(estimate.sd)}, 95% HDI "
+        # a Student-t's nu reaches 2 and below, where the next dataset has no variance
+        sd = ("infinite (nu can be 2 or less)" if math.isinf(estimate.sd)
+              else format_number(estimate.sd))
+        lines += [f"{title}: mean {format_number(estimate.mean)}, sd {sd}, 95% HDI "
                   f"[{format_number(estimate.hdi_low)}, {format_number(estimate.hdi_high)}]",
                   f"  P({left}) = {probability(estimate.probabilities[0])}   P({equal}) = "
                   f"{probability(estimate.probabilities[1])}   P({right}) = "
@@ -95,7 +98,8 @@ def estimate_lines(result) -> list[str]:
                   f"  {kind} of these probabilities at most "
                   f"{probability(max(estimate.mcse))}; a decision needs a margin of two"]
     share = result.next_dataset_most_probable
-    lines += [f"  share of draws in which each has the next dataset's largest mass: "
+    lines += [f"  share of {'the posterior' if result.by_quadrature else 'draws'} in which each "
+              "has the next dataset's largest mass: "
               f"{left} {probability(share[0])}, {equal} {probability(share[1])}, {right} {probability(share[2])}",
               f"Observed: mean of the {len(means)} datasets' mean differences "
               f"{format_number(means.mean())}, median {format_number(means.median())}"]
@@ -317,12 +321,12 @@ def quadrature_lines(result) -> list[str]:
     axes = "delta0, sigma0 and nu" if grid["nu"] else "delta0 and sigma0"
     sizes = " x ".join(str(grid[name]) for name in ("delta0", "sigma0", "nu") if grid[name]) or "no"
     lines = [
-        "By quadrature: the chains could not be read, so "
+        "By quadrature: the chains did not mix, so "
         f"{'every probability is' if found.ok else 'the probabilities would be'} a sum over "
         f"a grid of {axes} ({sizes} points, {found.seconds:.1f} s): {medians}"
         f"{format_number(found.sigma0_median)}; error at most {format_number(error)}"
-        + ("; delta0's mean and interval are the grid's too, the other means and intervals "
-           "the draws'." if found.ok else ".")]
+        + ("; delta0's and the next dataset's means and intervals are the grid's too, each "
+           "dataset's the draws'." if found.ok else ".")]
     lines += [f"  not reliable: {problem}" for problem in found.problems]
     return lines
 

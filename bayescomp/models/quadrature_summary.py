@@ -1,0 +1,119 @@
+"""What :mod:`bayescomp.models.quadrature` reports of one grid's posterior: the two
+questions' probabilities, delta0's and the next dataset's means, sds and shortest 95%
+intervals, the medians of nu and sigma0, the share of the posterior in which each region has
+the next dataset's largest mass, and the masses at the grid's ends (its error)."""
+from __future__ import annotations
+
+import numpy as np
+from scipy import special
+
+from bayescomp.models.region_masses import Symmetric
+from bayescomp.rope import Rope, most_probable_shares
+
+#: the interval reported, and the points the next dataset's cumulative is taken at: its
+#: mean plus its scale times sinh of a uniform grid, so that they are dense at the centre
+#: and reach 10^4 scales out into a tail as heavy as nu = 1's
+INTERVAL = 0.95
+NEXT_POINTS = 3001
+NEXT_REACH = 1e4
+#: the next dataset's normal components kept: all but the smallest, which together weigh
+#: at most this
+NEGLECTED = 1e-10
+
+
+def marginals(found: dict) -> tuple:
+    """The posterior's masses on each axis: u, log(sigma0), delta0."""
+    weights = found["weights"]
+    return weights.sum(axis=(1, 2)), weights.sum(axis=(0, 2)), weights.sum(axis=(0, 1))
+
+
+def shortest_interval(points: np.ndarray, cumulative: np.ndarray, mass: float = INTERVAL
+                      ) -> tuple[float, float]:
+    """The shortest interval holding ``mass`` of a distribution whose cumulative at the
+    increasing ``points`` is ``cumulative`` (linear between them)."""
+    targets = cumulative + mass
+    starts = np.nonzero(targets <= cumulative[-1])[0]
+    ends = np.interp(targets[starts], cumulative, points)
+    shortest = np.argmin(ends - points[starts])
+    return float(points[starts[shortest]]), float(ends[shortest])
+
+
+def next_dataset_summary(delta0: np.ndarray, lattice: np.ndarray, mixture: np.ndarray,
+                         student: bool) -> dict:
+    """The next dataset's mean, sd and shortest 95% interval, in the grid's units.
+
+    Given delta0, sigma0 and lambda its difference is N(delta0, e^l), l = log(sigma0^2 /
+    lambda) on the quadrature's lattice, so its posterior is the mixture of these normals
+    with the weights ``mixture`` (lattice x delta0): lambda integrates a Student-t, so the
+    interval is that of the Student-t's up to the lattice's step. Its sd is infinite for a
+    Student-t population: nu's posterior always has mass at nu <= 2, where the Student-t
+    has no variance.
+    """
+    weights = mixture / mixture.sum()
+    variance = np.exp(lattice)[:, None]
+    mean = float((weights * delta0[None, :]).sum())
+    sd = (np.inf if student else
+          float(np.sqrt(max((weights * (delta0[None, :] ** 2 + variance)).sum() - mean ** 2, 0))))
+    # the components that weigh anything, heaviest first
+    order = np.argsort(weights, axis=None)[::-1]
+    kept = order[:np.searchsorted(np.cumsum(weights.ravel()[order]), 1 - NEGLECTED) + 1]
+    rows, columns = np.unravel_index(kept, weights.shape)
+    spread, centre, share = np.sqrt(variance[rows, 0]), delta0[columns], weights.ravel()[kept]
+    # the points' unit: the larger of e^(l / 2)'s median and delta0's sd
+    typical = np.exp(0.5 * lattice[np.searchsorted(np.cumsum(weights.sum(axis=1)), 0.5)])
+    unit = max(float(typical), float(np.sqrt(weights.sum(axis=0) @ (delta0 - mean) ** 2)))
+    reach = np.arcsinh(NEXT_REACH)
+    points = mean + unit * np.sinh(np.linspace(-reach, reach, NEXT_POINTS))
+    cumulative = np.concatenate([
+        special.ndtr((block[:, None] - centre[None, :]) / spread[None, :]) @ share
+        for block in np.array_split(points, max(1, len(points) * len(kept) // 2**22))])
+    low, high = shortest_interval(points, np.maximum.accumulate(cumulative))
+    return dict(mean=mean, sd=sd, hdi_low=low, hdi_high=high)
+
+
+def grid_summary(found: dict, grid: dict, rope: Rope, scale: float, next_interval: bool = True
+                 ) -> dict:
+    """The probabilities, summaries, medians and edge masses of one grid's posterior
+    (:func:`bayescomp.models.quadrature._posterior`'s ``found``); the next dataset's summary
+    only with ``next_interval`` (None without)."""
+    weights, nus = found["weights"], found["nus"]
+    delta0 = grid["delta0"]
+    on_u, on_sigma0, on_delta0 = marginals(found)
+    population = on_delta0 @ rope.indicators(delta0)
+    # the next dataset's Student-t (normal) masses at every point of the grid
+    sigma0 = np.exp(found["log_sigma0"])[None, :, None]
+    student = np.isfinite(nus[0])
+    population_t = (Symmetric.student_t(nus[:, None, None], delta0, sigma0)
+                    if student else Symmetric.normal(delta0, sigma0))
+    next_masses = rope.probabilities(population_t)
+    next_dataset = np.tensordot(weights, next_masses, axes=3)
+    sides = found.get("datasets_sides")
+    datasets = (np.column_stack([sides[:, 0], 1 - sides.sum(axis=1), sides[:, 1]])
+                if sides is not None else None)
+
+    # delta0's mean, sd and shortest interval, its density linear between the nodes
+    mean = float(on_delta0 @ delta0)
+    points = np.linspace(delta0[0], delta0[-1], 20001)
+    cumulative = np.cumsum(np.interp(points, delta0, on_delta0 / grid["delta0_weight"]))
+    low, high = shortest_interval(points, cumulative / cumulative[-1])
+    population_summary = dict(mean=mean, sd=float(np.sqrt(on_delta0 @ (delta0 - mean) ** 2)),
+                              hdi_low=low, hdi_high=high)
+    next_summary = (next_dataset_summary(delta0, found["lattice"], found["next_mixture"],
+                                         student) if next_interval else None)
+
+    def median(values, masses):
+        return float(np.interp(0.5, np.cumsum(masses) - 0.5 * masses, values))
+
+    return dict(population=population,
+                next_dataset=next_dataset,
+                next_most_probable=most_probable_shares(next_masses, weights),
+                datasets=datasets,
+                delta0={key: scale * value for key, value in population_summary.items()},
+                delta_next=(None if next_summary is None else
+                            {key: scale * value for key, value in next_summary.items()}),
+                nu=1 + np.exp(median(grid["u"], on_u)) if grid["u"] is not None else np.nan,
+                sigma0=scale * np.exp(median(found["log_sigma0"], on_sigma0)),
+                edges=dict(log_sigma0_sq=(on_sigma0[0], on_sigma0[-1]),
+                           delta0=(on_delta0[:grid["nodes_per_panel"]].sum(),
+                                   on_delta0[-grid["nodes_per_panel"]:].sum()),
+                           **({"u": (on_u[0], on_u[-1])} if grid["u"] is not None else {})))
