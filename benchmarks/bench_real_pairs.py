@@ -33,8 +33,9 @@ same run and seed.
 Per pair and seed, ``bayescomp.hierarchical`` with the package's defaults at ROPE 0.01:
 ``seconds`` and ``vs_easy`` (the ratio to the easy pair's fit of that seed), ``attempts``, the
 decisions on the population and the next dataset, ``modes`` ("separate", "crossing", "strata"
-or ""), ``quadrature`` (the probabilities by quadrature, where the chains could not be read),
-``p_population`` (the population's largest probability),
+or ""), ``quadrature`` (the probabilities by quadrature, where the chains did not mix),
+``p_population`` and ``p_next`` (each question's largest probability), ``next_hdi`` (the
+next dataset's 95% interval),
 the largest R-hat and smallest bulk ESS. The table and a summary per pair (are the decisions
 the same on every seed?) are printed and written to ``--out``; what a run showed is
 recorded by hand in ``benchmarks/results/real_pairs.md``.
@@ -237,6 +238,8 @@ def main(argv=None) -> pd.DataFrame:
                        "strata" if result.modes[0].stratum else "crossing"),
                 quadrature=result.by_quadrature,
                 p_population=float(result.population.probabilities.max()),
+                p_next=float(result.next_dataset.probabilities.max()),
+                next_hdi=f"[{result.next_dataset.hdi_low:.4g}, {result.next_dataset.hdi_high:.4g}]",
                 max_rhat=result.diagnostics.max_rhat,
                 min_ess_bulk=result.diagnostics.min_ess_bulk))
             print(pd.DataFrame(rows[-1:]).to_string(index=False, header=len(rows) == 1,

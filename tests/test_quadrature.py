@@ -283,3 +283,38 @@ def test_the_sensitivity_of_a_fit_the_quadrature_answers(stan_backend):
                                   wider.population)
     np.testing.assert_array_equal(table.loc[("paper", 0.02, "next")][columns].to_numpy(float),
                                   wider.next_dataset)
+
+
+def test_modes_that_agree_within_the_tolerance_need_no_quadrature():
+    """Modes whose probabilities differ by at most the quadrature's tolerance, on both
+    questions: no weighting of them moves a probability by more than its own error."""
+    from types import SimpleNamespace
+
+    from bayescomp.models.hierarchical import modes_differ
+
+    def mode(population, next_dataset):
+        return SimpleNamespace(population=np.array(population),
+                               next_dataset=np.array(next_dataset))
+
+    agree = [mode([0, 1, 0], [0.001, 0.998, 0.001]), mode([0, 1, 0], [0.003, 0.996, 0.001])]
+    assert not modes_differ(agree) and not modes_differ(agree[:1]) and not modes_differ(())
+    differ = agree + [mode([0, 1, 0], [0.0045, 0.99, 0.0055])]      # 0.998 - 0.99 > 0.005
+    assert modes_differ(differ)
+    assert modes_differ([mode([0.2, 0.8, 0], [0.1, 0.8, 0.1]),
+                         mode([0.21, 0.79, 0], [0.1, 0.8, 0.1])])       # the population's
+
+
+@pytest.mark.stan
+def test_a_near_identical_pair_whose_modes_agree_is_read_in_modes(stan_backend):
+    """The simulated near-identical pair (54 datasets): the chains sit in nu's two modes,
+    every mode says P(equivalent) = 1 on both questions, so the modes decide and no
+    quadrature runs (it would cost 5-9 times the fit)."""
+    made = bc.simulate.near_identical_collection(54, seed=2)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        result = bc.hierarchical(made.scores, "a", "b", rope=0.01, seed=1, baselines=False,
+                                 backend=stan_backend)
+    assert not result.diagnostics.ok, "the chains should sit in modes: the test is of that path"
+    assert result.reliable and result.quadrature is None
+    assert result.modes and all(m.population[1] == 1.0 for m in result.modes)
+    assert result.population.decision() == result.next_dataset.decision() == "equivalent"

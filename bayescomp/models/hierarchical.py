@@ -47,7 +47,7 @@ from bayescomp.models.hierarchical_runs import (REPORTED, Assessment, energy_exp
                                                 region_estimates, reported_ess, run_fits,
                                                 steps_failed, too_close_to_call)
 from bayescomp.models.modes import find_modes, mixture_indices, settled_decisions
-from bayescomp.models.quadrature import quadrature_probabilities
+from bayescomp.models.quadrature import TOLERANCE, quadrature_probabilities
 from bayescomp.models.strata import strata_decide, strata_parts
 from bayescomp.decisions import THRESHOLD
 from bayescomp.rope import Rope, check_rope, region_labels
@@ -63,6 +63,17 @@ if TYPE_CHECKING:
 #: 17 datasets sigma0's median moves by at most 10% and both probabilities by at most 0.02.
 #: Over the five priors of PRIORS (nu's), on 2 datasets 0.56-0.57, on 17 0.84-0.85.
 FEW_DATASETS = 3
+
+
+def modes_differ(modes) -> bool:
+    """Whether the modes' (or strata's) probabilities of some region, on either question,
+    differ by more than the quadrature's tolerance: only then can their weights, which
+    move from seed to seed, move the result by more than the quadrature's own error (on a
+    simulated near-identical pair every mode has P(equivalent) = 1.0000, and the quadrature
+    would take 5-9 times the fit)."""
+    return bool(modes) and any(
+        np.ptp([getattr(mode, scope) for mode in modes], axis=0).max() > TOLERANCE
+        for scope in ("population", "next_dataset"))
 
 
 def hierarchical(scores: Scores, first: str, second: str, *, rope: RopeLike = 0.01,
@@ -141,9 +152,11 @@ def hierarchical(scores: Scores, first: str, second: str, *, rope: RopeLike = 0.
     quadrature : bool
         Where the last fit fails its diagnostics (its chains do not mix: nu's two modes on
         real pairs of near-identical algorithms, crossed too rarely to weigh, or not at
-        all), take every probability by quadrature over delta0, sigma0 and nu instead
-        (:mod:`bayescomp.models.quadrature`: deterministic, a few seconds at 100 datasets),
-        so that the numbers are the same on every seed; if the quadrature's own error is at
+        all) and its modes or strata, where it has them, differ in a probability by more
+        than 0.005 (:func:`modes_differ`), take every probability by quadrature over
+        delta0, sigma0 and nu instead (:mod:`bayescomp.models.quadrature`: deterministic, a
+        few seconds at 100 datasets), so that the numbers do not depend on how the seed
+        weighed the modes; if the quadrature's own error is at
         most 0.005 the result is reliable and delta0's and the next dataset's means, sds and
         intervals are the quadrature's too (each dataset's stay the draws'). Else, and with
         ``False``, the chains' modes decide where they can, and nothing decides where not
@@ -239,7 +252,8 @@ def hierarchical(scores: Scores, first: str, second: str, *, rope: RopeLike = 0.
     separate = runs.assessment.separate
     post = idata.posterior
     by_quadrature = None
-    if quadrature and not diagnostics.ok:
+    if quadrature and not diagnostics.ok and (not runs.assessment.settled
+                                              or modes_differ(modes)):
         # what chains that do not mix weigh differently on every seed (nu's modes on real
         # near-identical pairs, crossed rarely or not at all), a sum over a grid of the
         # hyper-parameters weighs once

@@ -52,11 +52,11 @@ class HierarchicalResult(SamplerChecked, Reportable):
         mix the modes by their weights (every draw alike where there are none), and a
         decision stands only when every mode makes it (:mod:`bayescomp.models.modes`).
     quadrature : Quadrature or None
-        Where the chains failed their diagnostics, the probabilities by quadrature over
-        delta0, sigma0 and nu (:mod:`bayescomp.models.quadrature`); when it is ``ok``
-        (:attr:`by_quadrature`), every probability of the result is its, and delta0's and the
-        next dataset's means, sds and intervals (each dataset's stay the draws'), and no
-        modes are read.
+        Where the chains failed their diagnostics (and their modes, if any, differ), the
+        probabilities by quadrature over delta0, sigma0 and nu
+        (:mod:`bayescomp.models.quadrature`); when it is ``ok`` (:attr:`by_quadrature`),
+        every probability of the result is its, and delta0's and the next dataset's means,
+        sds and intervals (each dataset's stay the draws'), and no modes are read.
     datasets : pandas.DataFrame
         Per dataset (index): ``n``, ``rho``, raw ``mean`` difference with its correlated
         t-test (``p_left_ttest``, ``p_rope_ttest``, ``p_right_ttest``, 95% ``ttest_hdi_low``,
