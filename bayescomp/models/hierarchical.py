@@ -9,8 +9,9 @@ with every ``delta_i`` integrated out through the Student-t's normal scale mixtu
 ``delta_i`` are then drawn from their exact conditionals, and ``alpha`` and ``beta`` given
 ``nu`` (:mod:`bayescomp.models.hierarchical_program`, :mod:`bayescomp.models.nu_prior`).
 Other priors of ``nu`` and a normal population are in
-:data:`~bayescomp.models.hierarchical_prior.PRIORS` too. Where the chains cannot be read,
-the probabilities are taken by quadrature instead (:mod:`bayescomp.models.quadrature`).
+:data:`~bayescomp.models.hierarchical_prior.PRIORS` too. Where the chains fail their
+diagnostics and their modes differ (:func:`modes_differ`), the probabilities are taken by
+quadrature instead (:mod:`bayescomp.models.quadrature`).
 
 Constant differences on a dataset (zero variance) would make the posterior improper, as
 ``sigma_i -> 0`` is then unbounded. Every ``sigma_i`` therefore has a floor: the standard
