@@ -20,7 +20,7 @@
 // Model (dataset i = 1..N, its n_i splits z_ij, on the unit scale of
 // bayescomp.models.joint_program.prepare):
 //   z_i1..z_in   ~ MVN(delta_i, Sigma_i), Cov(z_ij, z_ik) = rho_i Sigma_i (j != k)
-//   p(Sigma_i)   ∝ |Sigma_i|^(-d/2) exp(-(n_i - 1) floor_i^2 tr(Sigma_i^-1) / 2)   (see 2)
+//   p(Sigma_i)   ∝ |Sigma_i|^(1/2 - d) exp(-(n_i - 1) floor_i^2 tr(Sigma_i^-1) / 2)   (see 2)
 //   delta_i      ~ MVt(nu, delta0, Sigma0)               (d.o.f., location, scale matrix)
 //   Sigma0       = sigma0^2 Omega0,  Omega0 = d W / tr(W),  W ~ Wishart(d + 1, I)
 //   sigma0       ~ U(0, sigma0_bar)
@@ -36,9 +36,16 @@
 //    S_i their scatter matrix, the likelihood is |Sigma_i|^(-n_i/2)
 //    exp(-tr(Sigma_i^-1 [(m_i - delta_i)(m_i - delta_i)' / a_i + S_i / b_i]) / 2), a_i =
 //    rho_i + (1 - rho_i) / n_i, b_i = 1 - rho_i. Under the prior of Sigma_i above this is an
-//    inverse-Wishart integral: m_i | delta_i ~ MVt(n_i - 1 - d, delta_i, Psi_i), Psi_i =
-//    a_i S'_i / (b_i (n_i - 1 - d)), S'_i = S_i + (n_i - 1) b_i floor_i^2 I. Exact (a
-//    constant in delta_i dropped); it needs n_i > K. The caller passes Psi_i (noise_scale).
+//    inverse-Wishart integral: m_i | delta_i ~ MVt(n_i - 2, delta_i, Psi_i), Psi_i =
+//    a_i S'_i / (b_i (n_i - 2)), S'_i = S_i + (n_i - 1) b_i floor_i^2 I. Exact (a constant
+//    in delta_i dropped); it needs n_i >= 3. The caller passes Psi_i (noise_scale). Why the
+//    power 1/2 - d: given delta_i, Sigma_i's posterior is then inverse-Wishart with
+//    n_i + d - 2 degrees of freedom, so the noise variance of any one contrast c'Sigma_i c
+//    is inverse-Wishart with n_i - 1, as at K = 2 (the pairwise model), and each contrast's
+//    mean is Student-t with n_i - 2: a dataset says as much about a pair whatever other
+//    algorithms are compared. (Under |Sigma_i|^(-d/2) it was n_i - 1 - d: on bbtcomp's
+//    4-fold scores, lr, ridge and lda made every dataset's noise a Cauchy, and a fourth
+//    algorithm could not be added; benchmarks/results/joint.md.)
 // 2. The floor. floor_i = the scores' resolution / sqrt(12) (as stan/hierarchical.stan's
 //    device 7). The factor exp(-(n_i - 1) floor_i^2 tr(Sigma_i^-1) / 2) of the prior is what
 //    S'_i adds to S_i: a soft floor (no Sigma_i direction much below floor_i^2), where the
@@ -46,7 +53,7 @@
 //    constant contrasts (S_i singular) make the posterior improper. It moves the noise
 //    scale of a direction by (n_i - 1) floor_i^2 / (the scatter's eigenvalue there).
 // 3. Scale mixtures. The likelihood's MVt is m_i ~ N(delta_i, Psi_i / kappa_i), kappa_i ~
-//    Gamma(nu_i' / 2, rate nu_i' / 2), nu_i' = n_i - 1 - d; the population's is delta_i ~
+//    Gamma(nu_i' / 2, rate nu_i' / 2), nu_i' = n_i - 2; the population's is delta_i ~
 //    N(delta0, Sigma0 / lambda_i), lambda_i ~ Gamma(nu / 2, rate nu / 2). Exact.
 // 4. delta_i and delta0 integrated out: given kappa_i and lambda_i, m_i ~ N(delta0, T_i),
 //    T_i = Psi_i / kappa_i + Sigma0 / lambda_i, and with delta0 flat, the integral
@@ -72,7 +79,7 @@ data {
   int<lower=1> d;                                // K - 1
   array[n_datasets] vector[d] mean_contrast;     // m_i
   array[n_datasets] matrix[d, d] noise_scale;    // Psi_i (device 1)
-  vector<lower=0>[n_datasets] noise_dof;         // n_i - 1 - d
+  vector<lower=0>[n_datasets] noise_dof;         // n_i - 2
   real<lower=0> sigma0_upper;                    // sigma0_bar
   real nu_prior_start;                           // the prior of log(nu - 1) (device 6)
   real<lower=0> nu_prior_step;

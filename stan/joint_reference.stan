@@ -23,7 +23,7 @@
 // cleanly on the one collection tried (3 algorithms x 12 datasets x 50 splits).
 //
 //   z_i1..z_in   ~ MVN(delta_i, Sigma_i), Cov(z_ij, z_ik) = rho_i Sigma_i (j != k)
-//   p(Sigma_i)   ∝ |Sigma_i|^(-d/2) exp(-(n_i - 1) floor_i^2 tr(Sigma_i^-1) / 2)
+//   p(Sigma_i)   ∝ |Sigma_i|^(1/2 - d) exp(-(n_i - 1) floor_i^2 tr(Sigma_i^-1) / 2)
 //   delta_i      ~ MVt(nu, delta0, Sigma0)
 //   Sigma0       = sigma0^2 d W / tr(W),  W ~ Wishart(d + 1, I)
 //   sigma0       ~ U(0, sigma0_bar)
@@ -87,8 +87,8 @@ model {
   // delta0 flat
   W ~ wishart(d + 1, identity);
   for (i in 1:n_datasets) {
-    // p(Sigma_i) ∝ |Sigma_i|^(-d/2) exp(-(n_i - 1) floor_i^2 tr(Sigma_i^-1) / 2)
-    target += -0.5 * d * log_determinant(Sigma[i])
+    // p(Sigma_i) ∝ |Sigma_i|^(1/2 - d) exp(-(n_i - 1) floor_i^2 tr(Sigma_i^-1) / 2)
+    target += (0.5 - d) * log_determinant(Sigma[i])
               - 0.5 * (n_scores[i] - 1) * square(floor_sd[i]) * trace(inverse_spd(Sigma[i]));
     delta[i] ~ multi_student_t(nu, delta0, Sigma0);
     mean_contrast[i] ~ splits(scatter[i], n_scores[i], rho[i], delta[i], Sigma[i]);

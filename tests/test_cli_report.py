@@ -627,15 +627,15 @@ def test_faults_are_one_line_before_any_fit(tmp_path):
     one = write_csv(scores.subset(datasets=["d0"]), tmp_path / "one.csv")
     line = one_line_error(["report", one, *out], tmp_path)
     assert line.endswith("the joint model needs at least 2 datasets, got 1")
-    # 3 algorithms need more than 3 splits on every dataset: d1 has 3
-    with pytest.warns(bc.exceptions.InputWarning, match="'d1' \\(3 scores\\)"):
-        short = bc.from_arrays({a: [d.values[i][: 3 if d.name == "d1" else 10]
+    # the joint model needs at least 3 splits on every dataset: d1 has 2
+    with pytest.warns(bc.exceptions.InputWarning, match="'d1' \\(2 scores\\)"):
+        short = bc.from_arrays({a: [d.values[i][: 2 if d.name == "d1" else 10]
                                     for d in scores.datasets] for i, a in enumerate(NAMES)},
                                n_folds=5, datasets=list(scores.dataset_names))
     path = write_csv(short, tmp_path / "short.csv")
     line = one_line_error(["report", path, *out], tmp_path)
-    assert "more splits than algorithms" in line and "1 of 3 have 3 or fewer ('d1')" in line
-    assert "d0" not in line and "at most 2 algorithms" in line
+    assert "at least 3 splits" in line and "1 of 3 have 2 ('d1')" in line
+    assert "d0" not in line
     line = one_line_error(["report", path, *out, "--prior", "gaussian"], tmp_path)
     assert "Student-t prior" in line
     assert one_line_error(["report", path], tmp_path).endswith("report needs --out DIR: the "

@@ -207,14 +207,33 @@ def test_rank_probabilities_share_places_within_the_rope():
     assert ranks.loc["c", 3] == pytest.approx(2 / 3)
 
 
-def test_fewer_splits_than_algorithms_is_refused():
-    with pytest.raises(ValueError, match="more splits than algorithms"):
-        jp.prepare(_scores(4, 3, seed=1, n_scores=4), bc.PRIORS["paper"])
-    # many short datasets: five named and a count, and how many algorithms they allow
-    with pytest.raises(ValueError, match=r"9 of 9 have 5 or fewer \('d0', 'd1', 'd2', 'd3', "
-                                         r"'d4' and 4 more\): with 4 splits it compares at "
-                                         r"most 3 algorithms"):
-        jp.prepare(_scores(5, 9, seed=1, n_scores=4), bc.PRIORS["paper"])
+def test_two_splits_are_refused_and_three_compare_any_number():
+    # many short datasets: five named and a count
+    with pytest.raises(ValueError, match=r"at least 3 splits on every dataset .* 9 of 9 have "
+                                         r"2 \('d0', 'd1', 'd2', 'd3', 'd4' and 4 more\)"):
+        jp.prepare(_scores(5, 9, seed=1, n_scores=2), bc.PRIORS["paper"])
+    data, _ = jp.prepare(_scores(6, 3, seed=1, n_scores=3), bc.PRIORS["paper"])
+    assert data["d"] == 5 and np.array_equal(data["noise_dof"], [1.0, 1.0, 1.0])
+
+
+def test_each_contrast_has_the_pairwise_noise_whatever_k():
+    # Sigma_i integrated out under |Sigma_i|^(1/2 - d): each contrast's mean is Student-t with
+    # n_i - 2 degrees of freedom and the scale K = 2 gives it (the program's device 1), the
+    # floor term (n_i - 1) b_i floor_i^2 aside, which takes the floor of all K's scores
+    scores = _scores(4, 5, seed=3, n_scores=6, rho=0.2)
+    data, scale = jp.prepare(scores, bc.PRIORS["paper"])
+    pairs, vectors = jp.pair_vectors(4)
+    n, rho = data["n_scores"], data["rho"]
+    a, b = rho + (1 - rho) / n, 1 - rho
+    for (first, second), g in zip(pairs, vectors):
+        names = [scores.algorithms[first], scores.algorithms[second]]
+        pair, pair_scale = jp.prepare(scores.subset(algorithms=names), bc.PRIORS["paper"])
+        assert np.array_equal(data["noise_dof"], pair["noise_dof"])
+        contrast = np.einsum("j,njk,k->n", g, data["noise_scale"], g) * scale ** 2
+        floor2, pair_floor2 = (data["floor_sd"] * scale) ** 2, (pair["floor_sd"] * pair_scale) ** 2
+        expected = (pair["noise_scale"][:, 0, 0] * pair_scale ** 2
+                    + a * (n - 1) * (floor2 - pair_floor2) / (n - 2))
+        assert contrast == pytest.approx(expected, rel=1e-10)
 
 
 @pytest.fixture(scope="module")

@@ -209,7 +209,7 @@ def build_parser() -> argparse.ArgumentParser:
     pairs.add_argument("--joint", action="store_true",
                        help="one joint model of all the algorithms (compare_many) instead of "
                        "a hierarchical fit per pair: the pairs, P(best) and the ranks from one "
-                       "posterior (every dataset needs more splits than algorithms)")
+                       "posterior (every dataset needs at least 3 splits)")
     add_common_arguments(pairs)
     add_sampling_arguments(pairs, pairwise=True)
     pairs.set_defaults(handler=run_all_pairs, no_stan=False)

@@ -96,7 +96,7 @@ def compare_many(scores: Scores, algorithms=None, rope: RopeLike = 0.01, seed: i
     Parameters
     ----------
     scores : Scores
-        Paired fold scores; every dataset needs more splits than there are algorithms.
+        Paired fold scores; every dataset needs at least 3 splits.
     algorithms : sequence of str, optional
         The algorithms compared, in the order of the pair table (default: all of them).
     rope : float or (float, float)

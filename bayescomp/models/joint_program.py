@@ -5,8 +5,8 @@ orthonormal Helmert basis of the sum-zero subspace of R^K (:func:`contrast_basis
 difference of algorithms a and b is ``(e_a - e_b)' G z / 2`` (:func:`pair_vectors`), and at
 K = 2, ``z`` is the paper's difference. Each dataset's fold noise is integrated out in
 closed form (the program's device 1): its mean contrast ``m_i`` given delta_i is a
-multivariate Student-t with ``n_i - 1 - d`` degrees of freedom and scale
-``Psi_i = a_i S'_i / (b_i (n_i - 1 - d))``; this module computes ``m_i``, ``Psi_i`` and
+multivariate Student-t with ``n_i - 2`` degrees of freedom, whatever K, and scale
+``Psi_i = a_i S'_i / (b_i (n_i - 2))``; this module computes ``m_i``, ``Psi_i`` and
 the bound of sigma0, on a unit scale, and turns the draws back into the units of the scores.
 """
 from __future__ import annotations
@@ -90,14 +90,13 @@ def prepare(scores: Scores, prior) -> tuple[dict, float]:
     d = k - 1
     basis = contrast_basis(k)
     n = scores.n_scores.astype(int)
-    short = [name for name, size in zip(scores.dataset_names, n) if size <= k]
+    short = [name for name, size in zip(scores.dataset_names, n) if size < 3]
     if short:
-        # named as the warnings name many datasets: bbtcomp's 4-fold study listed all 132
-        raise ValueError(f"the joint model needs more splits than algorithms (n_i > K = {k}) "
-                         f"on every dataset; {len(short)} of {len(n)} have {k} or fewer "
-                         f"({first_few([repr(name) for name in short])}): with {n.min()} "
-                         f"splits it compares at most {n.min() - 1} algorithms at once "
-                         "(all-pairs compares any two)")
+        # named as the warnings name many datasets
+        raise ValueError(f"the joint model needs at least 3 splits on every dataset (its "
+                         f"noise has n_i - 2 degrees of freedom); {len(short)} of {len(n)} "
+                         f"have 2 ({first_few([repr(name) for name in short])}); all-pairs "
+                         "compares two algorithms on any number")
     _warn_constant_pairs(scores)
     rho = scores.rho.astype(float)
     steps = np.array([resolution(ds.values) for ds in scores.datasets])
@@ -111,7 +110,9 @@ def prepare(scores: Scores, prior) -> tuple[dict, float]:
     scale = float(np.maximum(spread, floor).mean())
     a = rho + (1 - rho) / n
     b = 1 - rho
-    dof = n - 1 - d
+    # n_i - 2, not the n_i - 1 - d of the prior |Sigma_i|^(-d/2): then each contrast's
+    # noise is the pairwise model's whatever K (the program's device 1)
+    dof = n - 2
     regularised = scatter + ((n - 1) * b * floor ** 2)[:, None, None] * np.eye(d)
     psi = (a / (b * dof))[:, None, None] * regularised
     among = np.sqrt(np.trace(np.atleast_2d(np.cov(means.T))) / d) if len(means) > 1 else 0.0
@@ -141,7 +142,7 @@ def stan_data(data: dict, program: str = PROGRAM, prior=None) -> dict:
 
 def log_likelihood(mean_contrast, noise_scale, dof, delta) -> np.ndarray:
     """log p(m_i | delta_i) of every dataset, Sigma_i integrated out (the program's device 1,
-    constants included): the multivariate Student-t with ``dof`` = n_i - 1 - d degrees of
+    constants included): the multivariate Student-t with ``dof`` = n_i - 2 degrees of
     freedom, location delta_i and scale matrix Psi_i (``noise_scale``)."""
     from scipy import special
 

@@ -58,7 +58,7 @@ def other_prior(prior: str) -> str:
 def check_joint_input(scores: Scores, algorithms=None, prior: str = "paper") -> Scores:
     """The scores of the algorithms compared, after the checks the joint model makes before
     it samples (a Student-t prior, distinct known names, at least 2 datasets, on every
-    dataset more splits than algorithms): a fault is a ValueError naming the dataset or the
+    dataset at least 3 splits): a fault is a ValueError naming the dataset or the
     name, raised before any compile or fit.
     """
     if prior not in STUDENT_PRIORS:
@@ -283,7 +283,7 @@ def paper_analysis(scores: Scores, algorithms=None, rope: RopeLike = 0.01,
     Parameters
     ----------
     scores : Scores
-        Paired fold scores; every dataset needs more splits than algorithms compared.
+        Paired fold scores; every dataset needs at least 3 splits.
     algorithms : sequence of str, optional
         The algorithms compared (default: all of them).
     rope : float or (float, float)

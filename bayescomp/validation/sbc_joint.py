@@ -6,8 +6,8 @@ does for the pairwise program, with two points where the joint model needs care:
 Fold noise (the program's data)
     Each dataset's noise covariance is integrated out before sampling (device 1 of the
     program), so the program reads each dataset's mean contrast ``m_i`` with a known scale
-    matrix ``Psi_i`` and degrees of freedom ``n_i - 1 - d``: ``m_i | delta_i ~ MVt(n_i - 1 -
-    d, delta_i, Psi_i)``. That is a proper model of ``m_i`` given ``Psi_i``, so the
+    matrix ``Psi_i`` and degrees of freedom ``n_i - 2``: ``m_i | delta_i ~ MVt(n_i - 2,
+    delta_i, Psi_i)``. That is a proper model of ``m_i`` given ``Psi_i``, so the
     simulation fixes ``Psi_i`` (a scaled Wishart draw, ``noise_sd`` its typical standard
     deviation) and draws ``m_i`` from it; the ranks then check everything the program does
     after device 1 (the scale mixtures, delta_i and delta0 integrated out, the Bartlett
@@ -71,7 +71,7 @@ def _replication(sequence, k, n_datasets, n_scores, noise_sd, fit_noise_factor, 
     rng = np.random.default_rng(sequence)
     d = k - 1
     truth = draw_prior(k, n_datasets, rng, sigma0_upper=sigma0_upper)
-    dof = n_scores - 1 - d
+    dof = n_scores - 2
     # Psi_i: a Wishart(d + 2) draw scaled to noise_sd^2 per direction on average
     psi = np.array([np.atleast_2d(stats.wishart(df=d + 2, scale=np.eye(d) / (d + 2))
                                   .rvs(random_state=rng)) for _ in range(n_datasets)])
