@@ -125,11 +125,13 @@ def _posterior(stats: dict, grid: dict, rope: Rope, datasets: bool) -> dict:
     place = np.arange(n_sigma0)[:, None] + (n_lambda - 1) - np.arange(n_lambda)[None, :]
     added = np.exp(lattice)
     # per dataset, H_i(delta0, l) scaled by its largest value over l (peak), and the parts
-    # of it with delta_i left and right of the ROPE (in single precision, which halves
-    # their memory: each dataset's probabilities to about 1e-7, where its I_i is within
-    # e^-87 of the largest over l, which the posterior weighs as nothing)
+    # of it with delta_i left and right of the ROPE, all in single precision, which halves
+    # their memory and the time of their products with the masses: sums of positive terms,
+    # each I_i and each dataset's probabilities to about 1e-7 relative (every probability
+    # within 1e-7 of double precision on three real and simulated pairs), where its I_i is
+    # within e^-87 of the largest over l; below, the posterior weighs it as nothing
     shape = (q * n_delta0, len(lattice))
-    scaled = np.empty(shape)
+    scaled = np.empty(shape, dtype=np.float32)
     sides = [np.empty(shape, dtype=np.float32) for _ in range(2)] if datasets else []
     peak = np.empty((q, n_delta0, 1))
     for i in range(q):
@@ -182,7 +184,8 @@ def _posterior(stats: dict, grid: dict, rope: Rope, datasets: bool) -> dict:
 
     for t, nu in enumerate(nus):
         masses = mixing(nu)
-        integral = scaled @ masses                           # (q x delta0, sigma0)
+        single = masses.astype(np.float32)
+        integral = (scaled @ single).astype(float)          # (q x delta0, sigma0)
         with np.errstate(divide="ignore"):
             # an integral that underflows (delta0 far out at a small sigma0) is a point the
             # posterior weighs as nothing: log 0 = -inf is its weight
@@ -194,7 +197,6 @@ def _posterior(stats: dict, grid: dict, rope: Rope, datasets: bool) -> dict:
                 sums *= np.exp(reference - top) if np.isfinite(reference) else 0.0
                 reference = top
             weight = np.exp(log_post[t] - reference).T       # (delta0, sigma0)
-            single = masses.astype(np.float32)
             for column, numerator in enumerate(sides):
                 part = numerator @ single
                 share = np.divide(part, integral, out=np.zeros_like(integral),
