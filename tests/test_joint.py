@@ -224,7 +224,7 @@ def test_each_contrast_has_the_pairwise_noise_whatever_k():
     data, scale = jp.prepare(scores, bc.PRIORS["paper"])
     pairs, vectors = jp.pair_vectors(4)
     n, rho = data["n_scores"], data["rho"]
-    a, b = rho + (1 - rho) / n, 1 - rho
+    a = rho + (1 - rho) / n
     for (first, second), g in zip(pairs, vectors):
         names = [scores.algorithms[first], scores.algorithms[second]]
         pair, pair_scale = jp.prepare(scores.subset(algorithms=names), bc.PRIORS["paper"])
