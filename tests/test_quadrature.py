@@ -318,3 +318,56 @@ def test_a_near_identical_pair_whose_modes_agree_is_read_in_modes(stan_backend):
     assert result.reliable and result.quadrature is None
     assert result.modes and all(m.population[1] == 1.0 for m in result.modes)
     assert result.population.decision() == result.next_dataset.decision() == "equivalent"
+
+
+@pytest.mark.parametrize("prior", ["paper", "gaussian"])
+def test_each_datasets_probabilities_are_the_grid_sum_written_out(prior):
+    """Two routes to each dataset's P(delta_i left / right of the ROPE) on one small grid:
+    the quadrature's (each dataset's weight of its table accumulated over nu, then the
+    heavier normal components) and the sum written out point by point: at every (nu,
+    sigma0, delta0), the posterior's weight times E[Phi] over sigma_i's nodes and
+    log(lambda)'s cells given dataset i, divided by I_i, that expectation without Phi."""
+    from bayescomp.models.quadrature import _posterior, _statistics
+    from bayescomp.models.quadrature_rules import delta0_panels
+
+    scores = bc.simulate.collection(4, 10, delta0=0.01, sigma0=0.02, sigma=0.03, rho=0.1,
+                                    seed=3).scores
+    data, scale = prepare(scores, "a", "b", bc.PRIORS[prior])
+    stats = _statistics(data)
+    student = prior == "paper"
+    rope = bc.Rope(-0.01 / scale, 0.01 / scale)
+    delta0, delta0_weight = delta0_panels(-1.0, 1.0, (rope.low, rope.high), 3, 3)
+    grid = dict(step=0.4, log_sigma0_sq=np.arange(-6.0, 1.0, 0.4), delta0=delta0,
+                delta0_weight=delta0_weight, u=np.array([-1.0, 1.0, 3.0]) if student else None,
+                u_step=2.0, sigma_nodes=12)
+    found = _posterior(stats, grid, rope, datasets=True, next_interval=False)
+
+    x, log_weight = sigma_rule(stats["n"], stats["S"], stats["floor"], stats["sigma_upper"], 12)
+    step = grid["step"]
+    # log(lambda)'s cells as the quadrature lays them out (its lowest cell follows the
+    # smallest nu)
+    lowest = max(-25.0, -30 / (0.5 * (1 + np.exp(-1.0)) + 0.5))
+    log_lambda = np.arange(lowest, 5 + step / 2, step) if student else np.zeros(1)
+    nus = 1 + np.exp(grid["u"]) if student else [np.inf]
+    expected = np.zeros((len(stats["mean"]), 2))
+    for t, nu in enumerate(nus):
+        cells = lambda_cells(nu, log_lambda, step) if student else np.ones(1)
+        for k, log_sigma0_sq in enumerate(grid["log_sigma0_sq"]):
+            added = np.exp(log_sigma0_sq - log_lambda)                    # e^l per cell
+            for d, centre0 in enumerate(delta0):
+                weight = found["weights"][t, k, d]
+                for i, mean in enumerate(stats["mean"]):
+                    noise = np.exp(2 * x[i]) * stats["mean_share"][i]       # per node
+                    total = noise[:, None] + added[None, :]                  # (node, cell)
+                    density = (np.exp(log_weight[i])[:, None] * cells[None, :]
+                               * np.exp(-0.5 * (mean - centre0) ** 2 / total)
+                               / np.sqrt(2 * np.pi * total))
+                    share = added[None, :] / total
+                    centre = centre0 + (mean - centre0) * share
+                    spread = np.sqrt(noise[:, None] * share)
+                    left = special.ndtr((rope.low - centre) / spread)
+                    right = special.ndtr((centre - rope.high) / spread)
+                    expected[i] += weight * np.array([np.sum(density * left),
+                                                      np.sum(density * right)]) / density.sum()
+    np.testing.assert_allclose(found["datasets_sides"], expected, rtol=1e-5, atol=1e-9)
+    assert expected.max() > 0.01   # the ROPE's sides carry mass here: the check has teeth

@@ -18,8 +18,10 @@ the masses of log(lambda)'s cells as weights: one matrix product per nu. log sig
 the lattice, delta0 on Gauss-Legendre panels split at the ROPE's ends, log(nu - 1) on a
 uniform grid; a coarse grid from the priors' bounds is narrowed to the posterior's mass.
 Each dataset's probabilities come from delta_i's normal conditional given sigma_i, l and
-delta0, the next dataset's from the Student-t's masses. The error is the change from half
-the resolution in every direction plus the mass at the grid's edges.
+delta0, weighed by what the pass over nu accumulates for its table
+(:mod:`bayescomp.models.quadrature_datasets`); the next dataset's from the Student-t's
+masses. The error is the change from half the resolution in every direction plus the mass
+at the grid's edges.
 """
 from __future__ import annotations
 
@@ -31,9 +33,10 @@ from scipy import special
 from threadpoolctl import threadpool_limits
 
 from bayescomp.models.hierarchical_density import squared_standard_errors, tabulated
+from bayescomp.models.quadrature_datasets import (Accumulated, dataset_mixtures,
+                                                   dataset_sides)
 from bayescomp.models.quadrature_rules import delta0_panels, lambda_cells, sigma_rule
 from bayescomp.models.quadrature_summary import grid_summary, marginals
-from bayescomp.models.region_masses import Symmetric
 from bayescomp.rope import Rope
 
 #: Gauss-Legendre nodes of log(sigma_i) per dataset, and of delta0 per panel, at the fine
@@ -106,9 +109,12 @@ class Quadrature:
         return not self.problems
 
 
-def _posterior(stats: dict, grid: dict, rope: Rope, datasets: bool) -> dict:
-    """The posterior's weights over one grid (:func:`_grid`) and, with ``datasets``, each
-    dataset's posterior probabilities of delta_i left and right of the ROPE."""
+def _posterior(stats: dict, grid: dict, rope: Rope, datasets: bool, next_interval: bool
+               ) -> dict:
+    """The posterior's weights over one grid (:func:`_grid`); with ``datasets``, each
+    dataset's posterior probabilities of delta_i left and right of the ROPE
+    (:mod:`bayescomp.models.quadrature_datasets`); with ``next_interval``, the next
+    dataset's mixture on the lattice."""
     m, v = stats["mean"], stats["mean_share"]
     step, delta0, log_sigma0_sq, u = grid["step"], grid["delta0"], grid["log_sigma0_sq"], grid["u"]
     x, log_weight = sigma_rule(stats["n"], stats["S"], stats["floor"], stats["sigma_upper"],
@@ -124,43 +130,24 @@ def _posterior(stats: dict, grid: dict, rope: Rope, datasets: bool) -> dict:
     lattice = log_sigma0_sq[0] - log_lambda[-1] + step * np.arange(n_sigma0 + n_lambda - 1)
     place = np.arange(n_sigma0)[:, None] + (n_lambda - 1) - np.arange(n_lambda)[None, :]
     added = np.exp(lattice)
-    # per dataset, H_i(delta0, l) scaled by its largest value over l (peak), and the parts
-    # of it with delta_i left and right of the ROPE, all in single precision, which halves
-    # their memory and the time of their products with the masses: sums of positive terms,
-    # each I_i and each dataset's probabilities to about 1e-7 relative (every probability
-    # within 1e-7 of double precision on three real and simulated pairs), where its I_i is
-    # within e^-87 of the largest over l; below, the posterior weighs it as nothing
-    shape = (q * n_delta0, len(lattice))
-    scaled = np.empty(shape, dtype=np.float32)
-    sides = [np.empty(shape, dtype=np.float32) for _ in range(2)] if datasets else []
-    peak = np.empty((q, n_delta0, 1))
+    # per dataset, H_i(delta0, l) scaled by its largest value over l (peak), in single
+    # precision, which halves its memory and the time of its products with the masses: sums
+    # of positive terms, each I_i to about 1e-7 relative (every probability within 1e-7 of
+    # double precision on three real and simulated pairs), where its I_i is within e^-87 of
+    # the largest over l; below, the posterior weighs it as nothing
+    scaled = np.empty((q * n_delta0, len(lattice)), dtype=np.float32)
+    peak = np.empty((q, n_delta0))
     for i in range(q):
         total = noise[i][:, None] + added[None, :]           # (sigma node, lattice)
-        inverse = 1 / total
         base = log_weight[i][:, None] - 0.5 * np.log(2 * np.pi * total)
-        offset = m[i] - delta0                               # (delta0,)
-        terms = base[None] - (0.5 * offset ** 2)[:, None, None] * inverse[None]
+        terms = base[None] - (0.5 * (m[i] - delta0) ** 2)[:, None, None] / total[None]
         # exponentiated once, relative to each delta0's largest term: what underflows is
         # below e^-745 of it, nothing the sums below could weigh
         largest = terms.max(axis=(1, 2))
-        posterior = np.exp(terms - largest[:, None, None])   # (delta0, sigma node, lattice)
-        table = posterior.sum(axis=1)                        # (delta0, lattice)
+        table = np.exp(terms - largest[:, None, None]).sum(axis=1)   # (delta0, lattice)
         top = table.max(axis=1)
-        peak[i, :, 0] = largest + np.log(top)
-        rows = slice(i * n_delta0, (i + 1) * n_delta0)
-        scaled[rows] = table / top[:, None]
-        if datasets:
-            # delta_i given sigma_i, lambda_i and delta0: normal, shrunk from m_i towards
-            # delta0 by the population's share e^l / total of the mean's variance
-            # (in single precision, as the sums they go to)
-            share = (added[None, :] * inverse).astype(np.float32)
-            centre = (delta0[:, None, None].astype(np.float32)
-                      + offset[:, None, None].astype(np.float32) * share[None])
-            spread = np.sqrt(noise[i][:, None].astype(np.float32) * share)[None]
-            posterior = posterior.astype(np.float32) / top[:, None, None].astype(np.float32)
-            conditional = Symmetric.normal(centre, spread)
-            sides[0][rows] = (posterior * conditional.cdf(rope.low)).sum(axis=1)
-            sides[1][rows] = (posterior * conditional.sf(rope.high)).sum(axis=1)
+        peak[i] = largest + np.log(top)
+        scaled[i * n_delta0:(i + 1) * n_delta0] = table / top[:, None]
     log_prior_u = (tabulated(u, stats["nu_prior_start"], stats["nu_prior_step"],
                              stats["nu_prior_log_density"], stats["nu_prior_slope"])
                    if student else np.zeros(1))
@@ -172,8 +159,7 @@ def _posterior(stats: dict, grid: dict, rope: Rope, datasets: bool) -> dict:
     if student:
         log_rule = log_rule + np.log(grid["u_step"])
     log_post = np.empty((len(nus), n_sigma0, n_delta0))
-    reference = -np.inf
-    sums = np.zeros((q, 2))
+    accumulated = Accumulated(q, n_delta0, len(lattice)) if datasets else None
 
     def mixing(nu: float) -> np.ndarray:
         """(lattice, sigma0): the mass of log(lambda)'s cell at sigma0's meeting with l."""
@@ -183,35 +169,32 @@ def _posterior(stats: dict, grid: dict, rope: Rope, datasets: bool) -> dict:
         return masses
 
     for t, nu in enumerate(nus):
-        masses = mixing(nu)
-        single = masses.astype(np.float32)
+        single = mixing(nu).astype(np.float32)
         integral = (scaled @ single).astype(float)          # (q x delta0, sigma0)
         with np.errstate(divide="ignore"):
             # an integral that underflows (delta0 far out at a small sigma0) is a point the
             # posterior weighs as nothing: log 0 = -inf is its weight
-            log_integral = np.log(integral).reshape(q, n_delta0, n_sigma0) + peak
-        log_post[t] = log_prior_u[t] + log_integral.sum(axis=0).T + log_rule
+            log_integral = np.log(integral).reshape(q, n_delta0, n_sigma0)
+        log_post[t] = log_prior_u[t] + (log_integral + peak[:, :, None]).sum(axis=0).T + log_rule
         if datasets:
-            top = log_post[t].max()
-            if top > reference:
-                sums *= np.exp(reference - top) if np.isfinite(reference) else 0.0
-                reference = top
-            weight = np.exp(log_post[t] - reference).T       # (delta0, sigma0)
-            for column, numerator in enumerate(sides):
-                part = numerator @ single
-                share = np.divide(part, integral, out=np.zeros_like(integral),
-                                  where=integral > 0).reshape(q, n_delta0, n_sigma0)
-                sums[:, column] += (share * weight[None]).sum(axis=(1, 2))
+            # each dataset's weight of its table's points: the posterior's over I_i
+            with np.errstate(invalid="ignore"):
+                log_ratio = np.where(np.isfinite(log_integral),
+                                     log_post[t].T[None] - log_integral, -np.inf)
+            accumulated.add(log_ratio, single)
     total = special.logsumexp(log_post)
     if not np.isfinite(total):
         raise FloatingPointError("every point of the grid underflows")
     weights = np.exp(log_post - total)
     # the next dataset's N(delta0, e^l) components, weighed on the lattice of l
-    next_mixture = sum(mixing(nu) @ weights[t] for t, nu in enumerate(nus))
+    next_mixture = (sum(mixing(nu) @ weights[t] for t, nu in enumerate(nus)) if next_interval
+                    else None)
     result = dict(weights=weights, nus=nus, log_sigma0=log_sigma0, lattice=lattice,
                   next_mixture=next_mixture)
     if datasets:
-        result["datasets_sides"] = sums * np.exp(reference - total)
+        parts = dict(delta0=delta0, added=added, mean=m, noise=noise, log_weight=log_weight)
+        result["datasets_sides"] = dataset_sides(
+            dataset_mixtures(accumulated, scaled, peak, total, parts), rope.low, rope.high)
     return result
 
 
@@ -316,7 +299,7 @@ def _quadrature(data: dict, scale: float, rope, datasets: bool, start: float) ->
     cuts = (rope_units.low, rope_units.high, centre - width, centre + width)
     for _ in range(16):
         grid = _grid(ranges, COARSE, cuts, student)
-        found = _posterior(stats, grid, rope_units, datasets=False)
+        found = _posterior(stats, grid, rope_units, datasets=False, next_interval=False)
         on_u, on_sigma0, on_delta0 = marginals(found)
         axes = dict(delta0=(grid["delta0"], on_delta0), u=(grid["u"], on_u),
                     log_sigma0_sq=(grid["log_sigma0_sq"], on_sigma0))
@@ -332,8 +315,8 @@ def _quadrature(data: dict, scale: float, rope, datasets: bool, start: float) ->
     grids = [dict(_grid(ranges, resolution, cuts, student),
                   nodes_per_panel=resolution["nodes"]) for resolution in (FINE, HALF)]
     # (the next dataset's interval is reported at the fine resolution only)
-    fine, half = (grid_summary(_posterior(stats, grid, rope_units, datasets), grid, rope_units,
-                               scale, next_interval=grid is grids[0]) for grid in grids)
+    fine, half = (grid_summary(_posterior(stats, grid, rope_units, datasets, grid is grids[0]),
+                               grid, rope_units, scale) for grid in grids)
     grid = grids[0]
     # mass at an end of the grid is missing from it, unless the end is a prior's bound
     # (delta0's, sigma0's upper): a proxy, as every end is where the density is e^-KEEP of

@@ -71,11 +71,10 @@ def next_dataset_summary(delta0: np.ndarray, lattice: np.ndarray, mixture: np.nd
     return dict(mean=mean, sd=sd, hdi_low=low, hdi_high=high)
 
 
-def grid_summary(found: dict, grid: dict, rope: Rope, scale: float, next_interval: bool = True
-                 ) -> dict:
+def grid_summary(found: dict, grid: dict, rope: Rope, scale: float) -> dict:
     """The probabilities, summaries, medians and edge masses of one grid's posterior
     (:func:`bayescomp.models.quadrature._posterior`'s ``found``); the next dataset's summary
-    only with ``next_interval`` (None without)."""
+    only where ``found`` holds its mixture (None without)."""
     weights, nus = found["weights"], found["nus"]
     delta0 = grid["delta0"]
     on_u, on_sigma0, on_delta0 = marginals(found)
@@ -98,8 +97,8 @@ def grid_summary(found: dict, grid: dict, rope: Rope, scale: float, next_interva
     low, high = shortest_interval(points, cumulative / cumulative[-1])
     population_summary = dict(mean=mean, sd=float(np.sqrt(on_delta0 @ (delta0 - mean) ** 2)),
                               hdi_low=low, hdi_high=high)
-    next_summary = (next_dataset_summary(delta0, found["lattice"], found["next_mixture"],
-                                         student) if next_interval else None)
+    next_summary = (None if found["next_mixture"] is None else
+                    next_dataset_summary(delta0, found["lattice"], found["next_mixture"], student))
 
     def median(values, masses):
         return float(np.interp(0.5, np.cumsum(masses) - 0.5 * masses, values))
