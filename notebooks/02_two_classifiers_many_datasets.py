@@ -260,7 +260,7 @@ plt.show()
 
 # %%
 nb_lr = bc.hierarchical(scores, "naive_bayes", "logistic", rope=ROPE, seed=SEED,
-                        iter_warmup=2000, iter_sampling=2000)
+                        iter_warmup=2000, iter_sampling=3000)
 print(nb_lr.diagnostics.summary())
 print()
 print("Wilcoxon signed-rank: p =", round(nb_lr.baselines.wilcoxon.p_value, 4))

@@ -107,9 +107,9 @@ def test_a_joint_fit_is_extended_until_the_ess_target_or_the_cap(three_algorithm
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         result = bc.compare_many(three_algorithms, **short_run)
-        # the cap at the first fit's draws: that fit alone
+        # the cap at the first fit's draws and no retries: that fit alone
         monkeypatch.setattr(runs_module, "MAX_DRAWS_FACTOR", 1)
-        short = bc.compare_many(three_algorithms, **short_run)
+        short = bc.compare_many(three_algorithms, retries=0, **short_run)
     assert len(short.attempts) == 1
     assert min(short.settings["ess"]["bulk"], short.settings["ess"]["tail"]) < 800
     assert len(result.attempts) > 1 and all(a["continued"] and a["iter_warmup"] == 0

@@ -19,6 +19,7 @@ from typing import Sequence
 import numpy as np
 import pandas as pd
 
+from bayescomp.data.resolution import score_step
 from bayescomp.formatting import first_few
 
 #: fewer scores per algorithm than this on a dataset draw an InputWarning
@@ -27,11 +28,19 @@ FEW_SCORES = 5
 
 @dataclass(frozen=True, eq=False)
 class DatasetScores:
-    """Scores of every algorithm on one dataset: ``values[a, j]`` is algorithm a on split j."""
+    """Scores of every algorithm on one dataset: ``values[a, j]`` is algorithm a on split j.
+
+    ``step`` is the scores' resolution (:func:`bayescomp.data.resolution.score_step`), read
+    from the values when not given; a subset of the algorithms keeps the whole dataset's."""
 
     name: str
     rho: float
     values: np.ndarray
+    step: float = None
+
+    def __post_init__(self):
+        if self.step is None:
+            object.__setattr__(self, "step", score_step(self.values))
 
     @property
     def n_scores(self) -> int:
@@ -119,7 +128,7 @@ class Scores:
         rows = [self.algorithm_index(a) for a in algorithms]
         chosen = self.datasets if datasets is None else [self.dataset(n) for n in datasets]
         return Scores(algorithms, tuple(
-            DatasetScores(d.name, d.rho, d.values[rows]) for d in chosen))
+            DatasetScores(d.name, d.rho, d.values[rows], d.step) for d in chosen))
 
     def to_frame(self) -> pd.DataFrame:
         """A long frame, one row per (dataset, algorithm, run, fold): the columns dataset,

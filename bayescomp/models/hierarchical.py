@@ -15,10 +15,10 @@ quadrature instead (:mod:`bayescomp.models.quadrature`).
 
 Constant differences on a dataset (zero variance) would make the posterior improper, as
 ``sigma_i -> 0`` is then unbounded. Every ``sigma_i`` therefore has a floor: the standard
-deviation ``q / sqrt(12)`` of a rounding error of one step ``q`` of the scores' resolution,
-where ``q`` is the smallest gap (above 1e-9 relative, i.e. floating-point noise) between two
-distinct scores of the dataset (of the whole collection if the dataset has none). Below it
-the data cannot tell variances apart. The floor is deterministic and, on datasets whose
+deviation ``q / sqrt(12)`` of a rounding error of one step ``q`` of the scores' resolution:
+the dataset's step (one test case of an accuracy), read from every algorithm's scores
+within its splits (:mod:`bayescomp.data.resolution`; the median of the other datasets'
+where its scores are one number). Below it the data cannot tell variances apart. The floor is deterministic and, on datasets whose
 differences vary, far below ``sigma_i``.
 """
 from __future__ import annotations
@@ -207,8 +207,9 @@ def hierarchical(scores: Scores, first: str, second: str, *, rope: RopeLike = 0.
         diagnostics = diagnose(idata, var_names=var_names, max_treedepth=max_treedepth,
                                statistics=statistics)
         # per draw, chain by chain: what the modes read and, for the last fit, the result
+        members = region_masses.next_dataset_member_masses(idata.posterior, rope)
         masses = (region_masses.population_masses(idata.posterior, rope),
-                  region_masses.next_dataset_masses(idata.posterior, rope))
+                  region_masses.members_average(members))
         modes, separate, groups = (), False, 1
         if not diagnostics.ok and not steps_failed(diagnostics):
             # chains in separate modes, or moving slowly between them: more draws rarely
@@ -232,7 +233,8 @@ def hierarchical(scores: Scores, first: str, second: str, *, rope: RopeLike = 0.
                           close=too_close_to_call(estimates), settled=settled,
                           separate=separate,
                           record=dict(modes=len(modes)),
-                          reading=(idata, masses, modes if settled else (), estimates))
+                          reading=(idata, masses, members, modes if settled else (),
+                                   estimates))
 
     def warn_retry(run, diagnostics):
         how = (f"continued every chain from its last draw at {run['step_scale']:g} times "
@@ -249,7 +251,8 @@ def hierarchical(scores: Scores, first: str, second: str, *, rope: RopeLike = 0.
     runs = run_fits(sample, assess, seeds, adapt_delta=adapt_delta, iter_warmup=iter_warmup,
                     iter_sampling=iter_sampling, retries=retries, ess=ess, on_retry=warn_retry)
     fit, attempts, diagnostics = runs.fit, runs.attempts, runs.assessment.diagnostics
-    idata, (population_masses, next_masses), modes, estimates = runs.assessment.reading
+    idata, (population_masses, next_masses), members, modes, estimates = (
+        runs.assessment.reading)
     separate = runs.assessment.separate
     post = idata.posterior
     by_quadrature = None
@@ -283,8 +286,7 @@ def hierarchical(scores: Scores, first: str, second: str, *, rope: RopeLike = 0.
     population_masses, next_masses = (masses.reshape(-1, 3)[order]
                                       for masses in (population_masses, next_masses))
     # the next dataset's masses at both delta0 of every draw, each a draw (what shares count)
-    next_members = region_masses.next_dataset_member_masses(post, rope).reshape(
-        n_chains * n_draws, 2, 3)[order].reshape(-1, 3)
+    next_members = members.reshape(n_chains * n_draws, 2, 3)[order].reshape(-1, 3)
     labels = region_labels(first, second)
     if quadrature_ok:
         # the grid answers: every probability, delta0's and the next dataset's summaries; the

@@ -20,18 +20,12 @@ from bayescomp.models import nu_prior
 from bayescomp.models.hierarchical_density import (data_terms, log_lambda_given,
                                                    sigma_coordinates, sigma_given,
                                                    squared_standard_errors, unbounded)
+from bayescomp.data.resolution import score_step, steps
 from bayescomp.data.scores import Scores
 from bayescomp.exceptions import ConstantDifferencesWarning
 from bayescomp.models.likelihood import compound_symmetric_logpdf
 
 PROGRAM = "hierarchical"
-
-
-def resolution(values: np.ndarray) -> float:
-    """Smallest gap between distinct scores, ignoring floating-point noise (0.7 + 0.02 vs 0.72)."""
-    gaps = np.diff(np.unique(values))
-    gaps = gaps[gaps > 1e-9 * max(1.0, float(np.max(np.abs(values))))]
-    return float(gaps.min()) if gaps.size else np.nan
 
 
 def sigma0_median(means, noise, upper: float, dof=None) -> float:
@@ -146,12 +140,11 @@ def prepare(scores: Scores, first: str, second: str, prior) -> tuple[dict, float
     magnitude = np.array([max(1.0, float(np.abs(d.values[rows]).max())) for d in scores.datasets])
     # a - b with a = b + 0.02 differs from 0.02 by rounding: that spread is no information
     ss = np.where(np.sqrt(ss / n) <= 1e-9 * magnitude, 0.0, ss)
-    steps = np.array([resolution(d.values[rows]) for d in scores.datasets])
-    if np.isnan(steps).all():
+    if np.isnan([score_step(d.values[rows]) for d in scores.datasets]).all():
         raise ValueError(f"every score of {first} and {second} is the same number on every "
                          "dataset: there is nothing to compare")
-    steps = np.where(np.isnan(steps), np.nanmin(steps), steps)
-    floor = steps / np.sqrt(12)
+    # each dataset's step from every algorithm's scores (bayescomp.data.resolution)
+    floor = steps(scores.datasets) / np.sqrt(12)
     constant = [name for name, s in zip(scores.dataset_names, ss) if s == 0]
     if constant:
         warnings.warn(

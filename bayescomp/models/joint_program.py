@@ -16,11 +16,11 @@ from itertools import combinations
 
 import numpy as np
 
+from bayescomp.data.resolution import steps
 from bayescomp.data.scores import Scores
 from bayescomp.exceptions import ConstantDifferencesWarning
 from bayescomp.formatting import first_few
 from bayescomp.models import nu_prior
-from bayescomp.models.hierarchical_program import resolution
 
 PROGRAM = "joint"
 REFERENCE_PROGRAM = "joint_reference"
@@ -99,10 +99,10 @@ def prepare(scores: Scores, prior) -> tuple[dict, float]:
                          "compares two algorithms on any number")
     _warn_constant_pairs(scores)
     rho = scores.rho.astype(float)
-    steps = np.array([resolution(ds.values) for ds in scores.datasets])
-    if np.isnan(steps).all():
+    step = steps(scores.datasets)       # each dataset's, from every algorithm's scores
+    if np.isnan(step).all():
         raise ValueError("every score is the same number on every dataset: nothing to compare")
-    floor = np.where(np.isnan(steps), np.nanmin(steps), steps) / np.sqrt(12)
+    floor = step / np.sqrt(12)
     stats = [_statistics(ds.values, basis) for ds in scores.datasets]
     means = np.array([s[1] for s in stats])
     scatter = np.array([s[2] for s in stats])

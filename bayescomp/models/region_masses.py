@@ -114,7 +114,12 @@ def antithetic_delta0(posterior) -> np.ndarray:
 def next_dataset_masses(posterior, rope: Rope) -> np.ndarray:
     """Per draw (chain, draw, 3), P(the next dataset's delta left of / inside / right of
     ``rope``): :func:`next_dataset_member_masses` averaged over the draw's two delta0."""
-    members = next_dataset_member_masses(posterior, rope)
+    return members_average(next_dataset_member_masses(posterior, rope))
+
+
+def members_average(members: np.ndarray) -> np.ndarray:
+    """(chain, draw, 3): :func:`next_dataset_member_masses` averaged over each draw's
+    two delta0."""
     # element by element, not a reduction, whose rounding can depend on the memory's
     # alignment (a dask worker's fit differed from the same fit in the main process)
     return 0.5 * members[:, :, 0] + 0.5 * members[:, :, 1]
