@@ -18,8 +18,8 @@ Constant differences on a dataset (zero variance) would make the posterior impro
 deviation ``q / sqrt(12)`` of a rounding error of one step ``q`` of the scores' resolution:
 the dataset's step (one test case of an accuracy), read from every algorithm's scores
 within its splits (:mod:`bayescomp.data.resolution`; the median of the other datasets'
-where its scores are one number). Below it the data cannot tell variances apart. The floor is deterministic and, on datasets whose
-differences vary, far below ``sigma_i``.
+where its scores are one number). Below it the data cannot tell variances apart. The floor
+is deterministic and, on datasets whose differences vary, far below ``sigma_i``.
 """
 from __future__ import annotations
 
