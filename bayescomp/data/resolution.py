@@ -36,24 +36,16 @@ def score_step(values: np.ndarray) -> float:
     if values.ndim != 2 or finite.size == 0:
         return np.nan
     noise = NOISE * max(1.0, float(np.max(np.abs(finite))))
-    within = []
-    for split in values.T:
-        distinct = _distinct(split[np.isfinite(split)], noise)
-        if distinct.size >= 3:
-            within.append(np.diff(distinct).min())
-    if within:
-        return float(min(within))
-    gaps = np.diff(_distinct(finite, noise))
+    # within each split: the gaps between its sorted scores (a non-finite score sorts last
+    # and makes no gap), those above the noise between distinct scores
+    gaps = np.diff(np.sort(np.where(np.isfinite(values), values, np.nan), axis=0), axis=0)
+    distinct = gaps > noise
+    three = distinct.sum(axis=0) >= 2
+    if three.any():
+        return float(gaps[:, three][distinct[:, three]].min())
+    gaps = np.diff(np.sort(finite))
+    gaps = gaps[gaps > noise]
     return float(gaps.min()) if gaps.size else np.nan
-
-
-def _distinct(values: np.ndarray, noise: float) -> np.ndarray:
-    """The sorted values with those closer than ``noise`` to the one before dropped."""
-    ordered = np.sort(values)
-    if ordered.size == 0:
-        return ordered
-    keep = np.concatenate([[True], np.diff(ordered) > noise])
-    return ordered[keep]
 
 
 def steps(datasets) -> np.ndarray:

@@ -36,7 +36,7 @@ class DatasetScores:
     name: str
     rho: float
     values: np.ndarray
-    step: float = None
+    step: float | None = None
 
     def __post_init__(self):
         if self.step is None:
