@@ -9,9 +9,9 @@ by I_i, summed along the lattice with log(lambda)'s masses, one matrix product p
 whatever is asked of delta_i afterwards. G_i times the table is the mass of (delta0, l)
 in delta_i's posterior; the components are those masses spread over the sigma_i nodes.
 
-Only the heavier components are kept: those left out weigh at most ``NEGLECTED`` together
-(a probability moves by at most that), so the normal's distribution function is taken at
-those alone.
+Only the heavier points are kept: those left out weigh at most ``NEGLECTED`` together (a
+probability moves by at most that), so the normal's distribution function is taken at their
+components alone, and only where it is above 5.2e-17.
 """
 from __future__ import annotations
 
@@ -61,7 +61,8 @@ class Accumulated:
 def dataset_mixtures(accumulated: Accumulated, scaled: np.ndarray, peak: np.ndarray,
                      log_total: float, parts: dict):
     """Yields, per dataset, its posterior's normal components: (weight, centre, spread),
-    each (component,), the weights summing to 1 up to the neglected points.
+    each (point, sigma_i node) over the points kept, the weights summing to 1 up to the
+    neglected points.
 
     ``scaled`` and ``peak`` are the quadrature's tables (dataset x delta0, lattice) and
     their logs' offsets (dataset, delta0); ``log_total`` the log of the hyper-parameters'
