@@ -562,9 +562,9 @@ def test_cli_warnings_are_one_line_each_once_naming_file_and_dataset(tmp_path, c
 
 
 def test_other_algorithms_faults_do_not_stop_a_comparison(tmp_path, capsys):
-    """compare reads only its two algorithms, all-pairs and rank those of --algorithms: a
+    """compare checks only its two algorithms, all-pairs and rank those of --algorithms: a
     third algorithm's NaN scores fail a whole-file read but not these, whose numbers are
-    those of the file without it."""
+    those of the file without it (the one-dataset tests read no step from the others)."""
     rng = np.random.default_rng(5)
     base = rng.uniform(0.7, 0.8, 10)
     scores = bc.from_arrays({"x": base, "y": base - 0.03 + rng.normal(0, 0.01, 10),

@@ -82,3 +82,69 @@ def test_a_pair_and_a_joint_fit_share_every_datasets_floor():
     expected = np.array([d.step for d in scores.datasets]) / np.sqrt(12)
     np.testing.assert_allclose(np.array(pairwise["sigma_lower"]) * pair_scale, expected)
     np.testing.assert_allclose(joint["floor_sd"] * joint_scale, expected)
+
+
+def three_on_ragged_folds(seed: int = 3):
+    """Accuracies of x, y and z on 6 datasets of 10 folds, every third fold one test case
+    larger (41 and 40 cases): the pair's scores alone give a step of a fraction of 1/n
+    (gaps across folds of different sizes), all three algorithms' give 1/n."""
+    rng = np.random.default_rng(seed)
+    sizes = [[n + (j % 3 == 0) for j in range(10)] for n in (40, 25, 60, 33, 50, 80)]
+    tables = [accuracies(rng, 3, s, level) for s, level in zip(sizes, rng.uniform(0.7, 0.9, 6))]
+    return bc.from_arrays({name: [t[a] for t in tables] for a, name in enumerate("xyz")},
+                          n_folds=10), sizes
+
+
+@pytest.mark.parametrize("layout", ["long", "wide"])
+def test_reading_a_pair_of_a_file_keeps_every_datasets_step(tmp_path, layout):
+    """The step is read from every algorithm of the file, the ones not asked for too (z's
+    missing score on one dataset makes no gap and is not checked): a pair read from the
+    file has the steps of the whole file, 1/(n+1) to 1/n, where the pair's own scores
+    give less than half of that."""
+    scores, sizes = three_on_ragged_folds()
+    frame = scores.to_frame()
+    frame.loc[(frame.algorithm == "z") & (frame.dataset == "2") & (frame.fold == 3),
+              "score"] = np.nan
+    if layout == "wide":
+        frame = frame.pivot(index=["dataset", "run", "fold"], columns="algorithm",
+                            values="score").reset_index()
+    path = tmp_path / "three.csv"
+    frame.to_csv(path, index=False)
+    pair = bc.read_csv(path, algorithms=["y", "x"], n_folds=10)
+    found = np.array([d.step for d in pair.datasets])
+    np.testing.assert_allclose(found, [d.step for d in scores.datasets], rtol=1e-12)
+    smallest = np.array([1 / max(s) for s in sizes])
+    largest = np.array([1 / min(s) for s in sizes])
+    assert np.all((found > smallest - 1e-12) & (found < largest + 1e-12))
+    own = np.array([score_step(d.values) for d in pair.datasets])
+    assert np.all(own < 0.5 * found)
+
+
+@pytest.mark.stan
+def test_compare_all_pairs_and_the_api_give_a_pair_the_same_numbers(tmp_path, capsys):
+    """One question, one answer: ``compare`` reads the pair's columns, ``all-pairs`` the
+    three, the API narrows a Scores of three; all fit the same floors, so with one seed the
+    pair's population and next-dataset probabilities are the same to the last digit."""
+    import json
+
+    from bayescomp.cli.main import main
+
+    scores, _ = three_on_ragged_folds()
+    path = tmp_path / "three.csv"
+    scores.to_frame().to_csv(path, index=False)
+
+    def document(*args):
+        target = tmp_path / "out.json"
+        assert main([*args, str(path), "--seed", "1", "--json", str(target)]) == 0
+        capsys.readouterr()
+        return json.loads(target.read_text())
+
+    compared = document("compare", "--first", "x", "--second", "y")["comparison"]
+    pair, = [p for p in document("all-pairs")["all_pairs"]["pairs"]
+             if (p["first"], p["second"]) == ("x", "y")]
+    direct = bc.hierarchical(scores, "x", "y", seed=1)
+    for scope, estimate in (("population", direct.population),
+                            ("next_dataset", direct.next_dataset)):
+        expected = dict(zip(estimate.labels, estimate.probabilities))
+        assert compared[scope]["verdict"]["probabilities"] == pytest.approx(expected, abs=1e-12)
+        assert pair[scope]["probabilities"] == pytest.approx(expected, abs=1e-12)

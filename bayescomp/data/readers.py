@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Mapping, Sequence
 import numpy as np
 import pandas as pd
 
+from bayescomp.data.resolution import table_steps
 from bayescomp.data.scores import DatasetScores, Scores, check_algorithm, warn_few_scores
 from bayescomp.formatting import first_few
 
@@ -224,7 +225,8 @@ def from_long(frame: pd.DataFrame, *, dataset: str = "dataset", algorithm: str =
     algorithms : sequence of str, optional
         Read only these algorithms' rows, in this order (default: every algorithm, in the
         order of their first rows); the other rows are not checked, so an algorithm left
-        out may have missing or NaN scores.
+        out may have missing or NaN scores, but its scores still give each dataset's step
+        (:func:`~bayescomp.data.resolution.table_steps`).
 
     Returns
     -------
@@ -237,6 +239,7 @@ def from_long(frame: pd.DataFrame, *, dataset: str = "dataset", algorithm: str =
         raise ValueError(f"column(s) {missing} not found; the frame has {list(frame.columns)}")
     frame[dataset] = frame[dataset].astype(str)
     frame[algorithm] = frame[algorithm].astype(str)
+    file_steps = {}
     if algorithms is not None:
         algorithms = [str(name) for name in algorithms]
         present = list(pd.unique(frame[algorithm]))
@@ -252,6 +255,8 @@ def from_long(frame: pd.DataFrame, *, dataset: str = "dataset", algorithm: str =
         if without:
             raise ValueError(f"dataset {without[0]!r} has no scores of {algorithms}"
                              + (f" ({len(without)} such datasets)" if len(without) > 1 else ""))
+        if not kept.all():
+            file_steps = table_steps(frame, dataset, algorithm, run, fold, score)
         frame = frame[kept].copy()
     values = pd.to_numeric(frame[score], errors="coerce")
     bad = ~np.isfinite(values.to_numpy(dtype=float))
@@ -300,7 +305,8 @@ def from_long(frame: pd.DataFrame, *, dataset: str = "dataset", algorithm: str =
             present = [a for a in algorithms if not holes.loc[(r, f), a]]
             raise ValueError(f"dataset {name!r}, algorithm {alg!r}: no score for run {r}, "
                              f"fold {f}, which {present} have; scores must be paired")
-        built.append(DatasetScores(name, rho_i, wide.to_numpy(dtype=float).T))
+        built.append(DatasetScores(name, rho_i, wide.to_numpy(dtype=float).T,
+                                   file_steps.get(name)))
         if groups := repeated_runs(wide):
             repeated[name] = groups
     _warn_repeated_runs(repeated, stacklevel=4 if _wide else 3)
@@ -316,25 +322,31 @@ def from_wide(frame: pd.DataFrame, *, algorithms: Sequence[str] | None = None,
 
     ``algorithms`` defaults to every column other than ``dataset``, ``run``, ``fold`` and
     ``rho`` (each dataset's correlation, as in :func:`from_long`). Other parameters are as
-    in :func:`from_long`.
+    in :func:`from_long`; the other numeric columns count as algorithms for the step.
     """
     frame, dataset, run = _with_default_columns(frame, dataset, run)
     ids = [dataset, run, fold]
     missing = [c for c in ids if c not in frame.columns]
     if missing:
         raise ValueError(f"column(s) {missing} not found; the frame has {list(frame.columns)}")
+    every = [c for c in frame.columns if c not in ids + [RHO_COLUMN]]
     if algorithms is None:
-        algorithms = [c for c in frame.columns if c not in ids + [RHO_COLUMN]]
+        algorithms = every
     unknown = [a for a in algorithms if a not in frame.columns]
     if unknown:
         raise ValueError(f"unknown algorithm column(s) {unknown}; the frame has {list(frame.columns)}")
     # keep the frame's index so that errors point at the original rows (lines of a CSV)
     if RHO_COLUMN in frame.columns and RHO_COLUMN not in algorithms:
         ids = ids + [RHO_COLUMN]
-    long = frame.melt(id_vars=ids, value_vars=list(algorithms), var_name="algorithm",
+    algorithms = list(algorithms)
+    # the other algorithms' columns: numeric ones (a column of notes is no algorithm's)
+    others = [c for c in every
+              if c not in algorithms and pd.api.types.is_numeric_dtype(frame[c])]
+    long = frame.melt(id_vars=ids, value_vars=algorithms + others, var_name="algorithm",
                       value_name="score", ignore_index=False)
     return from_long(long, dataset=dataset, algorithm="algorithm", run=run, fold=fold,
-                     score="score", rho=rho, n_folds=n_folds, _wide=True)
+                     score="score", rho=rho, n_folds=n_folds,
+                     algorithms=algorithms if others else None, _wide=True)
 
 
 def read_csv(path: str | os.PathLike, *, format: str = "auto", **columns) -> Scores:

@@ -4,9 +4,10 @@ An accuracy on a test set of n cases moves in steps of 1 / n (100 / n as a perce
 paired differences cannot tell variances below the rounding of one step, q / sqrt(12),
 apart; the hierarchical models bound every dataset's noise below by it (their floors), which
 constant differences need. The step is a property of the dataset (its test sets), so it is
-read from every algorithm's scores and kept when a collection is narrowed to a pair
+read from every algorithm's scores, those of a file's algorithms not asked for too
+(:func:`bayescomp.data.readers.from_long`), and kept when a collection is narrowed to a pair
 (:meth:`bayescomp.data.scores.Scores.subset`): a pair's fit and a joint fit of many
-algorithms use the same floors.
+algorithms use the same floors, whichever algorithms were read.
 
 The gaps between scores of one split (one test set, one step) are multiples of its step;
 between splits of different test sizes (1368 and 1369 cases) they are not, and can be far
@@ -22,6 +23,7 @@ two distinct scores; a dataset whose scores are one number has no step (nan), an
 from __future__ import annotations
 
 import numpy as np
+import pandas as pd
 
 #: gaps below this, relative to the scores' magnitude (at least 1), are floating-point noise:
 #: 0.7 + 0.02 and 0.72
@@ -56,3 +58,17 @@ def steps(datasets) -> np.ndarray:
     found = np.array([d.step for d in datasets], dtype=float)
     known = found[np.isfinite(found)]
     return np.where(np.isfinite(found), found, np.median(known) if known.size else np.nan)
+
+
+def table_steps(frame: pd.DataFrame, dataset: str, algorithm: str, run: str, fold: str,
+                score: str) -> dict:
+    """Each dataset's step from a long table's scores of every algorithm it holds, named by
+    its columns: what the readers keep when asked for some algorithms, so that reading a
+    pair of a file gives the floors that reading all of it does. Missing, non-numeric and
+    non-finite scores make no gap."""
+    values = pd.to_numeric(frame[score], errors="coerce")
+    table = (frame.assign(**{score: values})
+             .pivot_table(index=[dataset, run, fold], columns=algorithm, values=score,
+                          aggfunc="first", dropna=False, observed=True))
+    return {name: score_step(block.to_numpy(dtype=float).T)
+            for name, block in table.groupby(level=0, sort=False)}
