@@ -158,8 +158,8 @@ def hierarchical(scores: Scores, first: str, second: str, *, rope: RopeLike = 0.
         delta0, sigma0 and nu instead (:mod:`bayescomp.models.quadrature`: deterministic, a
         few seconds at 100 datasets), so that the numbers do not depend on how the seed
         weighed the modes; if the quadrature's own error is at
-        most 0.005 the result is reliable and delta0's and the next dataset's means, sds and
-        intervals are the quadrature's too (each dataset's stay the draws'). Else, and with
+        most 0.005 the result is reliable and every mean, sd and interval is the
+        quadrature's too. Else, and with
         ``False``, the chains' modes decide where they can, and nothing decides where not
         (UNRELIABLE).
 
@@ -265,13 +265,11 @@ def hierarchical(scores: Scores, first: str, second: str, *, rope: RopeLike = 0.
     quadrature_ok = by_quadrature is not None and by_quadrature.ok
     if quadrature_ok or not runs.assessment.settled:
         # modes of which one still fails its diagnostics decide nothing; the quadrature
-        # decides, but each dataset's mean and interval stay those of draws that failed
+        # decides
         warn_if_problems(diagnostics, what + (f" (after {len(attempts)} attempts)"
                                               if len(attempts) > 1 else ""),
-                         then=("every probability, delta0's and the next dataset's means and "
-                               "intervals are by quadrature instead (result.quadrature), "
-                               "each dataset's mean and interval are these draws'"
-                               if quadrature_ok else ""))
+                         then=("every probability, mean and interval is by quadrature "
+                               "instead (result.quadrature)" if quadrature_ok else ""))
 
     n_chains, n_draws = post.sizes["chain"], post.sizes["draw"]
     # the last fit's Monte Carlo errors (modes carry their own)
@@ -289,8 +287,7 @@ def hierarchical(scores: Scores, first: str, second: str, *, rope: RopeLike = 0.
     next_members = members.reshape(n_chains * n_draws, 2, 3)[order].reshape(-1, 3)
     labels = region_labels(first, second)
     if quadrature_ok:
-        # the grid answers: every probability, delta0's and the next dataset's summaries; the
-        # modes only ordered the draws that each dataset's summary reads
+        # the grid answers: every probability and summary; the draws are kept as sampled
         modes, separate = (), False
         (population_probabilities, population_mcse), (next_probabilities, next_mcse) = (
             (by_quadrature.population, by_quadrature.population_error),
@@ -320,14 +317,20 @@ def hierarchical(scores: Scores, first: str, second: str, *, rope: RopeLike = 0.
         warnings.simplefilter("ignore", ConstantDifferencesWarning)
         warnings.simplefilter("ignore", InputWarning)
         ttests = correlated_ttests(scores, first, second, rope=rope)
-    # each dataset's probabilities from delta_i's conditional, draw by draw, as the two
-    # questions' are
-    dataset_probabilities = (by_quadrature.datasets if quadrature_ok else
-                             region_masses.dataset_probabilities(
-                                 post, rope, np.bincount(order, minlength=n_chains * n_draws)))
+    if quadrature_ok:
+        shrunken = [dict(zip(("mean", "sd", "hdi_low", "hdi_high", "p_left", "p_rope",
+                              "p_right"), [*summary, *probabilities]))
+                    for summary, probabilities in zip(by_quadrature.datasets_summary.tolist(),
+                                                      by_quadrature.datasets.tolist())]
+    else:
+        # each dataset's probabilities from delta_i's conditional, draw by draw, as the two
+        # questions' are
+        dataset_probabilities = region_masses.dataset_probabilities(
+            post, rope, np.bincount(order, minlength=n_chains * n_draws))
+        shrunken = [region_summary(delta[:, i], rope, probabilities=dataset_probabilities[i])
+                    for i in range(len(scores))]
     rows = []
-    for i, (name, test) in enumerate(zip(scores.dataset_names, ttests)):
-        shrunk = region_summary(delta[:, i], rope, probabilities=dataset_probabilities[i])
+    for name, test, shrunk in zip(scores.dataset_names, ttests, shrunken):
         rows.append({"dataset": name, "n": test.posterior.n, "rho": test.posterior.rho,
                      "mean": test.posterior.mean, "p_left_ttest": test.probabilities[0],
                      "p_rope_ttest": test.probabilities[1], "p_right_ttest": test.probabilities[2],

@@ -55,15 +55,16 @@ class HierarchicalResult(SamplerChecked, Reportable):
         Where the chains failed their diagnostics (and their modes, if any, differ), the
         probabilities by quadrature over delta0, sigma0 and nu
         (:mod:`bayescomp.models.quadrature`); when it is ``ok`` (:attr:`by_quadrature`),
-        every probability of the result is its, and delta0's and the next dataset's means,
-        sds and intervals (each dataset's stay the draws'), and no modes are read.
+        every probability, mean, sd and interval of the result is its (the draws are kept
+        as sampled), and no modes are read.
     datasets : pandas.DataFrame
         Per dataset (index): ``n``, ``rho``, raw ``mean`` difference with its correlated
         t-test (``p_left_ttest``, ``p_rope_ttest``, ``p_right_ttest``, 95% ``ttest_hdi_low``,
         ``ttest_hdi_high``) and the shrunken delta_i (``delta_mean``, ``delta_sd``,
         ``delta_hdi_low``, ``delta_hdi_high`` of its draws; ``p_left``, ``p_rope``,
         ``p_right`` the means of its normal conditional's masses,
-        :func:`bayescomp.models.region_masses.dataset_probabilities`).
+        :func:`bayescomp.models.region_masses.dataset_probabilities`; all the quadrature's
+        where it answers).
     """
 
     first: str

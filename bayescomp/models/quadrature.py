@@ -34,9 +34,9 @@ from threadpoolctl import threadpool_limits
 
 from bayescomp.models.hierarchical_density import squared_standard_errors, tabulated
 from bayescomp.models.quadrature_datasets import (Accumulated, dataset_mixtures,
-                                                   dataset_sides)
+                                                   dataset_readings)
 from bayescomp.models.quadrature_rules import delta0_panels, lambda_cells, sigma_rule
-from bayescomp.models.quadrature_summary import grid_summary, marginals
+from bayescomp.models.quadrature_summary import grid_summary, marginals, rope_readings
 from bayescomp.rope import Rope
 
 #: Gauss-Legendre nodes of log(sigma_i) per dataset, and of delta0 per panel, at the fine
@@ -73,6 +73,9 @@ class Quadrature:
         Their errors: the change from half the resolution plus the mass at the edges.
     datasets : ndarray (dataset, 3)
         Each dataset's probabilities; ``datasets_error`` alike.
+    datasets_summary : ndarray (dataset, 4)
+        Each dataset's delta_i: mean, sd and shortest 95% interval (low, high), in the units
+        of the scores (:func:`~bayescomp.models.quadrature_datasets.dataset_readings`).
     delta0_summary, next_dataset_summary : dict
         delta0's and the next dataset's ``mean``, ``sd``, ``hdi_low`` and ``hdi_high`` (the
         shortest interval with 95% of the posterior) in the units of the scores; the next
@@ -95,6 +98,7 @@ class Quadrature:
     next_dataset_error: np.ndarray
     datasets: np.ndarray
     datasets_error: np.ndarray
+    datasets_summary: np.ndarray
     delta0_summary: dict
     next_dataset_summary: dict
     next_dataset_most_probable: np.ndarray
@@ -109,12 +113,13 @@ class Quadrature:
         return not self.problems
 
 
-def _posterior(stats: dict, grid: dict, rope: Rope, datasets: bool, next_interval: bool
+def _posterior(stats: dict, grid: dict, rope: Rope, datasets: bool, intervals: bool
                ) -> dict:
     """The posterior's weights over one grid (:func:`_grid`); with ``datasets``, each
     dataset's posterior probabilities of delta_i left and right of the ROPE
-    (:mod:`bayescomp.models.quadrature_datasets`); with ``next_interval``, the next
-    dataset's mixture on the lattice."""
+    (:mod:`bayescomp.models.quadrature_datasets`); with ``intervals`` (the fine grid's), the
+    next dataset's mixture on the lattice and, with ``datasets``, each dataset's mean, sd
+    and interval."""
     m, v = stats["mean"], stats["mean_share"]
     step, delta0, log_sigma0_sq, u = grid["step"], grid["delta0"], grid["log_sigma0_sq"], grid["u"]
     x, log_weight = sigma_rule(stats["n"], stats["S"], stats["floor"], stats["sigma_upper"],
@@ -187,14 +192,15 @@ def _posterior(stats: dict, grid: dict, rope: Rope, datasets: bool, next_interva
         raise FloatingPointError("every point of the grid underflows")
     weights = np.exp(log_post - total)
     # the next dataset's N(delta0, e^l) components, weighed on the lattice of l
-    next_mixture = (sum(mixing(nu) @ weights[t] for t, nu in enumerate(nus)) if next_interval
+    next_mixture = (sum(mixing(nu) @ weights[t] for t, nu in enumerate(nus)) if intervals
                     else None)
     result = dict(weights=weights, nus=nus, log_sigma0=log_sigma0, lattice=lattice,
                   next_mixture=next_mixture)
     if datasets:
         parts = dict(delta0=delta0, added=added, mean=m, noise=noise, log_weight=log_weight)
-        result["datasets_sides"] = dataset_sides(
-            dataset_mixtures(accumulated, scaled, peak, total, parts), rope.low, rope.high)
+        result["datasets_sides"], result["datasets_summary"] = dataset_readings(
+            dataset_mixtures(accumulated, scaled, peak, total, parts), rope.low, rope.high,
+            summaries=intervals)
     return result
 
 
@@ -256,31 +262,46 @@ def quadrature_probabilities(data: dict, scale: float, rope, *, datasets: bool =
     rope : Rope
         In the units of the scores.
     datasets : bool
-        Also each dataset's probabilities (about half the time).
+        Also each dataset's probabilities and summaries (about half the time).
 
     Returns
     -------
     Quadrature
     """
+    return _timed(data, scale, [rope], datasets)[0]
+
+
+def quadrature_at_ropes(data: dict, scale: float, ropes) -> list[Quadrature]:
+    """The two questions' probabilities at each of ``ropes`` (in the scores' units), read
+    from one grid whose delta0 panels are split at every ROPE's ends: what a sensitivity
+    analysis asks, for about the price of one ROPE. No dataset's probabilities; the
+    summaries, which do not depend on the ROPE, are the same in every element. Each ROPE's
+    error is its own (the change from half the resolution at that ROPE)."""
+    return _timed(data, scale, list(ropes), datasets=False)
+
+
+def _timed(data: dict, scale: float, ropes: list, datasets: bool) -> list[Quadrature]:
     start = time.perf_counter()
     try:
         # one BLAS thread: the sums of its matrix products, and so the last digits of every
         # probability, would otherwise depend on how many threads it has (a dask worker has
         # one; a process on two cores gave other digits)
         with threadpool_limits(limits=1, user_api="blas"):
-            return _quadrature(data, scale, rope, datasets, start)
+            return _quadrature(data, scale, ropes, datasets, start)
     except FloatingPointError as error:    # a grid with no mass: nothing to report
         nothing = np.full(3, np.nan)
-        return Quadrature(nothing, nothing, nothing, nothing,
-                          np.full((len(data["mean_diff"]), 3), np.nan), None, {}, {}, nothing,
-                          np.nan, np.nan, dict(delta0=0, sigma0=0, nu=0),
-                          time.perf_counter() - start, (f"the quadrature failed: {error}",))
+        return [Quadrature(nothing, nothing, nothing, nothing,
+                           np.full((len(data["mean_diff"]), 3), np.nan), None, None, {}, {},
+                           nothing, np.nan, np.nan, dict(delta0=0, sigma0=0, nu=0),
+                           time.perf_counter() - start, (f"the quadrature failed: {error}",))
+                for _ in ropes]
 
 
-def _quadrature(data: dict, scale: float, rope, datasets: bool, start: float) -> Quadrature:
+def _quadrature(data: dict, scale: float, ropes: list, datasets: bool, start: float
+                ) -> list[Quadrature]:
     stats = _statistics(data)
     student = bool(data["population"])
-    rope_units = Rope(rope.low / scale, rope.high / scale)
+    ropes = [Rope(rope.low / scale, rope.high / scale) for rope in ropes]
     se = np.sqrt(squared_standard_errors(data["ss"], data["n_scores"], data["rho"],
                                          data["sigma_lower"]))
     bound, sigma0_upper = float(data["delta0_bound"]), float(data["sigma0_upper"])
@@ -292,14 +313,15 @@ def _quadrature(data: dict, scale: float, rope, datasets: bool, start: float) ->
                   log_sigma0_sq=(2 * np.log(1e-6 * np.median(se)), 2 * np.log(sigma0_upper)),
                   u=U_RANGE)
     ranges = dict(bounds)
-    # delta0's panels split at the ROPE's ends and around the means' centre, within a few of
-    # the smallest standard errors: where datasets with constant differences pin delta0 at
-    # a small sigma0, a peak narrower than any panel that its nodes would step over
+    # delta0's panels split at the ROPEs' ends and around the means' centre, within a few
+    # of the smallest standard errors: where datasets with constant differences pin delta0
+    # at a small sigma0, a peak narrower than any panel that its nodes would step over
     centre, width = float(data["mean_centre"]), PEAK_WIDTH * float(se.min())
-    cuts = (rope_units.low, rope_units.high, centre - width, centre + width)
+    cuts = (*(end for rope in ropes for end in (rope.low, rope.high)),
+            centre - width, centre + width)
     for _ in range(16):
         grid = _grid(ranges, COARSE, cuts, student)
-        found = _posterior(stats, grid, rope_units, datasets=False, next_interval=False)
+        found = _posterior(stats, grid, ropes[0], datasets=False, intervals=False)
         on_u, on_sigma0, on_delta0 = marginals(found)
         axes = dict(delta0=(grid["delta0"], on_delta0), u=(grid["u"], on_u),
                     log_sigma0_sq=(grid["log_sigma0_sq"], on_sigma0))
@@ -312,41 +334,43 @@ def _quadrature(data: dict, scale: float, rope, datasets: bool, start: float) ->
         ranges = narrowed
         if settled:
             break
-    grids = [dict(_grid(ranges, resolution, cuts, student),
-                  nodes_per_panel=resolution["nodes"]) for resolution in (FINE, HALF)]
-    # (the next dataset's interval is reported at the fine resolution only)
-    fine, half = (grid_summary(_posterior(stats, grid, rope_units, datasets, grid is grids[0]),
-                               grid, rope_units, scale) for grid in grids)
-    grid = grids[0]
+    grid, half_grid = (dict(_grid(ranges, resolution, cuts, student),
+                            nodes_per_panel=resolution["nodes"]) for resolution in (FINE, HALF))
+    # each dataset's probabilities at the first ROPE (the only one where they are asked
+    # for); the next dataset's and each dataset's intervals at the fine resolution only
+    fine = _posterior(stats, grid, ropes[0], datasets, intervals=True)
+    half = _posterior(stats, half_grid, ropes[0], datasets, intervals=False)
+    shared, half_shared = grid_summary(fine, grid, scale), grid_summary(half, half_grid, scale)
     # mass at an end of the grid is missing from it, unless the end is a prior's bound
     # (delta0's, sigma0's upper): a proxy, as every end is where the density is e^-KEEP of
     # its largest
     prior_ends = dict(delta0=(True, True), log_sigma0_sq=(False, True), u=(False, False))
-    missing = sum(float(mass) for key, masses in fine["edges"].items()
+    missing = sum(float(mass) for key, masses in shared["edges"].items()
                   for end, mass in enumerate(masses) if not (
                       prior_ends[key][end] and abs(ranges[key][end] - bounds[key][end]) < 1e-12))
-    errors = {key: np.abs(fine[key] - half[key]) + missing
-              for key in ("population", "next_dataset")}
-    problems = []
-    worst = max(float(errors["population"].max()), float(errors["next_dataset"].max()))
-    if worst > TOLERANCE:
-        problems.append(f"the quadrature's error {worst:.4f} exceeds {TOLERANCE} (its change "
-                        f"from half the resolution, and {missing:.2g} of the posterior at "
-                        "the grid's edges)")
     grid_sizes = dict(delta0=len(grid["delta0"]), sigma0=len(grid["log_sigma0_sq"]),
                       nu=0 if grid["u"] is None else len(grid["u"]),
                       delta0_range=tuple(scale * np.array(ranges["delta0"])),
                       sigma0_range=tuple(scale * np.exp(0.5 * np.array(ranges["log_sigma0_sq"]))),
                       nu_range=tuple(1 + np.exp(np.array(ranges["u"]))) if student else None)
-    datasets_error = (np.abs(fine["datasets"] - half["datasets"]) + missing if datasets
-                      else None)
-    return Quadrature(population=fine["population"], population_error=errors["population"],
-                      next_dataset=fine["next_dataset"],
-                      next_dataset_error=errors["next_dataset"],
-                      datasets=fine["datasets"], datasets_error=datasets_error,
-                      delta0_summary=fine["delta0"], next_dataset_summary=fine["delta_next"],
-                      next_dataset_most_probable=fine["next_most_probable"],
-                      nu_median=float(fine["nu"]),
-                      sigma0_median=float(fine["sigma0"]),
-                      grid=grid_sizes, seconds=time.perf_counter() - start,
-                      problems=tuple(problems))
+    datasets_error = (np.abs(shared["datasets"] - half_shared["datasets"]) + missing
+                      if datasets else None)
+    results = []
+    for rope in ropes:
+        at_fine, at_half = rope_readings(fine, grid, rope), rope_readings(half, half_grid, rope)
+        errors = {key: np.abs(at_fine[key] - at_half[key]) + missing
+                  for key in ("population", "next_dataset")}
+        worst = max(float(errors["population"].max()), float(errors["next_dataset"].max()))
+        problems = ((f"the quadrature's error {worst:.4f} exceeds {TOLERANCE} (its change "
+                     f"from half the resolution, and {missing:.2g} of the posterior at "
+                     "the grid's edges)",) if worst > TOLERANCE else ())
+        results.append(Quadrature(
+            population=at_fine["population"], population_error=errors["population"],
+            next_dataset=at_fine["next_dataset"], next_dataset_error=errors["next_dataset"],
+            datasets=shared["datasets"], datasets_error=datasets_error,
+            datasets_summary=shared["datasets_summary"], delta0_summary=shared["delta0"],
+            next_dataset_summary=shared["delta_next"],
+            next_dataset_most_probable=at_fine["next_most_probable"],
+            nu_median=float(shared["nu"]), sigma0_median=float(shared["sigma0"]),
+            grid=grid_sizes, seconds=time.perf_counter() - start, problems=problems))
+    return results

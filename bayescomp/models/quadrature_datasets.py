@@ -15,6 +15,7 @@ components alone, and only where it is above 5.2e-17.
 """
 from __future__ import annotations
 
+import arviz as az
 import numpy as np
 from scipy import special
 
@@ -22,6 +23,11 @@ from scipy import special
 NEGLECTED = 1e-10
 #: below this z the normal's distribution function is under 5.2e-17: taken as 0
 TAIL_Z = -8.3
+#: each dataset's interval: its mass, the independent draws from its mixture that find it,
+#: and their generator's seed (with the dataset's place)
+INTERVAL = 0.95
+DRAWS = 50_000
+DRAWS_SEED = 20171
 
 
 class Accumulated:
@@ -91,12 +97,44 @@ def dataset_mixtures(accumulated: Accumulated, scaled: np.ndarray, peak: np.ndar
                delta0[d][:, None] + offset * share, np.sqrt(noise * share))
 
 
-def dataset_sides(mixtures, low: float, high: float) -> np.ndarray:
-    """(dataset, 2): each dataset's P(delta_i < low) and P(delta_i > high) from
-    :func:`dataset_mixtures`."""
-    return np.array([[normal_tail(weight, (low - centre) / spread),
-                      normal_tail(weight, (centre - high) / spread)]
-                     for weight, centre, spread in mixtures])
+def dataset_readings(mixtures, low: float, high: float, summaries: bool) -> tuple:
+    """Each dataset's P(delta_i < low) and P(delta_i > high), (dataset, 2), from
+    :func:`dataset_mixtures`; with ``summaries`` also its mean, sd and shortest 95% interval
+    (dataset, 4), else None.
+
+    The mean and sd are the mixture's; the interval is the HDI of :data:`DRAWS`
+    independent draws from it (by the function that reads the sampler's draws), from a
+    generator seeded by the dataset's place: the same on every run and seed. Over 20
+    generators its ends had an sd of 0.03 (a simulated dataset) and 0.05 (bbtcomp's lr -
+    lda, whose mixture has a spike at delta0) of delta_i's sd around the mixture's exact
+    HDI, where 4 x 8,000 of the sampler's draws were off by up to 0.1: an HDI is placed
+    loosely by draws, as its width changes little as it slides. The exact one needs the
+    mixture's distribution function at every point of a search, over up to 10^6
+    components per dataset on real pairs: 6-12 s per dataset; these draws cost 6 ms."""
+    sides, found = [], []
+    for i, (weight, centre, spread) in enumerate(mixtures):
+        sides.append([normal_tail(weight, (low - centre) / spread),
+                      normal_tail(weight, (centre - high) / spread)])
+        if summaries:
+            found.append(mixture_summary(weight.ravel(), centre.ravel(), spread.ravel(),
+                                         np.random.default_rng([DRAWS_SEED, i])))
+    return np.array(sides), (np.array(found) if summaries else None)
+
+
+def mixture_summary(weight: np.ndarray, centre: np.ndarray, spread: np.ndarray,
+                    rng: np.random.Generator) -> list:
+    """Mean, sd, HDI low and high of a mixture of normals with ``weight`` (normalised
+    here), ``centre`` and ``spread`` per component (:func:`dataset_readings`)."""
+    weight = weight / weight.sum()
+    mean = float(weight @ centre)
+    sd = float(np.sqrt(max(weight @ (centre ** 2 + spread ** 2) - mean ** 2, 0.0)))
+    cumulative = np.cumsum(weight)
+    # sorted, the uniforms find their components in one sweep through the cumulative
+    chosen = np.minimum(np.searchsorted(cumulative, np.sort(rng.random(DRAWS)) * cumulative[-1]),
+                        len(weight) - 1)
+    draws = centre[chosen] + spread[chosen] * rng.standard_normal(DRAWS)
+    low, high = az.hdi(draws, hdi_prob=INTERVAL)
+    return [mean, sd, float(low), float(high)]
 
 
 def normal_tail(weight: np.ndarray, z: np.ndarray) -> float:

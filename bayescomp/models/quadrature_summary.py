@@ -1,7 +1,8 @@
-"""What :mod:`bayescomp.models.quadrature` reports of one grid's posterior: the two
-questions' probabilities, delta0's and the next dataset's means, sds and shortest 95%
-intervals, the medians of nu and sigma0, the share of the posterior in which each region has
-the next dataset's largest mass, and the masses at the grid's ends (its error)."""
+"""What :mod:`bayescomp.models.quadrature` reports of one grid's posterior: at each ROPE,
+the two questions' probabilities and the share of the posterior in which each region has the
+next dataset's largest mass (:func:`rope_readings`); whatever the ROPE, delta0's and the next
+dataset's means, sds and shortest 95% intervals, the medians of nu and sigma0, and the masses
+at the grid's ends (its error) (:func:`grid_summary`)."""
 from __future__ import annotations
 
 import numpy as np
@@ -71,24 +72,36 @@ def next_dataset_summary(delta0: np.ndarray, lattice: np.ndarray, mixture: np.nd
     return dict(mean=mean, sd=sd, hdi_low=low, hdi_high=high)
 
 
-def grid_summary(found: dict, grid: dict, rope: Rope, scale: float) -> dict:
-    """The probabilities, summaries, medians and edge masses of one grid's posterior
-    (:func:`bayescomp.models.quadrature._posterior`'s ``found``); the next dataset's summary
-    only where ``found`` holds its mixture (None without)."""
-    weights, nus = found["weights"], found["nus"]
-    delta0 = grid["delta0"]
-    on_u, on_sigma0, on_delta0 = marginals(found)
-    population = on_delta0 @ rope.indicators(delta0)
+def rope_readings(found: dict, grid: dict, rope: Rope) -> dict:
+    """The two questions' probabilities at ``rope`` on one grid's posterior
+    (:func:`bayescomp.models.quadrature._posterior`'s ``found``), and the share of the
+    posterior in which each region has the next dataset's largest mass: what changes with
+    the ROPE, so that one grid is read at several (its delta0 panels split at their ends)."""
+    weights, nus, delta0 = found["weights"], found["nus"], grid["delta0"]
+    on_delta0 = marginals(found)[2]
     # the next dataset's Student-t (normal) masses at every point of the grid
     sigma0 = np.exp(found["log_sigma0"])[None, :, None]
-    student = np.isfinite(nus[0])
     population_t = (Symmetric.student_t(nus[:, None, None], delta0, sigma0)
-                    if student else Symmetric.normal(delta0, sigma0))
+                    if np.isfinite(nus[0]) else Symmetric.normal(delta0, sigma0))
     next_masses = rope.probabilities(population_t)
-    next_dataset = np.tensordot(weights, next_masses, axes=3)
+    return dict(population=on_delta0 @ rope.indicators(delta0),
+                next_dataset=np.tensordot(weights, next_masses, axes=3),
+                next_most_probable=most_probable_shares(next_masses, weights))
+
+
+def grid_summary(found: dict, grid: dict, scale: float) -> dict:
+    """What one grid's posterior says whatever the ROPE: delta0's and (where ``found``
+    holds its mixture, else None) the next dataset's summaries, each dataset's
+    probabilities at the ROPE its posterior was formed with and summaries (where
+    ``found`` holds them, else None), the medians and the edge masses."""
+    nus = found["nus"]
+    delta0 = grid["delta0"]
+    on_u, on_sigma0, on_delta0 = marginals(found)
+    student = np.isfinite(nus[0])
     sides = found.get("datasets_sides")
     datasets = (np.column_stack([sides[:, 0], 1 - sides.sum(axis=1), sides[:, 1]])
                 if sides is not None else None)
+    datasets_summary = found.get("datasets_summary")
 
     # delta0's mean, sd and shortest interval, its density linear between the nodes
     mean = float(on_delta0 @ delta0)
@@ -103,10 +116,8 @@ def grid_summary(found: dict, grid: dict, rope: Rope, scale: float) -> dict:
     def median(values, masses):
         return float(np.interp(0.5, np.cumsum(masses) - 0.5 * masses, values))
 
-    return dict(population=population,
-                next_dataset=next_dataset,
-                next_most_probable=most_probable_shares(next_masses, weights),
-                datasets=datasets,
+    return dict(datasets=datasets,
+                datasets_summary=(None if datasets_summary is None else scale * datasets_summary),
                 delta0={key: scale * value for key, value in population_summary.items()},
                 delta_next=(None if next_summary is None else
                             {key: scale * value for key, value in next_summary.items()}),

@@ -8,8 +8,8 @@ every other prior gets a fit of its own. For each (prior, ROPE) it reports P(lef
 right) of ``delta0`` and of the next dataset, from the per-draw masses
 :func:`bayescomp.hierarchical` reports them from (:mod:`bayescomp.models.region_masses`), with
 the decision at the threshold. A fit that the quadrature answers (its chains did not mix,
-:mod:`bayescomp.models.quadrature`) is read at every ROPE by a quadrature of the same
-posterior, and no prior is read off its draws.
+:mod:`bayescomp.models.quadrature`) is read at every other ROPE by one quadrature of the
+same posterior, and no prior is read off its draws.
 
 (The module is not called ``sensitivity``: importing a submodule sets the package attribute
 of its name, which would hide the function ``bayescomp.sensitivity``.)
@@ -30,7 +30,7 @@ from bayescomp.reportable import Reportable
 from bayescomp.models.hierarchical_prior import PRIORS, HierarchicalPrior, resolve_prior
 from bayescomp.models.hierarchical_program import prepare
 from bayescomp.models.modes import probability_mcse
-from bayescomp.models.quadrature import quadrature_probabilities
+from bayescomp.models.quadrature import quadrature_at_ropes
 from bayescomp.models.prior_reweighting import (Reweighting, differs_only_in_nu, reweighting,
                                                 weighted_decision, weighted_estimate)
 from bayescomp.models.region_masses import next_dataset_masses, population_masses
@@ -235,8 +235,7 @@ def sensitivity(scores: Scores, first: str, second: str, *,
                                              seed=seed, baselines=False, **options)
             fits[name] = fit
             posterior = fit.idata.posterior
-            masses[name] = ([_by_quadrature(fit, scores, rope) for rope in ropes]
-                            if fit.by_quadrature else
+            masses[name] = (_by_quadrature(fit, scores, ropes) if fit.by_quadrature else
                             [(population_masses(posterior, rope),
                               next_dataset_masses(posterior, rope)) for rope in ropes])
         else:
@@ -270,18 +269,22 @@ def sensitivity(scores: Scores, first: str, second: str, *,
                              reweighted)
 
 
-def _by_quadrature(fit, scores: Scores, rope: Rope) -> tuple:
-    """Both questions' (probabilities, errors, whether reliable) at ``rope`` for a fit that
-    the quadrature answers: its own at its ROPE, a quadrature of the same posterior at
-    another."""
-    found = fit.quadrature
-    if (rope.low, rope.high) != (fit.rope.low, fit.rope.high):
+def _by_quadrature(fit, scores: Scores, ropes: list[Rope]) -> list[tuple]:
+    """Per ROPE, both questions' (probabilities, errors, whether reliable) for a fit that
+    the quadrature answers: its own at its ROPE, one quadrature of the same posterior read
+    at every other (:func:`~bayescomp.models.quadrature.quadrature_at_ropes`)."""
+    own = (fit.rope.low, fit.rope.high)
+    others = [rope for rope in ropes if (rope.low, rope.high) != own]
+    found = {own: fit.quadrature}
+    if others:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")   # the fit told its warnings about the data
             data, scale = prepare(scores, fit.first, fit.second, fit.settings["prior"])
-        found = quadrature_probabilities(data, scale, rope, datasets=False)
-    return ((found.population, found.population_error, found.ok),
-            (found.next_dataset, found.next_dataset_error, found.ok))
+        found.update(zip(((rope.low, rope.high) for rope in others),
+                         quadrature_at_ropes(data, scale, others)))
+    return [((q.population, q.population_error, q.ok), (q.next_dataset, q.next_dataset_error,
+                                                         q.ok))
+            for q in (found[(rope.low, rope.high)] for rope in ropes)]
 
 
 def _reweighting(prior: HierarchicalPrior, fits: dict) -> Reweighting | None:
