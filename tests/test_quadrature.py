@@ -372,6 +372,24 @@ def test_one_grid_read_at_several_ropes_is_each_ropes_own_quadrature(name):
     np.testing.assert_allclose(shared[-1].next_dataset[1], 1.0, atol=1e-3)
 
 
+def test_the_quadrature_in_threads_is_the_same_to_the_last_digit(monkeypatch):
+    """Blocks of datasets in the pass over nu, and each dataset's mixture, are worked on
+    alone, in the same way in any thread: one thread and three give every probability and
+    summary bit for bit (twelve datasets: two blocks)."""
+    from bayescomp.models import quadrature_datasets
+
+    scores = COLLECTIONS["twelve"]()
+    data, scale = prepare(scores, "a", "b", bc.PRIORS["paper"])
+    found = {}
+    for workers in (1, 3):
+        monkeypatch.setattr(quadrature_datasets, "WORKERS", workers)
+        found[workers] = quadrature_probabilities(data, scale, bc.Rope(-0.01, 0.01))
+    for name in ("population", "next_dataset", "datasets", "datasets_summary"):
+        np.testing.assert_array_equal(getattr(found[1], name), getattr(found[3], name))
+    assert found[1].next_dataset_summary == found[3].next_dataset_summary
+    assert np.ptp(found[1].datasets_summary[:, 0]) > 0.01   # twelve different datasets
+
+
 @pytest.mark.parametrize("prior", ["paper", "gaussian"])
 def test_each_datasets_probabilities_are_the_grid_sum_written_out(prior):
     """Two routes to each dataset's P(delta_i left / right of the ROPE) on one small grid:

@@ -21,7 +21,9 @@ Each dataset's probabilities come from delta_i's normal conditional given sigma_
 delta0, weighed by what the pass over nu accumulates for its table
 (:mod:`bayescomp.models.quadrature_datasets`); the next dataset's from the Student-t's
 masses. The error is the change from half the resolution in every direction plus the mass
-at the grid's edges.
+at the grid's edges. The work is split into blocks of datasets, each done alone in threads
+(:data:`~bayescomp.models.quadrature_datasets.WORKERS`), so every digit is the same on any
+number of cores.
 """
 from __future__ import annotations
 
@@ -33,8 +35,8 @@ from scipy import special
 from threadpoolctl import threadpool_limits
 
 from bayescomp.models.hierarchical_density import squared_standard_errors, tabulated
-from bayescomp.models.quadrature_datasets import (Accumulated, dataset_mixtures,
-                                                   dataset_readings)
+from bayescomp.models.quadrature_datasets import (BLOCK, Accumulated, dataset_readings,
+                                                  workers)
 from bayescomp.models.quadrature_rules import delta0_panels, lambda_cells, sigma_rule
 from bayescomp.models.quadrature_summary import grid_summary, marginals, rope_readings
 from bayescomp.rope import Rope
@@ -142,7 +144,8 @@ def _posterior(stats: dict, grid: dict, rope: Rope, datasets: bool, intervals: b
     # the largest over l; below, the posterior weighs it as nothing
     scaled = np.empty((q * n_delta0, len(lattice)), dtype=np.float32)
     peak = np.empty((q, n_delta0))
-    for i in range(q):
+
+    def tabulate(i: int) -> None:
         total = noise[i][:, None] + added[None, :]           # (sigma node, lattice)
         base = log_weight[i][:, None] - 0.5 * np.log(2 * np.pi * total)
         terms = base[None] - (0.5 * (m[i] - delta0) ** 2)[:, None, None] / total[None]
@@ -153,6 +156,7 @@ def _posterior(stats: dict, grid: dict, rope: Rope, datasets: bool, intervals: b
         top = table.max(axis=1)
         peak[i] = largest + np.log(top)
         scaled[i * n_delta0:(i + 1) * n_delta0] = table / top[:, None]
+
     log_prior_u = (tabulated(u, stats["nu_prior_start"], stats["nu_prior_step"],
                              stats["nu_prior_log_density"], stats["nu_prior_slope"])
                    if student else np.zeros(1))
@@ -173,20 +177,37 @@ def _posterior(stats: dict, grid: dict, rope: Rope, datasets: bool, intervals: b
                                                        if student else 1.0)
         return masses
 
-    for t, nu in enumerate(nus):
-        single = mixing(nu).astype(np.float32)
-        integral = (scaled @ single).astype(float)          # (q x delta0, sigma0)
+    def integrate(block: slice, single: np.ndarray) -> np.ndarray:
+        """log I_i (dataset, delta0, sigma0) of a block of datasets at one nu."""
+        integral = (scaled[block.start * n_delta0:block.stop * n_delta0] @ single).astype(float)
         with np.errstate(divide="ignore"):
             # an integral that underflows (delta0 far out at a small sigma0) is a point the
             # posterior weighs as nothing: log 0 = -inf is its weight
-            log_integral = np.log(integral).reshape(q, n_delta0, n_sigma0)
-        log_post[t] = log_prior_u[t] + (log_integral + peak[:, :, None]).sum(axis=0).T + log_rule
-        if datasets:
-            # each dataset's weight of its table's points: the posterior's over I_i
-            with np.errstate(invalid="ignore"):
-                log_ratio = np.where(np.isfinite(log_integral),
-                                     log_post[t].T[None] - log_integral, -np.inf)
-            accumulated.add(log_ratio, single)
+            return np.log(integral).reshape(-1, n_delta0, n_sigma0)
+
+    def accumulate(block: slice, log_integral: np.ndarray, log_post_t: np.ndarray,
+                   single: np.ndarray) -> None:
+        """Each dataset's weight of its table's points: the posterior's over I_i."""
+        with np.errstate(invalid="ignore"):
+            log_ratio = np.where(np.isfinite(log_integral[block]),
+                                 log_post_t.T[None] - log_integral[block], -np.inf)
+        accumulated.add(log_ratio, single, block)
+
+    # blocks of datasets (and each dataset's table), each worked on alone in the same way
+    # by whichever thread (numpy releases the GIL in its array work): the same digits from
+    # any number of threads
+    blocks = [slice(start, min(start + BLOCK, q)) for start in range(0, q, BLOCK)]
+    with workers() as pool:
+        list(pool.map(tabulate, range(q)))
+        for t, nu in enumerate(nus):
+            single = mixing(nu).astype(np.float32)
+            log_integral = np.concatenate(list(pool.map(integrate, blocks,
+                                                        [single] * len(blocks))))
+            log_post[t] = (log_prior_u[t] + (log_integral + peak[:, :, None]).sum(axis=0).T
+                           + log_rule)
+            if datasets:
+                list(pool.map(accumulate, blocks, [log_integral] * len(blocks),
+                              [log_post[t]] * len(blocks), [single] * len(blocks)))
     total = special.logsumexp(log_post)
     if not np.isfinite(total):
         raise FloatingPointError("every point of the grid underflows")
@@ -199,7 +220,7 @@ def _posterior(stats: dict, grid: dict, rope: Rope, datasets: bool, intervals: b
     if datasets:
         parts = dict(delta0=delta0, added=added, mean=m, noise=noise, log_weight=log_weight)
         result["datasets_sides"], result["datasets_summary"] = dataset_readings(
-            dataset_mixtures(accumulated, scaled, peak, total, parts), rope.low, rope.high,
+            (accumulated, scaled, peak, total, parts), rope.low, rope.high,
             summaries=intervals)
     return result
 

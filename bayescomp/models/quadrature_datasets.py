@@ -15,6 +15,9 @@ components alone, and only where it is above 5.2e-17.
 """
 from __future__ import annotations
 
+import os
+from concurrent.futures import ThreadPoolExecutor
+
 import arviz as az
 import numpy as np
 from scipy import special
@@ -28,6 +31,16 @@ TAIL_Z = -8.3
 INTERVAL = 0.95
 DRAWS = 50_000
 DRAWS_SEED = 20171
+#: threads that work on blocks of datasets (each reading a mixture holds about 100 MB at
+#: 10^6 components), and the datasets per block of the pass over nu
+BLOCK = 8
+WORKERS = min(8, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity")
+              else os.cpu_count() or 1)
+
+
+def workers() -> ThreadPoolExecutor:
+    """The threads of :data:`WORKERS` (read when called, so that a test can set it)."""
+    return ThreadPoolExecutor(max_workers=WORKERS)
 
 
 class Accumulated:
@@ -45,28 +58,30 @@ class Accumulated:
         self.log_scale = np.full(datasets, -np.inf)
         self.n_delta0 = n_delta0
 
-    def add(self, log_ratio: np.ndarray, masses: np.ndarray) -> None:
-        """Adds one nu's term: ``log_ratio`` (dataset, delta0, sigma0) is the log of the
+    def add(self, log_ratio: np.ndarray, masses: np.ndarray, datasets: slice = slice(None)
+            ) -> None:
+        """Adds one nu's term to the ``datasets`` (a block of them, whose rows no other
+        call touches meanwhile): ``log_ratio`` (dataset, delta0, sigma0) is the log of the
         hyper-parameters' weight over I_i (-inf where I_i underflows), ``masses`` (lattice,
         sigma0) log(lambda)'s cells at each sigma0 (single precision)."""
-        largest = log_ratio.max(axis=(1, 2))
-        scale = np.maximum(self.log_scale, largest)
-        grown = np.isfinite(scale) & (scale > self.log_scale)
+        known = self.log_scale[datasets]
+        weight = self.weight.reshape(len(self.log_scale), self.n_delta0, -1)[datasets]
+        scale = np.maximum(known, log_ratio.max(axis=(1, 2)))
+        grown = np.isfinite(scale) & (scale > known)
         if grown.any():
             # earlier terms, rescaled to the new factor (from -inf: the table is still 0)
-            factor = np.exp(np.where(np.isfinite(self.log_scale), self.log_scale - scale, 0.0))
-            blocks = self.weight.reshape(len(scale), self.n_delta0, -1)
-            blocks[grown] *= factor[grown, None, None].astype(np.float32)
-            self.log_scale = np.where(grown, scale, self.log_scale)
+            factor = np.exp(np.where(np.isfinite(known), known - scale, 0.0))
+            weight[grown] *= factor[grown, None, None].astype(np.float32)
+            self.log_scale[datasets] = np.where(grown, scale, known)
         live = np.isfinite(scale)
         ratio = np.zeros(log_ratio.shape, dtype=np.float32)
         ratio[live] = np.exp(log_ratio[live] - scale[live, None, None])
-        self.weight += ratio.reshape(-1, log_ratio.shape[2]) @ masses.T
+        weight += (ratio.reshape(-1, log_ratio.shape[2]) @ masses.T).reshape(weight.shape)
 
 
-def dataset_mixtures(accumulated: Accumulated, scaled: np.ndarray, peak: np.ndarray,
-                     log_total: float, parts: dict):
-    """Yields, per dataset, its posterior's normal components: (weight, centre, spread),
+def dataset_mixture(i: int, accumulated: Accumulated, scaled: np.ndarray, peak: np.ndarray,
+                    log_total: float, parts: dict) -> tuple:
+    """Dataset i's posterior of delta_i as normal components: (weight, centre, spread),
     each (point, sigma_i node) over the points kept, the weights summing to 1 up to the
     neglected points.
 
@@ -77,30 +92,34 @@ def dataset_mixtures(accumulated: Accumulated, scaled: np.ndarray, peak: np.ndar
     log weights)."""
     delta0, added = parts["delta0"], parts["added"]
     n_delta0 = len(delta0)
-    for i in range(len(peak)):
-        rows = slice(i * n_delta0, (i + 1) * n_delta0)
-        factor = np.exp(accumulated.log_scale[i] - log_total)
-        weight = accumulated.weight[rows].astype(float)
-        mass = (weight * scaled[rows]).ravel() * factor
-        # the points that weigh less than NEGLECTED over their number each: at most
-        # NEGLECTED together
-        kept = np.nonzero(mass > NEGLECTED / mass.size)[0]
-        d, l = np.unravel_index(kept, (n_delta0, len(added)))
-        noise, offset = parts["noise"][i][None, :], (parts["mean"][i] - delta0[d])[:, None]
-        total = noise + added[l][:, None]                         # (point, sigma node)
-        # the table's terms at these points (as the quadrature formed them), relative to
-        # their delta0's peak: summed over the nodes they are the scaled table
-        terms = (parts["log_weight"][i][None, :] - 0.5 * np.log(2 * np.pi * total)
-                 - 0.5 * offset ** 2 / total - peak[i, d][:, None])
-        share = added[l][:, None] / total
-        yield (weight.ravel()[kept][:, None] * factor * np.exp(terms),
-               delta0[d][:, None] + offset * share, np.sqrt(noise * share))
+    rows = slice(i * n_delta0, (i + 1) * n_delta0)
+    factor = np.exp(accumulated.log_scale[i] - log_total)
+    weight = accumulated.weight[rows].astype(float)
+    mass = (weight * scaled[rows]).ravel() * factor
+    # the points that weigh less than NEGLECTED over their number each: at most NEGLECTED
+    # together
+    kept = np.nonzero(mass > NEGLECTED / mass.size)[0]
+    d, l = np.unravel_index(kept, (n_delta0, len(added)))
+    noise, offset = parts["noise"][i][None, :], (parts["mean"][i] - delta0[d])[:, None]
+    total = noise + added[l][:, None]                         # (point, sigma node)
+    # the table's terms at these points (as the quadrature formed them), relative to their
+    # delta0's peak: summed over the nodes they are the scaled table
+    terms = (parts["log_weight"][i][None, :] - 0.5 * np.log(2 * np.pi * total)
+             - 0.5 * offset ** 2 / total - peak[i, d][:, None])
+    share = added[l][:, None] / total
+    return (weight.ravel()[kept][:, None] * factor * np.exp(terms),
+            delta0[d][:, None] + offset * share, np.sqrt(noise * share))
 
 
-def dataset_readings(mixtures, low: float, high: float, summaries: bool) -> tuple:
-    """Each dataset's P(delta_i < low) and P(delta_i > high), (dataset, 2), from
-    :func:`dataset_mixtures`; with ``summaries`` also its mean, sd and shortest 95% interval
-    (dataset, 4), else None.
+def dataset_readings(tables: tuple, low: float, high: float, summaries: bool) -> tuple:
+    """Each dataset's P(delta_i < low) and P(delta_i > high), (dataset, 2), from its
+    mixture (:func:`dataset_mixture`, whose arguments after the dataset's place are
+    ``tables``); with ``summaries`` also its mean, sd and shortest 95% interval (dataset,
+    4), else None.
+
+    The datasets are read in :data:`WORKERS` threads (numpy releases the GIL in their array
+    work), each dataset alone and in the same way whatever their number, so that every
+    digit is the same on any machine.
 
     The mean and sd are the mixture's; the interval is the HDI of :data:`DRAWS`
     independent draws from it (by the function that reads the sampler's draws), from a
@@ -111,14 +130,18 @@ def dataset_readings(mixtures, low: float, high: float, summaries: bool) -> tupl
     loosely by draws, as its width changes little as it slides. The exact one needs the
     mixture's distribution function at every point of a search, over up to 10^6
     components per dataset on real pairs: 6-12 s per dataset; these draws cost 6 ms."""
-    sides, found = [], []
-    for i, (weight, centre, spread) in enumerate(mixtures):
-        sides.append([normal_tail(weight, (low - centre) / spread),
-                      normal_tail(weight, (centre - high) / spread)])
-        if summaries:
-            found.append(mixture_summary(weight.ravel(), centre.ravel(), spread.ravel(),
-                                         np.random.default_rng([DRAWS_SEED, i])))
-    return np.array(sides), (np.array(found) if summaries else None)
+    def read(i: int) -> tuple:
+        weight, centre, spread = dataset_mixture(i, *tables)
+        sides = [normal_tail(weight, (low - centre) / spread),
+                 normal_tail(weight, (centre - high) / spread)]
+        return sides, (mixture_summary(weight.ravel(), centre.ravel(), spread.ravel(),
+                                       np.random.default_rng([DRAWS_SEED, i]))
+                       if summaries else None)
+
+    with workers() as pool:
+        found = list(pool.map(read, range(len(tables[2]))))
+    return (np.array([sides for sides, _ in found]),
+            np.array([summary for _, summary in found]) if summaries else None)
 
 
 def mixture_summary(weight: np.ndarray, centre: np.ndarray, spread: np.ndarray,
