@@ -183,6 +183,23 @@ def test_a_fit_whose_chains_cannot_be_read_takes_the_quadrature(stan_backend):
                                   starved.quadrature.next_dataset_most_probable)
     assert "By quadrature: the chains did not mix, so every probability is" in \
         starved.summary()
+    # the figure draws the grid's density, not the failed draws: its masses left of, in and
+    # right of the ROPE (a trapezoid sum of the drawn curve) are the printed probabilities
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    for which, estimate in (("delta0", starved.population), ("next", starved.next_dataset)):
+        ax = bc.plots.plot_posterior(starved, which=which)
+        curve = next(line for line in ax.get_lines() if line.get_gid() == "posterior")
+        x, y = curve.get_xdata(), curve.get_ydata()
+        assert "quadrature" in curve.get_label()
+        assert not any(isinstance(patch, matplotlib.patches.StepPatch)   # no histogram
+                       for patch in ax.patches)
+        masses = [np.trapezoid(np.where(part, y, 0.0), x) for part in
+                  (x <= -0.01, (x >= -0.01) & (x <= 0.01), x >= 0.01)]
+        np.testing.assert_allclose(masses, estimate.probabilities, atol=0.01)
+        plt.close(ax.figure)
     assert "share of the posterior in which each has" in starved.summary()
     assert "By quadrature" in starved.to_markdown()
     document = json.loads(json.dumps(starved.to_dict()))

@@ -110,8 +110,8 @@ class HierarchicalResult(SamplerChecked, Reportable):
 
     @property
     def by_quadrature(self) -> bool:
-        """Whether the probabilities (and delta0's and the next dataset's means and
-        intervals) are the quadrature's (:attr:`quadrature`, reliable), not the draws'."""
+        """Whether the probabilities, means and intervals (and the figures' densities) are
+        the quadrature's (:attr:`quadrature`, reliable), not the draws'."""
         return self.quadrature is not None and self.quadrature.ok
 
     def to_frame(self) -> pd.DataFrame:

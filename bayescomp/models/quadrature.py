@@ -21,9 +21,8 @@ Each dataset's probabilities come from delta_i's normal conditional given sigma_
 delta0, weighed by what the pass over nu accumulates for its table
 (:mod:`bayescomp.models.quadrature_datasets`); the next dataset's from the Student-t's
 masses. The error is the change from half the resolution in every direction plus the mass
-at the grid's edges. The work is split into blocks of datasets, each done alone in threads
-(:data:`~bayescomp.models.quadrature_datasets.WORKERS`), so every digit is the same on any
-number of cores.
+at the grid's edges. Blocks of datasets are each done alone in threads (``WORKERS`` of
+:mod:`~bayescomp.models.quadrature_datasets`): the same digits on any number of cores.
 """
 from __future__ import annotations
 
@@ -82,6 +81,8 @@ class Quadrature:
         delta0's and the next dataset's ``mean``, ``sd``, ``hdi_low`` and ``hdi_high`` (the
         shortest interval with 95% of the posterior) in the units of the scores; the next
         dataset's sd is infinite under a Student-t population (nu <= 2 always has mass).
+    delta0_density, next_dataset_density : tuple of ndarray
+        (points, density) of each in the scores' units, linear between points (for figures).
     next_dataset_most_probable : ndarray (3,)
         The share of the posterior in which left, rope or right has the next dataset's
         largest mass.
@@ -103,6 +104,8 @@ class Quadrature:
     datasets_summary: np.ndarray
     delta0_summary: dict
     next_dataset_summary: dict
+    delta0_density: tuple
+    next_dataset_density: tuple
     next_dataset_most_probable: np.ndarray
     nu_median: float
     sigma0_median: float
@@ -313,7 +316,7 @@ def _timed(data: dict, scale: float, ropes: list, datasets: bool) -> list[Quadra
         nothing = np.full(3, np.nan)
         return [Quadrature(nothing, nothing, nothing, nothing,
                            np.full((len(data["mean_diff"]), 3), np.nan), None, None, {}, {},
-                           nothing, np.nan, np.nan, dict(delta0=0, sigma0=0, nu=0),
+                           None, None, nothing, np.nan, np.nan, dict(delta0=0, sigma0=0, nu=0),
                            time.perf_counter() - start, (f"the quadrature failed: {error}",))
                 for _ in ropes]
 
@@ -357,8 +360,7 @@ def _quadrature(data: dict, scale: float, ropes: list, datasets: bool, start: fl
             break
     grid, half_grid = (dict(_grid(ranges, resolution, cuts, student),
                             nodes_per_panel=resolution["nodes"]) for resolution in (FINE, HALF))
-    # each dataset's probabilities at the first ROPE (the only one where they are asked
-    # for); the next dataset's and each dataset's intervals at the fine resolution only
+    # the datasets at the first ROPE (the only one asked of them); intervals on the fine grid
     fine = _posterior(stats, grid, ropes[0], datasets, intervals=True)
     half = _posterior(stats, half_grid, ropes[0], datasets, intervals=False)
     shared, half_shared = grid_summary(fine, grid, scale), grid_summary(half, half_grid, scale)
@@ -390,7 +392,8 @@ def _quadrature(data: dict, scale: float, ropes: list, datasets: bool, start: fl
             next_dataset=at_fine["next_dataset"], next_dataset_error=errors["next_dataset"],
             datasets=shared["datasets"], datasets_error=datasets_error,
             datasets_summary=shared["datasets_summary"], delta0_summary=shared["delta0"],
-            next_dataset_summary=shared["delta_next"],
+            next_dataset_summary=shared["delta_next"], delta0_density=shared["delta0_density"],
+            next_dataset_density=shared["next_density"],
             next_dataset_most_probable=at_fine["next_most_probable"],
             nu_median=float(shared["nu"]), sigma0_median=float(shared["sigma0"]),
             grid=grid_sizes, seconds=time.perf_counter() - start, problems=problems))

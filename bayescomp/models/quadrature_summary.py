@@ -68,8 +68,17 @@ def next_dataset_summary(delta0: np.ndarray, lattice: np.ndarray, mixture: np.nd
     cumulative = np.concatenate([
         special.ndtr((block[:, None] - centre[None, :]) / spread[None, :]) @ share
         for block in np.array_split(points, max(1, len(points) * len(kept) // 2**22))])
-    low, high = shortest_interval(points, np.maximum.accumulate(cumulative))
-    return dict(mean=mean, sd=sd, hdi_low=low, hdi_high=high)
+    cumulative = np.maximum.accumulate(cumulative)
+    low, high = shortest_interval(points, cumulative)
+    # the density between the points, for figures: the cumulative's slope at their midpoints
+    density = (points[:-1] + points[1:]) / 2, np.diff(cumulative) / np.diff(points)
+    return dict(mean=mean, sd=sd, hdi_low=low, hdi_high=high, density=density)
+
+
+def in_units(density: tuple, scale: float) -> tuple:
+    """(points, density) in the grid's units to the scores' units."""
+    points, values = density
+    return scale * points, values / scale
 
 
 def rope_readings(found: dict, grid: dict, rope: Rope) -> dict:
@@ -91,7 +100,7 @@ def rope_readings(found: dict, grid: dict, rope: Rope) -> dict:
 
 def grid_summary(found: dict, grid: dict, scale: float) -> dict:
     """What one grid's posterior says whatever the ROPE: delta0's and (where ``found``
-    holds its mixture, else None) the next dataset's summaries, each dataset's
+    holds its mixture, else None) the next dataset's summaries and densities, each dataset's
     probabilities at the ROPE its posterior was formed with and summaries (where
     ``found`` holds them, else None), the medians and the edge masses."""
     nus = found["nus"]
@@ -110,6 +119,8 @@ def grid_summary(found: dict, grid: dict, scale: float) -> dict:
     low, high = shortest_interval(points, cumulative / cumulative[-1])
     population_summary = dict(mean=mean, sd=float(np.sqrt(on_delta0 @ (delta0 - mean) ** 2)),
                               hdi_low=low, hdi_high=high)
+    # the density at the nodes (linear between them, as above), for figures
+    population_density = delta0, on_delta0 / grid["delta0_weight"]
     next_summary = (None if found["next_mixture"] is None else
                     next_dataset_summary(delta0, found["lattice"], found["next_mixture"], student))
 
@@ -119,8 +130,12 @@ def grid_summary(found: dict, grid: dict, scale: float) -> dict:
     return dict(datasets=datasets,
                 datasets_summary=(None if datasets_summary is None else scale * datasets_summary),
                 delta0={key: scale * value for key, value in population_summary.items()},
+                delta0_density=in_units(population_density, scale),
                 delta_next=(None if next_summary is None else
-                            {key: scale * value for key, value in next_summary.items()}),
+                            {key: scale * value for key, value in next_summary.items()
+                             if key != "density"}),
+                next_density=(None if next_summary is None else
+                              in_units(next_summary["density"], scale)),
                 nu=1 + np.exp(median(grid["u"], on_u)) if grid["u"] is not None else np.nan,
                 sigma0=scale * np.exp(median(found["log_sigma0"], on_sigma0)),
                 edges=dict(log_sigma0_sq=(on_sigma0[0], on_sigma0[-1]),

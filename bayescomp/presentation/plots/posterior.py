@@ -25,16 +25,24 @@ def _posterior_source(result, which: str):
         return (kind, distribution, np.asarray(result.probabilities, dtype=float), result.rope,
                 result.first, result.second, title)
     if hasattr(result, "idata") and hasattr(result, "next_masses"):
+        # where the quadrature answers, its density: the draws are those that failed
+        found = result.quadrature if result.by_quadrature else None
         if which == "delta0":
             draws = result.idata.posterior["delta0"].values.reshape(-1)
             probabilities = result.population.probabilities
             title = (f"Posterior of delta0, the mean difference {result.first} - {result.second}"
                      f"\nof the population of datasets ({len(result.datasets)} datasets)")
+            if found is not None:
+                return ("curve", found.delta0_density, probabilities, result.rope,
+                        result.first, result.second, title)
         elif which == "next":
             draws = result.idata.posterior["delta_next"].values.reshape(-1)
             probabilities = result.next_dataset.probabilities
             title = (f"Predictive mean difference {result.first} - {result.second} "
                      "on the next dataset\n(hierarchical model)")
+            if found is not None:
+                return ("curve", found.next_dataset_density, probabilities, result.rope,
+                        result.first, result.second, title)
             if np.ptp(draws) > 0:
                 # the predictive density is known exactly: the posterior mean of the
                 # Student-t densities, which a kernel estimate of heavy-tailed draws is not
@@ -84,7 +92,8 @@ def plot_posterior(result, ax: Axes | None = None, *, which: str = "next", digit
         difference on a new dataset, with the probabilities ``result.next_dataset.probabilities``;
         ``"delta0"``: the draws of the population mean ``delta0``, with the probabilities
         ``result.population.probabilities``. The draws are shown as a
-        histogram under a Gaussian kernel density estimate.
+        histogram under a Gaussian kernel density estimate; where the quadrature answers
+        the fit (its chains did not mix), its density instead, with no histogram.
     digits : int
         Decimals of the probabilities written on the plot.
     n_points : int
@@ -124,6 +133,12 @@ def plot_posterior(result, ax: Axes | None = None, *, which: str = "next", digit
         if kind == "analytic":
             tails = payload.ppf([5e-4, 1 - 5e-4])
             mode = float(payload.mean())
+        elif kind == "curve":
+            points, values = payload
+            cumulative = np.concatenate([[0.0], np.cumsum(np.diff(points)
+                                                          * (values[1:] + values[:-1]) / 2)])
+            tails = np.interp([0.0025, 0.9975], cumulative / cumulative[-1], points)
+            mode = float(points[np.argmax(values)])
         else:
             if kind == "mixture":
                 payload, mixture = payload
@@ -138,6 +153,8 @@ def plot_posterior(result, ax: Axes | None = None, *, which: str = "next", digit
         grid = np.unique(np.concatenate([grid, np.linspace(*tails, n_points), extra]))
         if kind == "analytic":
             density = payload.pdf(grid)
+        elif kind == "curve":
+            density = np.interp(grid, points, values, left=0.0, right=0.0)
         else:
             edges = histogram_edges(payload, tails, bins)
             counts, edges = np.histogram(payload, bins=edges)
@@ -146,7 +163,8 @@ def plot_posterior(result, ax: Axes | None = None, *, which: str = "next", digit
             density = mixture.pdf(grid).mean(axis=0) if kind == "mixture" else \
                 stats.gaussian_kde(payload)(grid)
         line, = ax.plot(grid, density, color="black", lw=1.6, zorder=3,
-                        label="posterior density" + (" (KDE)" if kind == "draws" else ""))
+                        label="posterior density" + {"draws": " (KDE)",
+                                                     "curve": " (quadrature)"}.get(kind, ""))
         line.set_gid("posterior")
         regions = (grid <= rope.low, (grid >= rope.low) & (grid <= rope.high), grid >= rope.high)
         for where, color in zip(regions, REGION_COLORS):

@@ -325,8 +325,7 @@ def quadrature_lines(result) -> list[str]:
         f"{'every probability is' if found.ok else 'the probabilities would be'} a sum over "
         f"a grid of {axes} ({sizes} points, {found.seconds:.1f} s): {medians}"
         f"{format_number(found.sigma0_median)}; error at most {format_number(error)}"
-        + ("; delta0's and the next dataset's means and intervals are the grid's too, each "
-           "dataset's the draws'." if found.ok else ".")]
+        + ("; every mean and interval is the grid's too." if found.ok else ".")]
     lines += [f"  not reliable: {problem}" for problem in found.problems]
     return lines
 
