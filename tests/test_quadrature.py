@@ -200,6 +200,16 @@ def test_a_fit_whose_chains_cannot_be_read_takes_the_quadrature(stan_backend):
                   (x <= -0.01, (x >= -0.01) & (x <= 0.01), x >= 0.01)]
         np.testing.assert_allclose(masses, estimate.probabilities, atol=0.01)
         plt.close(ax.figure)
+    # the simplex scatters the grid's masses at points drawn by their weights, whose mean is
+    # the next dataset's probabilities (4,000 points: within 0.02), not the failed draws'
+    scattered = starved.quadrature.next_dataset_masses
+    assert scattered.shape == (4000, 3)
+    np.testing.assert_allclose(scattered.mean(axis=0), starved.next_dataset.probabilities,
+                               atol=0.02)
+    ax = bc.plots.plot_simplex(starved)
+    points = np.vstack([c.get_offsets() for c in ax.collections if len(c.get_offsets()) > 100])
+    np.testing.assert_allclose(points, bc.plots.to_simplex(scattered))
+    plt.close(ax.figure)
     assert "share of the posterior in which each has" in starved.summary()
     assert "By quadrature" in starved.to_markdown()
     document = json.loads(json.dumps(starved.to_dict()))

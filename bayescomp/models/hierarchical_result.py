@@ -12,7 +12,7 @@ import pandas as pd
 from bayescomp.decisions import THRESHOLD
 from bayescomp.models.diagnostics import Diagnostics, SamplerChecked
 from bayescomp.models.estimate import Estimate
-from bayescomp.models.quadrature import Quadrature
+from bayescomp.models.quadrature_result import Quadrature
 from bayescomp.reportable import Reportable
 from bayescomp.rope import Rope, most_probable_shares, region_labels
 

@@ -27,7 +27,6 @@ at the grid's edges. Blocks of datasets are each done alone in threads (``WORKER
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass
 
 import numpy as np
 from scipy import special
@@ -36,6 +35,7 @@ from threadpoolctl import threadpool_limits
 from bayescomp.models.hierarchical_density import squared_standard_errors, tabulated
 from bayescomp.models.quadrature_datasets import (BLOCK, Accumulated, dataset_readings,
                                                   workers)
+from bayescomp.models.quadrature_result import Quadrature
 from bayescomp.models.quadrature_rules import delta0_panels, lambda_cells, sigma_rule
 from bayescomp.models.quadrature_summary import grid_summary, marginals, rope_readings
 from bayescomp.rope import Rope
@@ -60,62 +60,6 @@ U_RANGE = (-10.0, 10.0)
 #: an error above this on any probability, or as much mass at a grid's edge, makes the
 #: result not reliable
 TOLERANCE = 0.005
-
-
-@dataclass(frozen=True)
-class Quadrature:
-    """What :func:`quadrature_probabilities` found.
-
-    Attributes
-    ----------
-    population, next_dataset : ndarray (3,)
-        P(left / rope / right) of delta0 and of the next dataset.
-    population_error, next_dataset_error : ndarray (3,)
-        Their errors: the change from half the resolution plus the mass at the edges.
-    datasets : ndarray (dataset, 3)
-        Each dataset's probabilities; ``datasets_error`` alike.
-    datasets_summary : ndarray (dataset, 4)
-        Each dataset's delta_i: mean, sd and shortest 95% interval (low, high), in the units
-        of the scores (:func:`~bayescomp.models.quadrature_datasets.dataset_readings`).
-    delta0_summary, next_dataset_summary : dict
-        delta0's and the next dataset's ``mean``, ``sd``, ``hdi_low`` and ``hdi_high`` (the
-        shortest interval with 95% of the posterior) in the units of the scores; the next
-        dataset's sd is infinite under a Student-t population (nu <= 2 always has mass).
-    delta0_density, next_dataset_density : tuple of ndarray
-        (points, density) of each in the scores' units, linear between points (for figures).
-    next_dataset_most_probable : ndarray (3,)
-        The share of the posterior in which left, rope or right has the next dataset's
-        largest mass.
-    nu_median, sigma0_median : float
-        Posterior medians (sigma0 in the scores' units; nu nan for a normal population).
-    grid : dict
-        The fine grid's sizes and ranges.
-    seconds : float
-    problems : tuple of str
-        Why the result is not reliable; empty when it is.
-    """
-
-    population: np.ndarray
-    population_error: np.ndarray
-    next_dataset: np.ndarray
-    next_dataset_error: np.ndarray
-    datasets: np.ndarray
-    datasets_error: np.ndarray
-    datasets_summary: np.ndarray
-    delta0_summary: dict
-    next_dataset_summary: dict
-    delta0_density: tuple
-    next_dataset_density: tuple
-    next_dataset_most_probable: np.ndarray
-    nu_median: float
-    sigma0_median: float
-    grid: dict
-    seconds: float
-    problems: tuple = ()
-
-    @property
-    def ok(self) -> bool:
-        return not self.problems
 
 
 def _posterior(stats: dict, grid: dict, rope: Rope, datasets: bool, intervals: bool
@@ -315,10 +259,9 @@ def _timed(data: dict, scale: float, ropes: list, datasets: bool) -> list[Quadra
     except FloatingPointError as error:    # a grid with no mass: nothing to report
         nothing = np.full(3, np.nan)
         return [Quadrature(nothing, nothing, nothing, nothing,
-                           np.full((len(data["mean_diff"]), 3), np.nan), None, None, {}, {},
-                           None, None, nothing, np.nan, np.nan, dict(delta0=0, sigma0=0, nu=0),
-                           time.perf_counter() - start, (f"the quadrature failed: {error}",))
-                for _ in ropes]
+                           np.full((len(data["mean_diff"]), 3), np.nan), {}, {}, nothing, np.nan,
+                           np.nan, dict(delta0=0, sigma0=0, nu=0), time.perf_counter() - start,
+                           (f"the quadrature failed: {error}",)) for _ in ropes]
 
 
 def _quadrature(data: dict, scale: float, ropes: list, datasets: bool, start: float
@@ -394,6 +337,7 @@ def _quadrature(data: dict, scale: float, ropes: list, datasets: bool, start: fl
             datasets_summary=shared["datasets_summary"], delta0_summary=shared["delta0"],
             next_dataset_summary=shared["delta_next"], delta0_density=shared["delta0_density"],
             next_dataset_density=shared["next_density"],
+            next_dataset_masses=at_fine["next_masses"],
             next_dataset_most_probable=at_fine["next_most_probable"],
             nu_median=float(shared["nu"]), sigma0_median=float(shared["sigma0"]),
             grid=grid_sizes, seconds=time.perf_counter() - start, problems=problems))

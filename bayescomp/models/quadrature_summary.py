@@ -20,6 +20,10 @@ NEXT_REACH = 1e4
 #: the next dataset's normal components kept: all but the smallest, which together weigh
 #: at most this
 NEGLECTED = 1e-10
+#: the grid's points drawn by their weights for figures of the next dataset's masses, and
+#: their generator's seed
+SCATTER_POINTS = 4000
+SCATTER_SEED = 2017
 
 
 def marginals(found: dict) -> tuple:
@@ -83,9 +87,10 @@ def in_units(density: tuple, scale: float) -> tuple:
 
 def rope_readings(found: dict, grid: dict, rope: Rope) -> dict:
     """The two questions' probabilities at ``rope`` on one grid's posterior
-    (:func:`bayescomp.models.quadrature._posterior`'s ``found``), and the share of the
-    posterior in which each region has the next dataset's largest mass: what changes with
-    the ROPE, so that one grid is read at several (its delta0 panels split at their ends)."""
+    (:func:`bayescomp.models.quadrature._posterior`'s ``found``), the share of the posterior
+    in which each region has the next dataset's largest mass, and the next dataset's masses
+    at :data:`SCATTER_POINTS` points drawn by their weights: what changes with the ROPE, so
+    that one grid is read at several (its delta0 panels split at their ends)."""
     weights, nus, delta0 = found["weights"], found["nus"], grid["delta0"]
     on_delta0 = marginals(found)[2]
     # the next dataset's Student-t (normal) masses at every point of the grid
@@ -93,9 +98,14 @@ def rope_readings(found: dict, grid: dict, rope: Rope) -> dict:
     population_t = (Symmetric.student_t(nus[:, None, None], delta0, sigma0)
                     if np.isfinite(nus[0]) else Symmetric.normal(delta0, sigma0))
     next_masses = rope.probabilities(population_t)
+    # points of the grid drawn by their weights (a fixed seed), for figures of the masses
+    cumulative = np.cumsum(weights.ravel())
+    drawn = np.minimum(np.searchsorted(cumulative, np.random.default_rng(SCATTER_SEED).random(
+        SCATTER_POINTS) * cumulative[-1]), cumulative.size - 1)
     return dict(population=on_delta0 @ rope.indicators(delta0),
                 next_dataset=np.tensordot(weights, next_masses, axes=3),
-                next_most_probable=most_probable_shares(next_masses, weights))
+                next_most_probable=most_probable_shares(next_masses, weights),
+                next_masses=next_masses.reshape(-1, 3)[drawn])
 
 
 def grid_summary(found: dict, grid: dict, scale: float) -> dict:

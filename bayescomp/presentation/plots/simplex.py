@@ -41,7 +41,11 @@ def _simplex_source(result, labels):
     and shares (the quadrature's where it answers), else None."""
     answers = None
     if hasattr(result, "next_masses"):
-        masses, names = result.next_masses, result.labels
+        # where the quadrature answers, the grid's masses at points drawn by their weights:
+        # the draws are those that failed
+        masses = (result.quadrature.next_dataset_masses if result.by_quadrature
+                  else result.next_masses)
+        names = result.labels
         title = f"{result.first} - {result.second}: hierarchical model, next dataset"
         answers = (result.next_dataset.probabilities, result.next_dataset_most_probable)
     elif hasattr(result, "samples") and hasattr(result, "labels"):
@@ -112,7 +116,9 @@ def plot_simplex(result, ax: Axes | None = None, *, labels: Sequence[str] | None
     ----------
     result : HierarchicalResult, BayesianTestResult or array of shape (n, 3)
         A hierarchical result gives ``result.next_masses`` (per draw, the mass of each
-        region for the next dataset); a Bayesian sign or signed-rank test its ``samples``;
+        region for the next dataset; where the quadrature answers, the grid's masses at 4,000
+        of its points drawn by their weights); a Bayesian sign or signed-rank test its
+        ``samples``;
         an array is used as is, each row (left, rope, right) summing to 1.
     ax : matplotlib.axes.Axes, optional
     labels : (str, str, str), optional

@@ -1,0 +1,68 @@
+"""What the quadrature of the hierarchical model (:mod:`bayescomp.models.quadrature`) finds:
+the two questions' probabilities and their errors, each dataset's, and the summaries and
+densities that results and figures read."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+
+@dataclass(frozen=True)
+class Quadrature:
+    """What :func:`~bayescomp.models.quadrature.quadrature_probabilities` found.
+
+    Attributes
+    ----------
+    population, next_dataset : ndarray (3,)
+        P(left / rope / right) of delta0 and of the next dataset.
+    population_error, next_dataset_error : ndarray (3,)
+        Their errors: the change from half the resolution plus the mass at the edges.
+    datasets : ndarray (dataset, 3)
+        Each dataset's probabilities; ``datasets_error`` alike.
+    datasets_summary : ndarray (dataset, 4)
+        Each dataset's delta_i: mean, sd and shortest 95% interval (low, high), in the units
+        of the scores (:func:`~bayescomp.models.quadrature_datasets.dataset_readings`).
+    delta0_summary, next_dataset_summary : dict
+        delta0's and the next dataset's ``mean``, ``sd``, ``hdi_low`` and ``hdi_high`` (the
+        shortest interval with 95% of the posterior) in the units of the scores; the next
+        dataset's sd is infinite under a Student-t population (nu <= 2 always has mass).
+    delta0_density, next_dataset_density : tuple of ndarray
+        (points, density) of each in the scores' units, linear between points; and
+        ``next_dataset_masses`` (4000, 3), the next dataset's masses at points of the grid
+        drawn by their weights: what figures draw.
+    next_dataset_most_probable : ndarray (3,)
+        The share of the posterior in which left, rope or right has the next dataset's
+        largest mass.
+    nu_median, sigma0_median : float
+        Posterior medians (sigma0 in the scores' units; nu nan for a normal population).
+    grid : dict
+        The fine grid's sizes and ranges.
+    seconds : float
+    problems : tuple of str
+        Why the result is not reliable; empty when it is.
+    """
+
+    population: np.ndarray
+    population_error: np.ndarray
+    next_dataset: np.ndarray
+    next_dataset_error: np.ndarray
+    datasets: np.ndarray
+    delta0_summary: dict
+    next_dataset_summary: dict
+    next_dataset_most_probable: np.ndarray
+    nu_median: float
+    sigma0_median: float
+    grid: dict
+    seconds: float
+    problems: tuple = ()
+    # None where the quadrature failed or did not form them
+    datasets_error: np.ndarray | None = None
+    datasets_summary: np.ndarray | None = None
+    delta0_density: tuple | None = None
+    next_dataset_density: tuple | None = None
+    next_dataset_masses: np.ndarray | None = None
+
+    @property
+    def ok(self) -> bool:
+        return not self.problems
