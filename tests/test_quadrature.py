@@ -303,6 +303,8 @@ def test_a_real_pair_whose_chains_do_not_mix_gets_the_same_numbers_on_every_seed
     # every dataset's shrunken mean, sd, interval and probabilities too (the means and
     # intervals were the draws' until the quadrature gave them)
     pd.testing.assert_frame_equal(first.datasets, second.datasets)
+    # and whether the summary calls the population heavy-tailed: the grid's median of nu
+    assert first.heavy_tailed() == second.heavy_tailed() == (first.quadrature.nu_median < 3)
 
 
 @pytest.mark.stan

@@ -131,7 +131,10 @@ class HierarchicalResult(SamplerChecked, Reportable):
         return to_dict(self, threshold)
 
     def heavy_tailed(self) -> bool:
-        """Whether most of nu's posterior lies below 3, where the population is heavy-tailed."""
+        """Whether most of nu's posterior lies below 3, where the population is heavy-tailed
+        (the quadrature's median where it answers; no nu, a normal population: False)."""
+        if self.by_quadrature:
+            return bool(self.quadrature.nu_median < 3)
         posterior = self.idata.posterior
         return "nu" in posterior and float(np.median(posterior["nu"].values)) < 3
 
