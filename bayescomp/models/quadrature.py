@@ -34,7 +34,7 @@ from threadpoolctl import threadpool_limits
 
 from bayescomp.models.hierarchical_density import squared_standard_errors, tabulated
 from bayescomp.models.quadrature_datasets import (BLOCK, Accumulated, dataset_readings,
-                                                  workers)
+                                                  table_terms, workers)
 from bayescomp.models.quadrature_result import Quadrature
 from bayescomp.models.quadrature_rules import delta0_panels, lambda_cells, sigma_rule
 from bayescomp.models.quadrature_summary import grid_summary, marginals, rope_readings
@@ -94,8 +94,9 @@ def _posterior(stats: dict, grid: dict, rope: Rope, datasets: bool, intervals: b
 
     def tabulate(i: int) -> None:
         total = noise[i][:, None] + added[None, :]           # (sigma node, lattice)
-        base = log_weight[i][:, None] - 0.5 * np.log(2 * np.pi * total)
-        terms = base[None] - (0.5 * (m[i] - delta0) ** 2)[:, None, None] / total[None]
+        # (delta0, sigma node, lattice); log(total) once for every delta0
+        terms = table_terms(log_weight[i][None, :, None], total[None],
+                            (m[i] - delta0)[:, None, None])
         # exponentiated once, relative to each delta0's largest term: what underflows is
         # below e^-745 of it, nothing the sums below could weigh
         largest = terms.max(axis=(1, 2))

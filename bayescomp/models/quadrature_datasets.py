@@ -79,6 +79,13 @@ class Accumulated:
         weight += (ratio.reshape(-1, log_ratio.shape[2]) @ masses.T).reshape(weight.shape)
 
 
+def table_terms(log_weight: np.ndarray, total: np.ndarray, offset: np.ndarray) -> np.ndarray:
+    """The log of a term of a dataset's table: a sigma_i node's weight times N(m_i | delta0,
+    total), ``total`` = sigma_i^2 v_i + e^l, ``offset`` = m_i - delta0 (broadcast together):
+    the quadrature's tables and each dataset's mixture both take their terms from here."""
+    return log_weight - 0.5 * np.log(2 * np.pi * total) - 0.5 * offset ** 2 / total
+
+
 def dataset_mixture(i: int, accumulated: Accumulated, scaled: np.ndarray, peak: np.ndarray,
                     log_total: float, parts: dict) -> tuple:
     """Dataset i's posterior of delta_i as normal components: (weight, centre, spread),
@@ -104,8 +111,7 @@ def dataset_mixture(i: int, accumulated: Accumulated, scaled: np.ndarray, peak: 
     total = noise + added[l][:, None]                         # (point, sigma node)
     # the table's terms at these points (as the quadrature formed them), relative to their
     # delta0's peak: summed over the nodes they are the scaled table
-    terms = (parts["log_weight"][i][None, :] - 0.5 * np.log(2 * np.pi * total)
-             - 0.5 * offset ** 2 / total - peak[i, d][:, None])
+    terms = table_terms(parts["log_weight"][i][None, :], total, offset) - peak[i, d][:, None]
     share = added[l][:, None] / total
     return (weight.ravel()[kept][:, None] * factor * np.exp(terms),
             delta0[d][:, None] + offset * share, np.sqrt(noise * share))
