@@ -243,7 +243,8 @@ def quadrature_probabilities(data: dict, scale: float, rope, *, datasets: bool =
 def quadrature_at_ropes(data: dict, scale: float, ropes) -> list[Quadrature]:
     """The two questions' probabilities at each of ``ropes`` (in the scores' units), read
     from one grid whose delta0 panels are split at every ROPE's ends: what a sensitivity
-    analysis asks, for about the price of one ROPE. No dataset's probabilities; the
+    analysis asks, for about 1.5 times the price of one ROPE (its delta0 has more panels),
+    not one per ROPE. No dataset's probabilities; the
     summaries, which do not depend on the ROPE, are the same in every element. Each ROPE's
     error is its own (the change from half the resolution at that ROPE)."""
     return _timed(data, scale, list(ropes), datasets=False)

@@ -22,6 +22,8 @@ import arviz as az
 import numpy as np
 from scipy import special
 
+from bayescomp.models.quadrature_summary import drawn_by_weight
+
 #: the (delta0, l) points left out of a dataset's mixture weigh at most this together
 NEGLECTED = 1e-10
 #: below this z the normal's distribution function is under 5.2e-17: taken as 0
@@ -157,10 +159,7 @@ def mixture_summary(weight: np.ndarray, centre: np.ndarray, spread: np.ndarray,
     weight = weight / weight.sum()
     mean = float(weight @ centre)
     sd = float(np.sqrt(max(weight @ (centre ** 2 + spread ** 2) - mean ** 2, 0.0)))
-    cumulative = np.cumsum(weight)
-    # sorted, the uniforms find their components in one sweep through the cumulative
-    chosen = np.minimum(np.searchsorted(cumulative, np.sort(rng.random(DRAWS)) * cumulative[-1]),
-                        len(weight) - 1)
+    chosen = drawn_by_weight(weight, DRAWS, rng)
     draws = centre[chosen] + spread[chosen] * rng.standard_normal(DRAWS)
     low, high = az.hdi(draws, hdi_prob=INTERVAL)
     return [mean, sd, float(low), float(high)]

@@ -79,6 +79,15 @@ def next_dataset_summary(delta0: np.ndarray, lattice: np.ndarray, mixture: np.nd
     return dict(mean=mean, sd=sd, hdi_low=low, hdi_high=high, density=density)
 
 
+def drawn_by_weight(weight: np.ndarray, count: int, rng: np.random.Generator) -> np.ndarray:
+    """``count`` indices of ``weight`` (not normalised), each drawn with probability its
+    weight, in increasing order: uniforms sorted first find their places in one sweep
+    through the cumulative weights (a grid's points, a mixture's components)."""
+    cumulative = np.cumsum(weight)
+    return np.minimum(np.searchsorted(cumulative, np.sort(rng.random(count)) * cumulative[-1]),
+                      len(weight) - 1)
+
+
 def in_units(density: tuple, scale: float) -> tuple:
     """(points, density) in the grid's units to the scores' units."""
     points, values = density
@@ -99,9 +108,8 @@ def rope_readings(found: dict, grid: dict, rope: Rope) -> dict:
                     if np.isfinite(nus[0]) else Symmetric.normal(delta0, sigma0))
     next_masses = rope.probabilities(population_t)
     # points of the grid drawn by their weights (a fixed seed), for figures of the masses
-    cumulative = np.cumsum(weights.ravel())
-    drawn = np.minimum(np.searchsorted(cumulative, np.random.default_rng(SCATTER_SEED).random(
-        SCATTER_POINTS) * cumulative[-1]), cumulative.size - 1)
+    drawn = drawn_by_weight(weights.ravel(), SCATTER_POINTS,
+                            np.random.default_rng(SCATTER_SEED))
     return dict(population=on_delta0 @ rope.indicators(delta0),
                 next_dataset=np.tensordot(weights, next_masses, axes=3),
                 next_most_probable=most_probable_shares(next_masses, weights),
