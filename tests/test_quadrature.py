@@ -427,6 +427,7 @@ def test_each_datasets_probabilities_are_the_grid_sum_written_out(prior):
     sigma0, delta0), the posterior's weight times E[Phi] over sigma_i's nodes and
     log(lambda)'s cells given dataset i, divided by I_i, that expectation without Phi."""
     from bayescomp.models.quadrature import _posterior, _statistics
+    from bayescomp.models.quadrature_datasets import workers
     from bayescomp.models.quadrature_rules import delta0_panels
 
     scores = bc.simulate.collection(4, 10, delta0=0.01, sigma0=0.02, sigma=0.03, rho=0.1,
@@ -439,7 +440,8 @@ def test_each_datasets_probabilities_are_the_grid_sum_written_out(prior):
     grid = dict(step=0.4, log_sigma0_sq=np.arange(-6.0, 1.0, 0.4), delta0=delta0,
                 delta0_weight=delta0_weight, u=np.array([-1.0, 1.0, 3.0]) if student else None,
                 u_step=2.0, sigma_nodes=12)
-    found = _posterior(stats, grid, rope, datasets=True, intervals=False)
+    with workers() as pool:
+        found = _posterior(stats, grid, rope, datasets=True, intervals=False, pool=pool)
 
     x, log_weight = sigma_rule(stats["n"], stats["S"], stats["floor"], stats["sigma_upper"], 12)
     step = grid["step"]

@@ -346,7 +346,7 @@ def from_wide(frame: pd.DataFrame, *, algorithms: Sequence[str] | None = None,
                       value_name="score", ignore_index=False)
     return from_long(long, dataset=dataset, algorithm="algorithm", run=run, fold=fold,
                      score="score", rho=rho, n_folds=n_folds,
-                     algorithms=algorithms if others else None, _wide=True)
+                     algorithms=algorithms, _wide=True)
 
 
 def read_csv(path: str | os.PathLike, *, format: str = "auto", **columns) -> Scores:

@@ -27,6 +27,7 @@ at the grid's edges. Blocks of datasets are each done alone in threads (``WORKER
 from __future__ import annotations
 
 import time
+from concurrent.futures import Executor
 
 import numpy as np
 from scipy import special
@@ -62,9 +63,10 @@ U_RANGE = (-10.0, 10.0)
 TOLERANCE = 0.005
 
 
-def _posterior(stats: dict, grid: dict, rope: Rope, datasets: bool, intervals: bool
-               ) -> dict:
-    """The posterior's weights over one grid (:func:`_grid`); with ``datasets``, each
+def _posterior(stats: dict, grid: dict, rope: Rope, datasets: bool, intervals: bool,
+               pool: Executor) -> dict:
+    """The posterior's weights over one grid (:func:`_grid`), its blocks of datasets
+    worked on in the threads of ``pool``; with ``datasets``, each
     dataset's posterior probabilities of delta_i left and right of the ROPE
     (:mod:`bayescomp.models.quadrature_datasets`); with ``intervals`` (the fine grid's), the
     next dataset's mixture on the lattice and, with ``datasets``, each dataset's mean, sd
@@ -145,17 +147,16 @@ def _posterior(stats: dict, grid: dict, rope: Rope, datasets: bool, intervals: b
     # by whichever thread (numpy releases the GIL in its array work): the same digits from
     # any number of threads
     blocks = [slice(start, min(start + BLOCK, q)) for start in range(0, q, BLOCK)]
-    with workers() as pool:
-        list(pool.map(tabulate, range(q)))
-        for t, nu in enumerate(nus):
-            single = mixing(nu).astype(np.float32)
-            log_integral = np.concatenate(list(pool.map(integrate, blocks,
-                                                        [single] * len(blocks))))
-            log_post[t] = (log_prior_u[t] + (log_integral + peak[:, :, None]).sum(axis=0).T
-                           + log_rule)
-            if datasets:
-                list(pool.map(accumulate, blocks, [log_integral] * len(blocks),
-                              [log_post[t]] * len(blocks), [single] * len(blocks)))
+    list(pool.map(tabulate, range(q)))
+    for t, nu in enumerate(nus):
+        single = mixing(nu).astype(np.float32)
+        log_integral = np.concatenate(list(pool.map(integrate, blocks,
+                                                    [single] * len(blocks))))
+        log_post[t] = (log_prior_u[t] + (log_integral + peak[:, :, None]).sum(axis=0).T
+                       + log_rule)
+        if datasets:
+            list(pool.map(accumulate, blocks, [log_integral] * len(blocks),
+                          [log_post[t]] * len(blocks), [single] * len(blocks)))
     total = special.logsumexp(log_post)
     if not np.isfinite(total):
         raise FloatingPointError("every point of the grid underflows")
@@ -169,7 +170,7 @@ def _posterior(stats: dict, grid: dict, rope: Rope, datasets: bool, intervals: b
         parts = dict(delta0=delta0, added=added, mean=m, noise=noise, log_weight=log_weight)
         result["datasets_sides"], result["datasets_summary"] = dataset_readings(
             (accumulated, scaled, peak, total, parts), rope.low, rope.high,
-            summaries=intervals)
+            summaries=intervals, pool=pool)
     return result
 
 
@@ -256,8 +257,8 @@ def _timed(data: dict, scale: float, ropes: list, datasets: bool) -> list[Quadra
         # one BLAS thread: the sums of its matrix products, and so the last digits of every
         # probability, would otherwise depend on how many threads it has (a dask worker has
         # one; a process on two cores gave other digits)
-        with threadpool_limits(limits=1, user_api="blas"):
-            return _quadrature(data, scale, ropes, datasets, start)
+        with threadpool_limits(limits=1, user_api="blas"), workers() as pool:
+            return _quadrature(data, scale, ropes, datasets, start, pool)
     except FloatingPointError as error:    # a grid with no mass: nothing to report
         nothing = np.full(3, np.nan)
         return [Quadrature(nothing, nothing, nothing, nothing,
@@ -266,8 +267,8 @@ def _timed(data: dict, scale: float, ropes: list, datasets: bool) -> list[Quadra
                            (f"the quadrature failed: {error}",)) for _ in ropes]
 
 
-def _quadrature(data: dict, scale: float, ropes: list, datasets: bool, start: float
-                ) -> list[Quadrature]:
+def _quadrature(data: dict, scale: float, ropes: list, datasets: bool, start: float,
+                pool: Executor) -> list[Quadrature]:
     stats = _statistics(data)
     student = bool(data["population"])
     ropes = [Rope(rope.low / scale, rope.high / scale) for rope in ropes]
@@ -290,7 +291,7 @@ def _quadrature(data: dict, scale: float, ropes: list, datasets: bool, start: fl
             centre - width, centre + width)
     for _ in range(16):
         grid = _grid(ranges, COARSE, cuts, student)
-        found = _posterior(stats, grid, ropes[0], datasets=False, intervals=False)
+        found = _posterior(stats, grid, ropes[0], datasets=False, intervals=False, pool=pool)
         on_u, on_sigma0, on_delta0 = marginals(found)
         axes = dict(delta0=(grid["delta0"], on_delta0), u=(grid["u"], on_u),
                     log_sigma0_sq=(grid["log_sigma0_sq"], on_sigma0))
@@ -306,8 +307,8 @@ def _quadrature(data: dict, scale: float, ropes: list, datasets: bool, start: fl
     grid, half_grid = (dict(_grid(ranges, resolution, cuts, student),
                             nodes_per_panel=resolution["nodes"]) for resolution in (FINE, HALF))
     # the datasets at the first ROPE (the only one asked of them); intervals on the fine grid
-    fine = _posterior(stats, grid, ropes[0], datasets, intervals=True)
-    half = _posterior(stats, half_grid, ropes[0], datasets, intervals=False)
+    fine = _posterior(stats, grid, ropes[0], datasets, intervals=True, pool=pool)
+    half = _posterior(stats, half_grid, ropes[0], datasets, intervals=False, pool=pool)
     shared, half_shared = grid_summary(fine, grid, scale), grid_summary(half, half_grid, scale)
     # mass at an end of the grid is missing from it, unless the end is a prior's bound
     # (delta0's, sigma0's upper): a proxy, as every end is where the density is e^-KEEP of
@@ -325,7 +326,8 @@ def _quadrature(data: dict, scale: float, ropes: list, datasets: bool, start: fl
                       if datasets else None)
     results = []
     for rope in ropes:
-        at_fine, at_half = rope_readings(fine, grid, rope), rope_readings(half, half_grid, rope)
+        at_fine = rope_readings(fine, grid, rope, shared["scatter"])
+        at_half = rope_readings(half, half_grid, rope)
         errors = {key: np.abs(at_fine[key] - at_half[key]) + missing
                   for key in ("population", "next_dataset")}
         worst = max(float(errors["population"].max()), float(errors["next_dataset"].max()))

@@ -16,16 +16,16 @@ components alone, and only where it is above 5.2e-17.
 from __future__ import annotations
 
 import os
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Executor, ThreadPoolExecutor
 
 import arviz as az
 import numpy as np
 from scipy import special
 
-from bayescomp.models.quadrature_summary import drawn_by_weight
+# NEGLECTED: the mass left out of a mixture, here the (delta0, l) points of a dataset's,
+# as of the next dataset's there
+from bayescomp.models.quadrature_summary import NEGLECTED, drawn_by_weight
 
-#: the (delta0, l) points left out of a dataset's mixture weigh at most this together
-NEGLECTED = 1e-10
 #: below this z the normal's distribution function is under 5.2e-17: taken as 0
 TAIL_Z = -8.3
 #: each dataset's interval: its mass, the independent draws from its mixture that find it,
@@ -119,15 +119,16 @@ def dataset_mixture(i: int, accumulated: Accumulated, scaled: np.ndarray, peak: 
             delta0[d][:, None] + offset * share, np.sqrt(noise * share))
 
 
-def dataset_readings(tables: tuple, low: float, high: float, summaries: bool) -> tuple:
+def dataset_readings(tables: tuple, low: float, high: float, summaries: bool,
+                     pool: Executor) -> tuple:
     """Each dataset's P(delta_i < low) and P(delta_i > high), (dataset, 2), from its
     mixture (:func:`dataset_mixture`, whose arguments after the dataset's place are
     ``tables``); with ``summaries`` also its mean, sd and shortest 95% interval (dataset,
     4), else None.
 
-    The datasets are read in :data:`WORKERS` threads (numpy releases the GIL in their array
-    work), each dataset alone and in the same way whatever their number, so that every
-    digit is the same on any machine.
+    The datasets are read in the threads of ``pool`` (numpy releases the GIL in their
+    array work), each dataset alone and in the same way whatever their number, so that
+    every digit is the same on any machine.
 
     The mean and sd are the mixture's; the interval is the HDI of :data:`DRAWS`
     independent draws from it (by the function that reads the sampler's draws), from a
@@ -146,8 +147,7 @@ def dataset_readings(tables: tuple, low: float, high: float, summaries: bool) ->
                                        np.random.default_rng([DRAWS_SEED, i]))
                        if summaries else None)
 
-    with workers() as pool:
-        found = list(pool.map(read, range(len(tables[2]))))
+    found = list(pool.map(read, range(len(tables[2]))))
     return (np.array([sides for sides, _ in found]),
             np.array([summary for _, summary in found]) if summaries else None)
 

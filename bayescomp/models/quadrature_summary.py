@@ -17,8 +17,9 @@ from bayescomp.rope import Rope, most_probable_shares
 INTERVAL = 0.95
 NEXT_POINTS = 3001
 NEXT_REACH = 1e4
-#: the next dataset's normal components kept: all but the smallest, which together weigh
-#: at most this
+#: what a mixture of normals read from the grid may leave out: the smallest of the next
+#: dataset's components, the lightest (delta0, l) points of a dataset's
+#: (:mod:`bayescomp.models.quadrature_datasets`), together at most this
 NEGLECTED = 1e-10
 #: the grid's points drawn by their weights for figures of the next dataset's masses, and
 #: their generator's seed
@@ -94,12 +95,14 @@ def in_units(density: tuple, scale: float) -> tuple:
     return scale * points, values / scale
 
 
-def rope_readings(found: dict, grid: dict, rope: Rope) -> dict:
+def rope_readings(found: dict, grid: dict, rope: Rope, scatter: np.ndarray | None = None
+                  ) -> dict:
     """The two questions' probabilities at ``rope`` on one grid's posterior
     (:func:`bayescomp.models.quadrature._posterior`'s ``found``), the share of the posterior
     in which each region has the next dataset's largest mass, and the next dataset's masses
-    at :data:`SCATTER_POINTS` points drawn by their weights: what changes with the ROPE, so
-    that one grid is read at several (its delta0 panels split at their ends)."""
+    at the grid's points ``scatter`` (:func:`grid_summary`'s, for figures; else None): what
+    changes with the ROPE, so that one grid is read at several (its delta0 panels split at
+    their ends)."""
     weights, nus, delta0 = found["weights"], found["nus"], grid["delta0"]
     on_delta0 = marginals(found)[2]
     # the next dataset's Student-t (normal) masses at every point of the grid
@@ -107,20 +110,20 @@ def rope_readings(found: dict, grid: dict, rope: Rope) -> dict:
     population_t = (Symmetric.student_t(nus[:, None, None], delta0, sigma0)
                     if np.isfinite(nus[0]) else Symmetric.normal(delta0, sigma0))
     next_masses = rope.probabilities(population_t)
-    # points of the grid drawn by their weights (a fixed seed), for figures of the masses
-    drawn = drawn_by_weight(weights.ravel(), SCATTER_POINTS,
-                            np.random.default_rng(SCATTER_SEED))
     return dict(population=on_delta0 @ rope.indicators(delta0),
                 next_dataset=np.tensordot(weights, next_masses, axes=3),
                 next_most_probable=most_probable_shares(next_masses, weights),
-                next_masses=next_masses.reshape(-1, 3)[drawn])
+                next_masses=None if scatter is None else next_masses.reshape(-1, 3)[scatter])
 
 
 def grid_summary(found: dict, grid: dict, scale: float) -> dict:
     """What one grid's posterior says whatever the ROPE: delta0's and (where ``found``
     holds its mixture, else None) the next dataset's summaries and densities, each dataset's
     probabilities at the ROPE its posterior was formed with and summaries (where
-    ``found`` holds them, else None), the medians and the edge masses."""
+    ``found`` holds them, else None), the medians, the edge masses and, with the next
+    dataset's mixture, :data:`SCATTER_POINTS` of the grid's points drawn by their weights
+    under a fixed seed (for figures of the next dataset's masses at each ROPE,
+    :func:`rope_readings`)."""
     nus = found["nus"]
     delta0 = grid["delta0"]
     on_u, on_sigma0, on_delta0 = marginals(found)
@@ -156,6 +159,9 @@ def grid_summary(found: dict, grid: dict, scale: float) -> dict:
                               in_units(next_summary["density"], scale)),
                 nu=1 + np.exp(median(grid["u"], on_u)) if grid["u"] is not None else np.nan,
                 sigma0=scale * np.exp(median(found["log_sigma0"], on_sigma0)),
+                scatter=(None if next_summary is None else
+                         drawn_by_weight(found["weights"].ravel(), SCATTER_POINTS,
+                                         np.random.default_rng(SCATTER_SEED))),
                 edges=dict(log_sigma0_sq=(on_sigma0[0], on_sigma0[-1]),
                            delta0=(on_delta0[:grid["nodes_per_panel"]].sum(),
                                    on_delta0[-grid["nodes_per_panel"]:].sum()),
