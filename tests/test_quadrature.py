@@ -223,7 +223,7 @@ def test_a_fit_whose_chains_cannot_be_read_takes_the_quadrature(stan_backend):
 
 
 @pytest.mark.slow
-def test_a_real_pair_is_the_same_at_twice_the_resolution():
+def test_a_real_pair_is_the_same_at_twice_the_resolution(monkeypatch):
     """bbtcomp's knn - xgb (4 folds, 132 datasets, nu's posterior in two modes): P(xgb
     better) on the population 0.992 and the next dataset's probabilities, within the
     quadrature's error of the same rule at twice the resolution in every direction, and of
@@ -239,17 +239,43 @@ def test_a_real_pair_is_the_same_at_twice_the_resolution():
     assert found.ok
     assert max(found.population_error.max(), found.next_dataset_error.max()) < TOLERANCE
     assert found.population[0] == pytest.approx(0.992, abs=0.002)
-    finer = dict(module.FINE, step=module.FINE["step"] / 2, u_step=module.FINE["u_step"] / 2,
-                 sigma_nodes=2 * module.FINE["sigma_nodes"], panels=2 * module.FINE["panels"])
-    original = module.FINE
-    try:
-        module.FINE = finer
-        twice = quadrature_probabilities(data, scale, bc.Rope(-0.01, 0.01), datasets=False)
-    finally:
-        module.FINE = original
+    monkeypatch.setattr(module, "FINE", dict(
+        module.FINE, u_step=module.FINE["u_step"] / 2, sigma_nodes=2 * module.FINE["sigma_nodes"],
+        panels=2 * module.FINE["panels"], least=2 * module.FINE["least"]))
+    monkeypatch.setattr(module, "LATTICE_STEPS", (found.grid["lattice_step"] / 2,))
+    twice = quadrature_probabilities(data, scale, bc.Rope(-0.01, 0.01), datasets=False)
     assert np.all(np.abs(twice.population - found.population) <= found.population_error + 1e-4)
     assert np.all(np.abs(twice.next_dataset - found.next_dataset)
                   <= found.next_dataset_error + 1e-4)
+
+
+def test_the_finer_lattice_is_read_only_where_the_coarser_misses_the_tolerance(monkeypatch):
+    """The lattice steps are tried coarsest first: where its error is within the tolerance
+    the coarser one is reported, else the finer one, as a quadrature at that step alone
+    gives it to the last digit; the two agree within the coarser one's error (twelve
+    simulated datasets: errors about 1e-3 at a step of 0.2 and 2e-4 at 0.1)."""
+    from bayescomp.models import quadrature as module
+
+    scores = COLLECTIONS["twelve"]()
+    data, scale = prepare(scores, "a", "b", bc.PRIORS["paper"])
+    rope = bc.Rope(-0.01, 0.01)
+    alone = {}
+    for step in (0.2, 0.1):
+        monkeypatch.setattr(module, "LATTICE_STEPS", (step,))
+        alone[step] = quadrature_probabilities(data, scale, rope)
+    monkeypatch.setattr(module, "LATTICE_STEPS", (0.2, 0.1))
+    errors = {step: max(found.population_error.max(), found.next_dataset_error.max())
+              for step, found in alone.items()}
+    assert errors[0.1] < 5e-4 < errors[0.2] < TOLERANCE
+    for tolerance, step in ((TOLERANCE, 0.2), (5e-4, 0.1)):
+        monkeypatch.setattr(module, "TOLERANCE", tolerance)
+        found = quadrature_probabilities(data, scale, rope)
+        assert found.ok and found.grid["lattice_step"] == step
+        for name in ("population", "next_dataset", "datasets", "datasets_summary"):
+            np.testing.assert_array_equal(getattr(found, name), getattr(alone[step], name))
+    for scope in ("population", "next_dataset"):
+        assert np.all(np.abs(getattr(alone[0.1], scope) - getattr(alone[0.2], scope))
+                      <= getattr(alone[0.2], f"{scope}_error"))
 
 
 @pytest.mark.stan

@@ -21,7 +21,8 @@ Each dataset's probabilities come from delta_i's normal conditional given sigma_
 delta0, weighed by what the pass over nu accumulates for its table
 (:mod:`bayescomp.models.quadrature_datasets`); the next dataset's from the Student-t's
 masses. The error is the change from half the resolution in every direction plus the mass
-at the grid's edges. Blocks of datasets are each done alone in threads (``WORKERS`` of
+at the grid's edges; the lattice's step is the coarsest of ``LATTICE_STEPS`` whose error is
+within ``TOLERANCE``. Blocks of datasets are each done alone in threads (``WORKERS`` of
 :mod:`~bayescomp.models.quadrature_datasets`): the same digits on any number of cores.
 """
 from __future__ import annotations
@@ -45,8 +46,14 @@ from bayescomp.rope import Rope
 #: resolution (the check at half resolution takes half the sigma_i nodes and half the panels)
 SIGMA_NODES = 48
 DELTA0_NODES = 6
-#: lattice step of l = log(sigma0^2 / lambda) and of log(nu - 1), fine resolution
-LATTICE_STEP = 0.1
+#: steps of the lattice of l = log(sigma0^2 / lambda) at the fine resolution, tried in
+#: turn: the first whose error is within TOLERANCE is reported. The lattice step is what the
+#: error and the time follow most: from 0.1 to 0.2 the probabilities of 45 collections of the
+#: hard grid moved by at most 6.6e-4 (bbtcomp's 15 real pairs by 2.5e-4), within the error
+#: the coarser step reports (at most 0.0028 and 0.001; about 4 times the finer step's), in
+#: 0.47 of the time (median; 0.39-0.57 on bbtcomp): benchmarks/results/quadrature.md
+LATTICE_STEPS = (0.2, 0.1)
+#: step of log(nu - 1) at the fine resolution
 NU_STEP = 0.25
 #: log(lambda) is summed over at most this range (below it the contribution falls as
 #: lambda^(1/2 + nu/2), at most e^-25 of the rest at nu = 1)
@@ -174,13 +181,12 @@ def _posterior(stats: dict, grid: dict, rope: Rope, datasets: bool, intervals: b
     return result
 
 
-#: the resolutions: the first, wide grids that find the posterior, the fine one reported,
-#: and half of it for the error
+#: the resolutions: the first, wide grids that find the posterior, the fine one reported
+#: (its lattice step one of LATTICE_STEPS), and half of it for the error (twice that step)
 COARSE = dict(step=0.4, u_step=0.5, least=4, sigma_nodes=16, panels=16, nodes=3)
-FINE = dict(step=LATTICE_STEP, u_step=NU_STEP, least=32, sigma_nodes=SIGMA_NODES, panels=12,
+FINE = dict(u_step=NU_STEP, least=32, sigma_nodes=SIGMA_NODES, panels=12, nodes=DELTA0_NODES)
+HALF = dict(u_step=2 * NU_STEP, least=16, sigma_nodes=SIGMA_NODES // 2, panels=6,
             nodes=DELTA0_NODES)
-HALF = dict(step=2 * LATTICE_STEP, u_step=2 * NU_STEP, least=16, sigma_nodes=SIGMA_NODES // 2,
-            panels=6, nodes=DELTA0_NODES)
 
 
 def _grid(ranges: dict, resolution: dict, cuts: tuple, student: bool) -> dict:
@@ -212,7 +218,8 @@ def _kept(values: np.ndarray, masses: np.ndarray, current: tuple, bounds: tuple)
 def _statistics(data: dict) -> dict:
     """The Stan data's sufficient statistics, floors and prior of nu, as arrays."""
     rho, n = np.asarray(data["rho"], float), np.asarray(data["n_scores"], float)
-    return dict(mean=np.asarray(data["mean_diff"], float), n=n, mean_share=rho + (1 - rho) / n,
+    return dict(student=bool(data["population"]),
+                mean=np.asarray(data["mean_diff"], float), n=n, mean_share=rho + (1 - rho) / n,
                 S=np.asarray(data["ss"], float) / (1 - rho), floor=np.asarray(data["sigma_lower"]),
                 sigma_upper=float(data["sigma_upper"]),
                 **{key: np.asarray(data[key], float) for key in (
@@ -270,7 +277,7 @@ def _timed(data: dict, scale: float, ropes: list, datasets: bool) -> list[Quadra
 def _quadrature(data: dict, scale: float, ropes: list, datasets: bool, start: float,
                 pool: Executor) -> list[Quadrature]:
     stats = _statistics(data)
-    student = bool(data["population"])
+    student = stats["student"]
     ropes = [Rope(rope.low / scale, rope.high / scale) for rope in ropes]
     se = np.sqrt(squared_standard_errors(data["ss"], data["n_scores"], data["rho"],
                                          data["sigma_lower"]))
@@ -304,8 +311,25 @@ def _quadrature(data: dict, scale: float, ropes: list, datasets: bool, start: fl
         ranges = narrowed
         if settled:
             break
-    grid, half_grid = (dict(_grid(ranges, resolution, cuts, student),
-                            nodes_per_panel=resolution["nodes"]) for resolution in (FINE, HALF))
+    for lattice_step in LATTICE_STEPS:
+        results = _read_grids(stats, dict(ranges=ranges, bounds=bounds, cuts=cuts),
+                              lattice_step, ropes, datasets, scale, start, pool)
+        # else the next, finer lattice (its check at half resolution is then this one's
+        # lattice, not the same grid: the other directions are halved too)
+        if all(result.ok for result in results):
+            break
+    return results
+
+
+def _read_grids(stats: dict, search: dict, lattice_step: float, ropes: list, datasets: bool,
+                scale: float, start: float, pool: Executor) -> list[Quadrature]:
+    """The fine grid at ``lattice_step``, checked against half its resolution, on what the
+    coarse search found (``search``: its ``ranges`` within their ``bounds``, and delta0's
+    ``cuts``): a :class:`Quadrature` per ROPE."""
+    ranges, bounds, student = search["ranges"], search["bounds"], stats["student"]
+    grid, half_grid = (dict(_grid(ranges, dict(resolution, step=step), search["cuts"], student),
+                            nodes_per_panel=resolution["nodes"])
+                       for resolution, step in ((FINE, lattice_step), (HALF, 2 * lattice_step)))
     # the datasets at the first ROPE (the only one asked of them); intervals on the fine grid
     fine = _posterior(stats, grid, ropes[0], datasets, intervals=True, pool=pool)
     half = _posterior(stats, half_grid, ropes[0], datasets, intervals=False, pool=pool)
@@ -318,7 +342,7 @@ def _quadrature(data: dict, scale: float, ropes: list, datasets: bool, start: fl
                   for end, mass in enumerate(masses) if not (
                       prior_ends[key][end] and abs(ranges[key][end] - bounds[key][end]) < 1e-12))
     grid_sizes = dict(delta0=len(grid["delta0"]), sigma0=len(grid["log_sigma0_sq"]),
-                      nu=0 if grid["u"] is None else len(grid["u"]),
+                      nu=0 if grid["u"] is None else len(grid["u"]), lattice_step=grid["step"],
                       delta0_range=tuple(scale * np.array(ranges["delta0"])),
                       sigma0_range=tuple(scale * np.exp(0.5 * np.array(ranges["log_sigma0_sq"]))),
                       nu_range=tuple(1 + np.exp(np.array(ranges["u"]))) if student else None)
