@@ -314,10 +314,10 @@ def _quadrature(data: dict, scale: float, ropes: list, datasets: bool, start: fl
     for lattice_step in LATTICE_STEPS:
         results = _read_grids(stats, dict(ranges=ranges, bounds=bounds, cuts=cuts),
                               lattice_step, ropes, datasets, scale, start, pool)
-        # else the next, finer lattice (its check at half resolution is then this one's
-        # lattice, not the same grid: the other directions are halved too)
         if all(result.ok for result in results):
             break
+        # else the next, finer lattice, checked against half its resolution in turn (this
+        # lattice, the other directions halved); the finest stands, ok or not
     return results
 
 
