@@ -241,41 +241,45 @@ def test_a_real_pair_is_the_same_at_twice_the_resolution(monkeypatch):
     assert found.population[0] == pytest.approx(0.992, abs=0.002)
     monkeypatch.setattr(module, "FINE", dict(
         module.FINE, u_step=module.FINE["u_step"] / 2, sigma_nodes=2 * module.FINE["sigma_nodes"],
-        panels=2 * module.FINE["panels"], least=2 * module.FINE["least"]))
-    monkeypatch.setattr(module, "LATTICE_STEPS", (found.grid["lattice_step"] / 2,))
+        least=2 * module.FINE["least"]))
+    monkeypatch.setattr(module, "REFINEMENTS", (dict(
+        step=found.grid["lattice_step"] / 2, panels=2 * found.grid["delta0_panels"]),))
     twice = quadrature_probabilities(data, scale, bc.Rope(-0.01, 0.01), datasets=False)
     assert np.all(np.abs(twice.population - found.population) <= found.population_error + 1e-4)
     assert np.all(np.abs(twice.next_dataset - found.next_dataset)
                   <= found.next_dataset_error + 1e-4)
 
 
-def test_the_finer_lattice_is_read_only_where_the_coarser_misses_the_tolerance(monkeypatch):
-    """The lattice steps are tried coarsest first: where its error is within the tolerance
-    the coarser one is reported, else the finer one, as a quadrature at that step alone
+def test_the_finer_grid_is_read_only_where_the_coarser_misses_the_tolerance(monkeypatch):
+    """The fine grids are tried coarsest first: where its error is within the tolerance the
+    coarser one is reported, else the finer one, as a quadrature at that resolution alone
     gives it to the last digit; the two agree within the coarser one's error (twelve
-    simulated datasets: errors about 1e-3 at a step of 0.2 and 2e-4 at 0.1)."""
+    simulated datasets: errors about 1e-3 at a lattice step of 0.2 with 12 panels of delta0,
+    2e-4 at 0.1 with 24)."""
     from bayescomp.models import quadrature as module
 
     scores = COLLECTIONS["twelve"]()
     data, scale = prepare(scores, "a", "b", bc.PRIORS["paper"])
     rope = bc.Rope(-0.01, 0.01)
-    alone = {}
-    for step in (0.2, 0.1):
-        monkeypatch.setattr(module, "LATTICE_STEPS", (step,))
-        alone[step] = quadrature_probabilities(data, scale, rope)
-    monkeypatch.setattr(module, "LATTICE_STEPS", (0.2, 0.1))
-    errors = {step: max(found.population_error.max(), found.next_dataset_error.max())
-              for step, found in alone.items()}
-    assert errors[0.1] < 5e-4 < errors[0.2] < TOLERANCE
-    for tolerance, step in ((TOLERANCE, 0.2), (5e-4, 0.1)):
+    coarser, finer = module.REFINEMENTS
+    assert coarser["step"] > finer["step"] and coarser["panels"] < finer["panels"]
+    alone = []
+    for refinement in (coarser, finer):
+        monkeypatch.setattr(module, "REFINEMENTS", (refinement,))
+        alone.append(quadrature_probabilities(data, scale, rope))
+    monkeypatch.setattr(module, "REFINEMENTS", (coarser, finer))
+    errors = [max(found.population_error.max(), found.next_dataset_error.max())
+              for found in alone]
+    assert errors[1] < 5e-4 < errors[0] < TOLERANCE
+    for tolerance, expected in ((TOLERANCE, alone[0]), (5e-4, alone[1])):
         monkeypatch.setattr(module, "TOLERANCE", tolerance)
         found = quadrature_probabilities(data, scale, rope)
-        assert found.ok and found.grid["lattice_step"] == step
+        assert found.ok and found.grid == expected.grid
         for name in ("population", "next_dataset", "datasets", "datasets_summary"):
-            np.testing.assert_array_equal(getattr(found, name), getattr(alone[step], name))
+            np.testing.assert_array_equal(getattr(found, name), getattr(expected, name))
     for scope in ("population", "next_dataset"):
-        assert np.all(np.abs(getattr(alone[0.1], scope) - getattr(alone[0.2], scope))
-                      <= getattr(alone[0.2], f"{scope}_error"))
+        assert np.all(np.abs(getattr(alone[1], scope) - getattr(alone[0], scope))
+                      <= getattr(alone[0], f"{scope}_error"))
 
 
 @pytest.mark.stan

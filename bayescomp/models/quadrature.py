@@ -21,8 +21,8 @@ Each dataset's probabilities come from delta_i's normal conditional given sigma_
 delta0, weighed by what the pass over nu accumulates for its table
 (:mod:`bayescomp.models.quadrature_datasets`); the next dataset's from the Student-t's
 masses. The error is the change from half the resolution in every direction plus the mass
-at the grid's edges; the lattice's step is the coarsest of ``LATTICE_STEPS`` whose error is
-within ``TOLERANCE``. Blocks of datasets are each done alone in threads (``WORKERS`` of
+at the grid's edges; the fine grid is the coarsest of ``REFINEMENTS`` whose error is within
+``TOLERANCE``. Blocks of datasets are each done alone in threads (``WORKERS`` of
 :mod:`~bayescomp.models.quadrature_datasets`): the same digits on any number of cores.
 """
 from __future__ import annotations
@@ -46,13 +46,16 @@ from bayescomp.rope import Rope
 #: resolution (the check at half resolution takes half the sigma_i nodes and half the panels)
 SIGMA_NODES = 48
 DELTA0_NODES = 6
-#: steps of the lattice of l = log(sigma0^2 / lambda) at the fine resolution, tried in
-#: turn: the first whose error is within TOLERANCE is reported. The lattice step is what the
-#: error and the time follow most: from 0.1 to 0.2 the probabilities of 45 collections of the
-#: hard grid moved by at most 6.6e-4 (bbtcomp's 15 real pairs by 2.5e-4), within the error
-#: the coarser step reports (at most 0.0028 and 0.001; about 4 times the finer step's), in
-#: 0.47 of the time (median; 0.39-0.57 on bbtcomp): benchmarks/results/quadrature.md
-LATTICE_STEPS = (0.2, 0.1)
+#: the fine resolution's lattice step (of l = log(sigma0^2 / lambda)) and delta0's panels,
+#: tried in turn: the first whose error is within TOLERANCE is reported. The lattice step is
+#: what the error and the time follow most: from 0.1 to 0.2 the probabilities of 45
+#: collections of the hard grid moved by at most 6.6e-4 (bbtcomp's 15 real pairs by 2.5e-4),
+#: within the error the coarser step reports (at most 0.0028 and 0.001; about 4 times the
+#: finer step's), in 0.47 of the time (median; 0.39-0.57 on bbtcomp). The second is finer in
+#: both directions that data make hard: bbtcomp's lgbm - rf at a ROPE of 0.0025 had an error
+#: of 0.0052 with 12 panels (delta0 pinned near the ROPE's end by constant datasets) at either
+#: step, 2.5e-4 with 24 (benchmarks/results/quadrature.md)
+REFINEMENTS = (dict(step=0.2, panels=12), dict(step=0.1, panels=24))
 #: step of log(nu - 1) at the fine resolution
 NU_STEP = 0.25
 #: log(lambda) is summed over at most this range (below it the contribution falls as
@@ -182,11 +185,10 @@ def _posterior(stats: dict, grid: dict, rope: Rope, datasets: bool, intervals: b
 
 
 #: the resolutions: the first, wide grids that find the posterior, the fine one reported
-#: (its lattice step one of LATTICE_STEPS), and half of it for the error (twice that step)
+#: (its lattice step and panels one of REFINEMENTS), and half of it for the error
 COARSE = dict(step=0.4, u_step=0.5, least=4, sigma_nodes=16, panels=16, nodes=3)
-FINE = dict(u_step=NU_STEP, least=32, sigma_nodes=SIGMA_NODES, panels=12, nodes=DELTA0_NODES)
-HALF = dict(u_step=2 * NU_STEP, least=16, sigma_nodes=SIGMA_NODES // 2, panels=6,
-            nodes=DELTA0_NODES)
+FINE = dict(u_step=NU_STEP, least=32, sigma_nodes=SIGMA_NODES, nodes=DELTA0_NODES)
+HALF = dict(u_step=2 * NU_STEP, least=16, sigma_nodes=SIGMA_NODES // 2, nodes=DELTA0_NODES)
 
 
 def _grid(ranges: dict, resolution: dict, cuts: tuple, student: bool) -> dict:
@@ -311,25 +313,26 @@ def _quadrature(data: dict, scale: float, ropes: list, datasets: bool, start: fl
         ranges = narrowed
         if settled:
             break
-    for lattice_step in LATTICE_STEPS:
+    for refinement in REFINEMENTS:
         results = _read_grids(stats, dict(ranges=ranges, bounds=bounds, cuts=cuts),
-                              lattice_step, ropes, datasets, scale, start, pool)
+                              refinement, ropes, datasets, scale, start, pool)
         if all(result.ok for result in results):
             break
-        # else the next, finer lattice, checked against half its resolution in turn (this
-        # lattice, the other directions halved); the finest stands, ok or not
+        # else the next, finer grid, checked against half its resolution in turn; the
+        # finest stands, ok or not
     return results
 
 
-def _read_grids(stats: dict, search: dict, lattice_step: float, ropes: list, datasets: bool,
+def _read_grids(stats: dict, search: dict, refinement: dict, ropes: list, datasets: bool,
                 scale: float, start: float, pool: Executor) -> list[Quadrature]:
-    """The fine grid at ``lattice_step``, checked against half its resolution, on what the
-    coarse search found (``search``: its ``ranges`` within their ``bounds``, and delta0's
-    ``cuts``): a :class:`Quadrature` per ROPE."""
+    """The fine grid at ``refinement`` (one of :data:`REFINEMENTS`), checked against half
+    its resolution, on what the coarse search found (``search``: its ``ranges`` within their
+    ``bounds``, and delta0's ``cuts``): a :class:`Quadrature` per ROPE."""
     ranges, bounds, student = search["ranges"], search["bounds"], stats["student"]
-    grid, half_grid = (dict(_grid(ranges, dict(resolution, step=step), search["cuts"], student),
+    halved = dict(step=2 * refinement["step"], panels=refinement["panels"] // 2)
+    grid, half_grid = (dict(_grid(ranges, dict(resolution, **refined), search["cuts"], student),
                             nodes_per_panel=resolution["nodes"])
-                       for resolution, step in ((FINE, lattice_step), (HALF, 2 * lattice_step)))
+                       for resolution, refined in ((FINE, refinement), (HALF, halved)))
     # the datasets at the first ROPE (the only one asked of them); intervals on the fine grid
     fine = _posterior(stats, grid, ropes[0], datasets, intervals=True, pool=pool)
     half = _posterior(stats, half_grid, ropes[0], datasets, intervals=False, pool=pool)
@@ -343,6 +346,7 @@ def _read_grids(stats: dict, search: dict, lattice_step: float, ropes: list, dat
                       prior_ends[key][end] and abs(ranges[key][end] - bounds[key][end]) < 1e-12))
     grid_sizes = dict(delta0=len(grid["delta0"]), sigma0=len(grid["log_sigma0_sq"]),
                       nu=0 if grid["u"] is None else len(grid["u"]), lattice_step=grid["step"],
+                      delta0_panels=refinement["panels"],
                       delta0_range=tuple(scale * np.array(ranges["delta0"])),
                       sigma0_range=tuple(scale * np.exp(0.5 * np.array(ranges["log_sigma0_sq"]))),
                       nu_range=tuple(1 + np.exp(np.array(ranges["u"]))) if student else None)
