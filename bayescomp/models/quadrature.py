@@ -184,11 +184,19 @@ def _posterior(stats: dict, grid: dict, rope: Rope, datasets: bool, intervals: b
     return result
 
 
-#: the resolutions: the first, wide grids that find the posterior, the fine one reported
-#: (its lattice step and panels one of REFINEMENTS), and half of it for the error
+#: the resolutions: the first, wide grids that find the posterior, and the fine one reported
+#: (its lattice step and panels one of REFINEMENTS), whose error is its change from half
+#: of it (:func:`_halved`)
 COARSE = dict(step=0.4, u_step=0.5, least=4, sigma_nodes=16, panels=16, nodes=3)
 FINE = dict(u_step=NU_STEP, least=32, sigma_nodes=SIGMA_NODES, nodes=DELTA0_NODES)
-HALF = dict(u_step=2 * NU_STEP, least=16, sigma_nodes=SIGMA_NODES // 2, nodes=DELTA0_NODES)
+
+
+def _halved(resolution: dict) -> dict:
+    """Half the ``resolution`` in every direction: twice its steps, half its sigma_i nodes,
+    delta0 panels and fewest steps over a range (the nodes per panel kept)."""
+    return dict(resolution, step=2 * resolution["step"], u_step=2 * resolution["u_step"],
+                least=resolution["least"] // 2, sigma_nodes=resolution["sigma_nodes"] // 2,
+                panels=resolution["panels"] // 2)
 
 
 def _grid(ranges: dict, resolution: dict, cuts: tuple, student: bool) -> dict:
@@ -329,10 +337,10 @@ def _read_grids(stats: dict, search: dict, refinement: dict, ropes: list, datase
     its resolution, on what the coarse search found (``search``: its ``ranges`` within their
     ``bounds``, and delta0's ``cuts``): a :class:`Quadrature` per ROPE."""
     ranges, bounds, student = search["ranges"], search["bounds"], stats["student"]
-    halved = dict(step=2 * refinement["step"], panels=refinement["panels"] // 2)
-    grid, half_grid = (dict(_grid(ranges, dict(resolution, **refined), search["cuts"], student),
+    fine_resolution = dict(FINE, **refinement)
+    grid, half_grid = (dict(_grid(ranges, resolution, search["cuts"], student),
                             nodes_per_panel=resolution["nodes"])
-                       for resolution, refined in ((FINE, refinement), (HALF, halved)))
+                       for resolution in (fine_resolution, _halved(fine_resolution)))
     # the datasets at the first ROPE (the only one asked of them); intervals on the fine grid
     fine = _posterior(stats, grid, ropes[0], datasets, intervals=True, pool=pool)
     half = _posterior(stats, half_grid, ropes[0], datasets, intervals=False, pool=pool)
