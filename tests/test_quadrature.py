@@ -214,6 +214,12 @@ def test_a_fit_whose_chains_cannot_be_read_takes_the_quadrature(stan_backend):
     assert "By quadrature" in starved.to_markdown()
     document = json.loads(json.dumps(starved.to_dict()))
     assert document["quadrature"]["ok"] and document["quadrature"]["grid"]["nu"] > 0
+    # the grid as the result holds it, the lattice's step (0.2) too
+    grid = starved.quadrature.grid
+    assert document["quadrature"]["grid"].keys() == grid.keys()
+    for key, value in document["quadrature"]["grid"].items():
+        np.testing.assert_allclose(value, grid[key], rtol=1e-15)
+    assert document["quadrature"]["grid"]["lattice_step"] > 0
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         pairs = bc.compare_all(scores, rope=0.01, **{k: v for k, v in options.items()

@@ -276,6 +276,43 @@ def test_a_continued_fit_keeps_the_first_draws_then_a_struggling_one_starts_afre
 
 
 @pytest.mark.stan
+def test_chains_that_do_not_decide_alike_go_to_the_quadrature_without_a_retry(
+        scores, monkeypatch, made_up_diagnostics):
+    """Made-up verdicts: the first fit fails (R-hat), its chains hold their 100 effective
+    draws of delta0 each but are made not to decide alike (neither chain by chain nor in
+    strata): the quadrature answers at once, with no retry and no RetryWarning, its
+    probabilities those of the quadrature called alone, to the digit. Without the quadrature
+    the same fit is retried. (A fit too short for its chains to be trusted is retried with
+    the quadrature too: the tests above.)"""
+    from bayescomp.models.hierarchical_program import prepare
+    from bayescomp.models.quadrature import quadrature_probabilities
+
+    seen = made_up_diagnostics(hierarchical_module, [
+        dict(problems=("R-hat 1.05 > 1.01: made up by the test",))] * 2 + [dict(problems=())])
+    monkeypatch.setattr(hierarchical_module, "settled_decisions", lambda *args: False)
+    monkeypatch.setattr(hierarchical_module, "strata_decide", lambda *args: False)
+    monkeypatch.setattr(runs_module, "extension", lambda *args, **options: None)
+    results, said = [], []
+    for quadrature in (True, False):
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            results.append(bc.hierarchical(scores, "a", "b", seed=5, chains=2,
+                                           iter_warmup=300, iter_sampling=1000,
+                                           baselines=False, quadrature=quadrature))
+        said.append(caught_by_kind(caught))
+    answered, retried = results
+    assert len(seen) == 3    # the first call diagnosed one fit, the second two
+    assert [a["attempt"] for a in answered.settings["attempts"]] == [1]
+    assert said[0]["retry"] == [] and answered.reliable and answered.by_quadrature
+    data, scale = prepare(scores, "a", "b", bc.PRIORS["paper"])
+    alone = quadrature_probabilities(data, scale, bc.Rope(-0.01, 0.01))
+    np.testing.assert_array_equal(answered.population.probabilities, alone.population)
+    np.testing.assert_array_equal(answered.next_dataset.probabilities, alone.next_dataset)
+    assert [a["ok"] for a in retried.settings["attempts"]] == [False, True]
+    assert len(said[1]["retry"]) == 1 and not retried.by_quadrature
+
+
+@pytest.mark.stan
 def test_a_retry_that_passes_is_announced_but_not_flagged(scores, monkeypatch,
                                                          made_up_diagnostics):
     """The first fit is declared failed (a made-up problem), the retry passes: a RetryWarning,

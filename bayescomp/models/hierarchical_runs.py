@@ -282,6 +282,9 @@ class Assessment:
         the fit is extended up to :data:`MAX_CLOSE_FACTOR` times its first draws.
     settled : bool
         The chains, read as modes, decide though the diagnostics failed: no retry.
+    answered : bool
+        Another route answers what the draws cannot (the pairwise model's quadrature, where
+        the chains sit in modes that do not decide alike): no retry.
     separate : bool
         The chains that settled it sit in separate modes (else they agree, crossing slowly):
         the attempt's verdict says which.
@@ -295,6 +298,7 @@ class Assessment:
     achieved: tuple[float, float]
     close: bool = False
     settled: bool = False
+    answered: bool = False
     separate: bool = False
     record: dict = field(default_factory=dict)
     reading: Any = None
@@ -338,8 +342,8 @@ def run_fits(sample: Callable, assess: Callable, seeds, *, adapt_delta: float,
     the assessment finds a probability too close to the threshold (up to
     :data:`MAX_CLOSE_FACTOR` times). Not after modes settled a fit: its chains do not mix,
     and more draws rarely make them (on a near-identical pair they ran to the cap, 2-3 times
-    as long). A fit that fails them and is not settled is retried (:class:`Retries`, at most
-    ``retries`` times).
+    as long). A fit that fails them, is not settled and is not answered otherwise
+    (:attr:`Assessment.answered`) is retried (:class:`Retries`, at most ``retries`` times).
 
     Parameters
     ----------
@@ -372,7 +376,8 @@ def run_fits(sample: Callable, assess: Callable, seeds, *, adapt_delta: float,
             attempt=len(attempts) + 1, stan_seed=stan_seed, continued=run["continued"],
             redraw=run["redraw"], step_scale=run["step_scale"], adapt_delta=run["adapt_delta"],
             iter_warmup=adapted["iter_warmup"], iter_sampling=run["iter_sampling"],
-            draws=int(fit.posterior.sizes["draw"]), ok=diagnostics.ok or assessment.settled,
+            draws=int(fit.posterior.sizes["draw"]),
+            ok=bool(diagnostics.ok or assessment.settled),
             verdict=(("separate modes" if assessment.separate else "chains agree")
                      if assessment.settled else diagnostics.verdict), **assessment.record,
             problems=list(diagnostics.problems), seconds=time.perf_counter() - started))
@@ -385,7 +390,8 @@ def run_fits(sample: Callable, assess: Callable, seeds, *, adapt_delta: float,
                 break
             run, extended_from = more, achieved
             continue
-        safer = None if assessment.settled else retry.next(diagnostics)
+        safer = (None if assessment.settled or assessment.answered
+                 else retry.next(diagnostics))
         if safer is None:
             break
         if on_retry is not None:

@@ -270,10 +270,17 @@ def settled_decisions(modes: tuple, separate: bool, threshold: float, groups: in
     """
     if separate:
         return True
+    return found_their_way(modes, groups) and parts_decide_alike(modes, threshold)
+
+
+def found_their_way(modes: tuple, groups: int = 1) -> bool:
+    """Whether chains read one by one (``modes``) hold enough effective draws of delta0 to
+    be trusted where they are: :data:`ESS_PER_CHAIN_MIN` per chain, each counted within its
+    own chain, on average and, unless the chains form several ``groups`` (evidence of
+    modes rather than of too few draws), in every chain (:func:`settled_decisions`)."""
     ess = [m.delta0_ess / len(m.chains) for m in modes]
-    if np.mean(ess) < ESS_PER_CHAIN_MIN or (groups < 2 and min(ess) < ESS_PER_CHAIN_MIN):
-        return False
-    return parts_decide_alike(modes, threshold)
+    return bool(ess and np.mean(ess) >= ESS_PER_CHAIN_MIN
+                and (groups > 1 or min(ess) >= ESS_PER_CHAIN_MIN))
 
 
 def mixture_indices(parts, weights, n_chains: int, n_draws: int) -> np.ndarray:

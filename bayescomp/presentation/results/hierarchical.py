@@ -339,7 +339,6 @@ def quadrature_dict(result) -> dict | None:
             "population_error": [num(x) for x in found.population_error],
             "next_dataset_error": [num(x) for x in found.next_dataset_error],
             "nu_median": num(found.nu_median), "sigma0_median": num(found.sigma0_median),
-            "grid": {key: (list(map(num, value)) if isinstance(value, tuple) else
-                           None if value is None else int(value))
+            "grid": {key: list(map(num, value)) if isinstance(value, tuple) else num(value)
                      for key, value in found.grid.items()},
             "seconds": num(found.seconds)}
