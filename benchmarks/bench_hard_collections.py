@@ -24,9 +24,11 @@ than refit afresh); ``divergences``, ``max_rhat``, ``min_ess_bulk``,
 drawn from their conditionals), ``min_bfmi``,
 ``treedepth`` (draws at the maximum tree depth) of the final fit; ``clean`` (all of: no
 divergence, R-hat <= 1.01, both ESS >= 400, E-BFMI >= 0.3, no draw at the maximum tree
-depth); ``reliable`` (a decision is made: clean, or chains that do not mix but decide the
-same, :attr:`bayescomp.HierarchicalResult.modes`) and ``modes`` ("separate", "crossing",
-"strata" or empty when the chains mix); ``seconds`` of the whole call (all attempts, no baselines) and ``vs_easy``, that
+depth); ``reliable`` (a decision is made: clean, chains that do not mix but decide the
+same, :attr:`bayescomp.HierarchicalResult.modes`, or the quadrature) and ``modes`` ("separate", "crossing",
+"strata" or empty when the chains mix); ``quadrature`` (the probabilities by
+quadrature, :mod:`bayescomp.models.quadrature`); ``seconds`` of the whole call (all
+attempts, no baselines) and ``vs_easy``, that
 time over the time of the easy collection of the same size (no identical datasets,
 sigma0 0.02) in the same run. With ``--reference`` (collections of at most 54 datasets),
 ``ref_ess_per_s`` and ``speedup``: the published program of ``stan/hierarchical_reference.stan``
@@ -144,6 +146,7 @@ def _row(label, scores, first, second, reference: bool, seed: int, iter_warmup: 
                modes=("" if not result.modes else
                       "separate" if result.modes_separate else
                       "strata" if result.modes[0].stratum else "crossing"),
+               quadrature=bool(result.by_quadrature),
                population=result.population.decision(), next=result.next_dataset.decision(),
                seconds=seconds)
     if reference and len(scores) <= 54:
