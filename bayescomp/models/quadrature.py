@@ -39,7 +39,8 @@ from bayescomp.models.quadrature_datasets import (BLOCK, Accumulated, dataset_re
                                                   table_terms, workers)
 from bayescomp.models.quadrature_result import Quadrature
 from bayescomp.models.quadrature_rules import delta0_panels, lambda_cells, sigma_rule
-from bayescomp.models.quadrature_summary import grid_summary, marginals, rope_readings
+from bayescomp.models.quadrature_summary import (dataset_probabilities, grid_summary,
+                                                 marginals, rope_readings)
 from bayescomp.rope import Rope
 
 #: Gauss-Legendre nodes of log(sigma_i) per dataset, and of delta0 per panel, at the fine
@@ -344,7 +345,8 @@ def _read_grids(stats: dict, search: dict, refinement: dict, ropes: list, datase
     # the datasets at the first ROPE (the only one asked of them); intervals on the fine grid
     fine = _posterior(stats, grid, ropes[0], datasets, intervals=True, pool=pool)
     half = _posterior(stats, half_grid, ropes[0], datasets, intervals=False, pool=pool)
-    shared, half_shared = grid_summary(fine, grid, scale), grid_summary(half, half_grid, scale)
+    # of the half grid only its datasets' probabilities are read (their error)
+    shared = grid_summary(fine, grid, scale)
     # mass at an end of the grid is missing from it, unless the end is a prior's bound
     # (delta0's, sigma0's upper): a proxy, as every end is where the density is e^-KEEP of
     # its largest
@@ -358,7 +360,7 @@ def _read_grids(stats: dict, search: dict, refinement: dict, ropes: list, datase
                       delta0_range=tuple(scale * np.array(ranges["delta0"])),
                       sigma0_range=tuple(scale * np.exp(0.5 * np.array(ranges["log_sigma0_sq"]))),
                       nu_range=tuple(1 + np.exp(np.array(ranges["u"]))) if student else None)
-    datasets_error = (np.abs(shared["datasets"] - half_shared["datasets"]) + missing
+    datasets_error = (np.abs(shared["datasets"] - dataset_probabilities(half)) + missing
                       if datasets else None)
     results = []
     for rope in ropes:

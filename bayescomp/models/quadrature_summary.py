@@ -116,6 +116,14 @@ def rope_readings(found: dict, grid: dict, rope: Rope, scatter: np.ndarray | Non
                 next_masses=None if scatter is None else next_masses.reshape(-1, 3)[scatter])
 
 
+def dataset_probabilities(found: dict) -> np.ndarray | None:
+    """Each dataset's P(left / rope / right) (dataset, 3) from one grid's posterior, where
+    ``found`` holds their sides (else None)."""
+    sides = found.get("datasets_sides")
+    return (None if sides is None else
+            np.column_stack([sides[:, 0], 1 - sides.sum(axis=1), sides[:, 1]]))
+
+
 def grid_summary(found: dict, grid: dict, scale: float) -> dict:
     """What one grid's posterior says whatever the ROPE: delta0's and (where ``found``
     holds its mixture, else None) the next dataset's summaries and densities, each dataset's
@@ -128,9 +136,6 @@ def grid_summary(found: dict, grid: dict, scale: float) -> dict:
     delta0 = grid["delta0"]
     on_u, on_sigma0, on_delta0 = marginals(found)
     student = np.isfinite(nus[0])
-    sides = found.get("datasets_sides")
-    datasets = (np.column_stack([sides[:, 0], 1 - sides.sum(axis=1), sides[:, 1]])
-                if sides is not None else None)
     datasets_summary = found.get("datasets_summary")
 
     # delta0's mean, sd and shortest interval, its density linear between the nodes
@@ -148,7 +153,7 @@ def grid_summary(found: dict, grid: dict, scale: float) -> dict:
     def median(values, masses):
         return float(np.interp(0.5, np.cumsum(masses) - 0.5 * masses, values))
 
-    return dict(datasets=datasets,
+    return dict(datasets=dataset_probabilities(found),
                 datasets_summary=(None if datasets_summary is None else scale * datasets_summary),
                 delta0={key: scale * value for key, value in population_summary.items()},
                 delta0_density=in_units(population_density, scale),
