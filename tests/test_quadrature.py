@@ -6,6 +6,7 @@ long NUTS runs of ``stan/hierarchical.stan`` whose chains mix (both priors of de
 collection with constant differences, few datasets), which the quadrature must match within
 its own error and the runs' Monte Carlo errors.
 """
+import dataclasses
 import json
 import warnings
 from pathlib import Path
@@ -344,21 +345,44 @@ def test_a_real_pair_whose_chains_do_not_mix_gets_the_same_numbers_on_every_seed
 
 
 @pytest.mark.stan
-def test_the_sensitivity_of_a_fit_the_quadrature_answers(stan_backend):
+def test_the_sensitivity_of_a_fit_the_quadrature_answers(stan_backend, monkeypatch):
     """bc.sensitivity of a starved fit that the quadrature answers: its rows at the fit's
     ROPE are the fit's own numbers, those at another ROPE a quadrature of the same posterior
-    at that ROPE, and no prior is read off the failed draws (each gets a fit of its own)."""
+    at that ROPE; no prior is read off the failed draws, and the next prior is read by
+    quadrature alone, without a fit: digit for digit one quadrature of its posterior at
+    both ROPEs. Where that quadrature misses its tolerance, the prior gets a fit."""
+    from bayescomp.models import sensitivity_analysis as module
+
     scores = COLLECTIONS["twelve"]()
     options = dict(chains=2, iter_warmup=60, iter_sampling=30, retries=0, ess=1,
                    backend=stan_backend)
+    ropes = [bc.Rope(-0.01, 0.01), bc.Rope(-0.02, 0.02)]
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         analysis = bc.sensitivity(scores, "a", "b", ropes=(0.01, 0.02),
                                   priors=["paper", "kruschke"], seed=4, **options)
         data, scale = prepare(scores, "a", "b", bc.PRIORS["paper"])
+        kruschke = quadrature_at_ropes(*prepare(scores, "a", "b", bc.PRIORS["kruschke"]),
+                                       ropes)
     fit = analysis.fits["paper"]
-    assert fit.by_quadrature and set(analysis.fits) == {"paper", "kruschke"}
-    assert not analysis.reweighted
+    assert fit.by_quadrature and set(analysis.fits) == {"paper"}
+    assert not analysis.reweighted and set(analysis.by_quadrature) == {"kruschke"}
+    alone = analysis.table[analysis.table.prior == "kruschke"].set_index(["rope", "quantity"])
+    assert (alone["read_from"] == "quadrature").all() and alone["reliable"].all()
+    for rope, found in zip((0.01, 0.02), kruschke):
+        for quantity, scope in (("delta0", "population"), ("next", "next_dataset")):
+            np.testing.assert_array_equal(
+                alone.loc[(rope, quantity)][["p_left", "p_rope", "p_right"]].to_numpy(float),
+                getattr(found, scope))
+    assert "by quadrature alone: kruschke (error at most" in analysis.summary()
+    # a quadrature beyond its tolerance: the prior is fitted as any other
+    monkeypatch.setattr(module, "quadrature_at_ropes", lambda *args: [
+        dataclasses.replace(found, problems=("made up by the test",)) for found in kruschke])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        fitted = bc.sensitivity(scores, "a", "b", ropes=(0.01, 0.02),
+                                priors=["paper", "kruschke"], seed=4, **options)
+    assert set(fitted.fits) == {"paper", "kruschke"} and not fitted.by_quadrature
     table = analysis.table.set_index(["prior", "rope", "quantity"])
     columns = ["p_left", "p_rope", "p_right"]
     for quantity, estimate in (("delta0", fit.population), ("next", fit.next_dataset)):

@@ -9,7 +9,9 @@ right) of ``delta0`` and of the next dataset, from the per-draw masses
 :func:`bayescomp.hierarchical` reports them from (:mod:`bayescomp.models.region_masses`), with
 the decision at the threshold. A fit that the quadrature answers (its chains did not mix,
 :mod:`bayescomp.models.quadrature`) is read at every other ROPE by one quadrature of the
-same posterior, and no prior is read off its draws.
+same posterior, and no prior is read off its draws; every later prior is then read by
+quadrature alone, without a fit (its chains would meet the same data), where its error is
+within the tolerance at every ROPE.
 
 (The module is not called ``sensitivity``: importing a submodule sets the package attribute
 of its name, which would hide the function ``bayescomp.sensitivity``.)
@@ -104,8 +106,9 @@ class SensitivityResult(Reportable):
         One row per (prior, rope, quantity): ``rope_low``, ``rope_high``, ``p_left``,
         ``p_rope``, ``p_right``, ``decision`` (at ``threshold``), ``reliable`` (whether
         the fit the row is read from passed its diagnostics), ``read_from`` (the prior of
-        that fit: the row's own, or the one whose draws were reweighted) and ``pareto_k``
-        (the reweighting's Pareto shape; NaN for a fit). ``rope`` is the half-width
+        that fit: the row's own, or the one whose draws were reweighted; "quadrature" for a
+        prior read by quadrature alone) and ``pareto_k`` (the reweighting's Pareto shape;
+        NaN otherwise). ``rope`` is the half-width
         ``(high - low) / 2``; ``quantity`` is "delta0" or "next".
     fits : dict
         Prior name -> its :class:`~bayescomp.models.hierarchical.HierarchicalResult`, for
@@ -113,6 +116,9 @@ class SensitivityResult(Reportable):
     reweighted : dict
         Prior name -> its :class:`~bayescomp.models.prior_reweighting.Reweighting`, for the
         priors read off another prior's draws.
+    by_quadrature : dict
+        Prior name -> its :class:`~bayescomp.models.quadrature_result.Quadrature` at each
+        ROPE, for the priors read by quadrature alone (no fit).
     """
 
     first: str
@@ -122,6 +128,7 @@ class SensitivityResult(Reportable):
     threshold: float = THRESHOLD
     seed: int | None = None
     reweighted: dict = field(default_factory=dict, repr=False)
+    by_quadrature: dict = field(default_factory=dict, repr=False)
 
     @property
     def labels(self) -> tuple[str, str, str]:
@@ -206,7 +213,8 @@ def sensitivity(scores: Scores, first: str, second: str, *,
         mode by mode, in several) and the weights' Pareto shape is at most 0.7
         (:mod:`bayescomp.models.prior_reweighting`):
         its numbers then agree with its own fit's within Monte Carlo error, and cost no
-        fit. False: fit every prior.
+        fit. False: fit every prior. (Either way, once a fit is answered by the quadrature,
+        every later prior is read by quadrature alone where its error allows.)
     **options
         Passed to :func:`bayescomp.hierarchical` (backend, chains, iter_warmup,
         iter_sampling, adapt_delta, retries, ...).
@@ -226,11 +234,22 @@ def sensitivity(scores: Scores, first: str, second: str, *,
     labels = region_labels(first, second)
     # per fit, per ROPE, per draw, chain by chain: each question's masses (the fit's own
     # estimators), computed once and read by every prior read off that fit
-    rows, fits, reweighted, masses = [], {}, {}, {}
+    rows, fits, reweighted, masses, by_grid = [], {}, {}, {}, {}
     for name, prior in chosen.items():
         # the fit is given the name, so that it reports it
-        weights = _reweighting(resolve_prior(prior)[1], fits) if reweight else None
-        if weights is None:
+        resolved = resolve_prior(prior)[1]
+        weights = _reweighting(resolved, fits) if reweight else None
+        grid = (_quadrature_alone(scores, first, second, resolved, ropes)
+                if weights is None and any(fit.by_quadrature for fit in fits.values())
+                else None)
+        if grid is not None:
+            # an earlier prior's chains did not mix on these data, and the quadrature
+            # answered: so it does here, without a fit that would end the same way
+            by_grid[name] = grid
+            masses[name] = [tuple((getattr(q, scope), getattr(q, f"{scope}_error"), q.ok)
+                                  for scope in ("population", "next_dataset"))
+                            for q in grid]
+        elif weights is None:
             fit = _hierarchical.hierarchical(scores, first, second, rope=ropes[0], prior=prior,
                                              seed=seed, baselines=False, **options)
             fits[name] = fit
@@ -263,10 +282,11 @@ def sensitivity(scores: Scores, first: str, second: str, *,
                     prior=name, rope=(rope.high - rope.low) / 2, rope_low=rope.low + 0.0,  # not -0
                     rope_high=rope.high, quantity=quantity, p_left=p[0], p_rope=p[1],
                     p_right=p[2], reliable=reliable, decision=decision,
-                    read_from=name if weights is None else weights.base,
+                    read_from=("quadrature" if grid is not None else
+                               name if weights is None else weights.base),
                     pareto_k=np.nan if weights is None else weights.pareto_k))
     return SensitivityResult(first, second, pd.DataFrame(rows), fits, threshold, int(seed),
-                             reweighted)
+                             reweighted, by_grid)
 
 
 def _by_quadrature(fit, scores: Scores, ropes: list[Rope]) -> list[tuple]:
@@ -285,6 +305,18 @@ def _by_quadrature(fit, scores: Scores, ropes: list[Rope]) -> list[tuple]:
     return [((q.population, q.population_error, q.ok), (q.next_dataset, q.next_dataset_error,
                                                          q.ok))
             for q in (found[(rope.low, rope.high)] for rope in ropes)]
+
+
+def _quadrature_alone(scores: Scores, first: str, second: str, prior: HierarchicalPrior,
+                      ropes: list[Rope]) -> list | None:
+    """``prior``'s posterior by quadrature at every ROPE, from one grid and no fit
+    (:func:`~bayescomp.models.quadrature.quadrature_at_ropes`), or None where its error
+    misses the tolerance at some ROPE: the prior then gets a fit of its own."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")   # the first fit told its warnings about the data
+        data, scale = prepare(scores, first, second, prior)
+    found = quadrature_at_ropes(data, scale, ropes)
+    return found if all(q.ok for q in found) else None
 
 
 def _reweighting(prior: HierarchicalPrior, fits: dict) -> Reweighting | None:

@@ -30,11 +30,19 @@ def describe(result, quantity: str) -> str:
             f"ROPE ({'; '.join(parts)}).")
 
 
+def quadrature_error(found) -> float:
+    """The largest error of any probability of quadratures ``found`` (one per ROPE)."""
+    return max(max(q.population_error.max(), q.next_dataset_error.max()) for q in found)
+
+
 def fit_line(prior: str, fit) -> str:
-    """What one prior's fit rests on: its attempts and the ESS of its reported quantities."""
-    ess = fit.settings["ess"]
-    return (f"{prior} {len(fit.settings['attempts'])} attempt(s), ESS "
-            f"{effective_draws(ess, bool(fit.modes))}")
+    """What one prior's fit rests on: its attempts and the ESS of its reported quantities,
+    or, where the quadrature answered, its error."""
+    attempts = f"{prior} {len(fit.settings['attempts'])} attempt(s)"
+    if fit.by_quadrature:
+        error = quadrature_error([fit.quadrature])
+        return f"{attempts}, by quadrature (error at most {error:.1g})"
+    return f"{attempts}, ESS {effective_draws(fit.settings['ess'], bool(fit.modes))}"
 
 
 def reweighted_line(prior: str, weights) -> str:
@@ -45,7 +53,12 @@ def reweighted_line(prior: str, weights) -> str:
 
 
 def how_read(result) -> str:
-    """How the table was made: fits, reweightings, and the ROPEs off the same draws."""
+    """How the table was made: fits, reweightings, quadratures alone, and the ROPEs off the
+    same draws."""
+    if result.by_quadrature:
+        return (f"{len(result.fits)} fit(s); {', '.join(result.by_quadrature)} by quadrature "
+                "alone, without a fit, as an earlier prior's chains did not mix; every ROPE "
+                "off the same posterior")
     if not result.reweighted:
         return "one fit per prior, every ROPE read off its draws"
     return (f"{len(result.fits)} fit(s); {', '.join(result.reweighted)} read off another "
@@ -62,6 +75,10 @@ def summary(result) -> str:
     if result.reweighted:
         lines.append("reweighted: " + "; ".join(reweighted_line(prior, weights) for
                                                 prior, weights in result.reweighted.items()))
+    if result.by_quadrature:
+        lines.append("by quadrature alone: " + "; ".join(
+            f"{prior} (error at most {quadrature_error(found):.1g}, {found[-1].seconds:.1f} s)"
+            for prior, found in result.by_quadrature.items()))
     unreliable = [p for p, fit in result.fits.items() if not fit.reliable]
     if unreliable:
         lines.append(f"UNRELIABLE fits (no decision): {', '.join(unreliable)}")
