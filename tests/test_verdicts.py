@@ -127,3 +127,7 @@ def test_the_ess_phrase_says_what_a_pooled_ess_over_modes_counts():
         "11 bulk, 32 tail (target 1000; over chains read as modes it counts their crossings, "
         "not the precision of each mode's probabilities, whose Monte Carlo errors are shown "
         "with them)")
+    # where the quadrature answered, nothing reported is read off the draws
+    assert effective_draws(ess, modes=True, quadrature=True) == (
+        "11 bulk, 32 tail (target 1000; of the draws that did not mix, which no number "
+        "reported here is read from)")

@@ -116,7 +116,8 @@ def summary(result) -> str:
         f"ROPE {result.rope}",
         *result.verdicts(),
         f"  prior {s['prior_name']}, backend {s['backend']}, seed {s['seed']}"
-        + (f"; ESS of the reported quantities {effective_draws(s['ess'], bool(result.modes))}"
+        + (f"; ESS of the reported quantities "
+           f"{effective_draws(s['ess'], bool(result.modes), result.by_quadrature)}"
            if "ess" in s else ""),
         f"  engine {s.get('engine_version')}, route {s.get('route')}, Stan {s.get('stan_version')}",
         *estimate_lines(result),
