@@ -431,6 +431,42 @@ def test_a_near_identical_pair_whose_modes_agree_is_read_in_modes(stan_backend):
     assert result.population.decision() == result.next_dataset.decision() == "equivalent"
 
 
+@pytest.mark.stan
+def test_a_sensitivity_reads_a_fit_in_modes_by_quadrature_where_they_differ(stan_backend):
+    """The simulated near-identical pair read in modes at ROPE 0.01 (above): at ROPE 0 its
+    modes' probabilities differ by more than the tolerance, so the sensitivity's rows there
+    are the quadrature's, digit for digit, as ``bc.hierarchical`` at ROPE 0 would take it;
+    at 0.01 (the fit's own) and 0.02 they are the modes' draws, as the fit reads them."""
+    from bayescomp.models.region_masses import next_dataset_masses, population_masses
+
+    made = bc.simulate.near_identical_collection(54, seed=2)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        analysis = bc.sensitivity(made.scores, "a", "b", ropes=(0.01, 0.0, 0.02),
+                                  priors=["paper"], seed=1, backend=stan_backend)
+        data, scale = prepare(made.scores, "a", "b", bc.PRIORS["paper"])
+    fit = analysis.fits["paper"]
+    assert fit.modes and not fit.by_quadrature, "the test is of a fit read in modes"
+    table = analysis.table.set_index(["rope", "quantity"])
+    columns = ["p_left", "p_rope", "p_right"]
+    post = fit.idata.posterior
+    for width in (0.0, 0.02):
+        rope = bc.Rope(-width, width)
+        per_draw = dict(delta0=population_masses(post, rope), next=next_dataset_masses(post, rope))
+        spread = max(np.ptp([masses[list(m.chains)].reshape(-1, 3).mean(axis=0)
+                             for m in fit.modes], axis=0).max() for masses in per_draw.values())
+        found, = quadrature_at_ropes(data, scale, [rope])
+        for quantity, scope in (("delta0", "population"), ("next", "next_dataset")):
+            row = table.loc[(width, quantity)][columns].to_numpy(float)
+            expected = (getattr(found, scope) if spread > TOLERANCE else
+                        per_draw[quantity].reshape(-1, 3)[fit.draw_order].mean(axis=0))
+            np.testing.assert_array_equal(row, expected)
+        assert (spread > TOLERANCE) == (width == 0.0)
+    for quantity, estimate in (("delta0", fit.population), ("next", fit.next_dataset)):
+        np.testing.assert_array_equal(table.loc[(0.01, quantity)][columns].to_numpy(float),
+                                      estimate.probabilities)
+
+
 @pytest.mark.parametrize("name", ["twelve", "constant"])
 def test_one_grid_read_at_several_ropes_is_each_ropes_own_quadrature(name):
     """Two routes to the probabilities at five ROPEs (zero width, asymmetric, and one

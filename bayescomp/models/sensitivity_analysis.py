@@ -11,7 +11,9 @@ the decision at the threshold. A fit that the quadrature answers (its chains did
 :mod:`bayescomp.models.quadrature`) is read at every other ROPE by one quadrature of the
 same posterior, and no prior is read off its draws; every later prior is then read by
 quadrature alone, without a fit (its chains would meet the same data), where its error is
-within the tolerance at every ROPE.
+within the tolerance at every ROPE. A fit read in modes (they agree at its ROPE) is read at
+each other ROPE as :func:`bayescomp.hierarchical` at that ROPE would read it: by its modes
+where their probabilities agree there too, else by the quadrature.
 
 (The module is not called ``sensitivity``: importing a submodule sets the package attribute
 of its name, which would hide the function ``bayescomp.sensitivity``.)
@@ -32,7 +34,7 @@ from bayescomp.reportable import Reportable
 from bayescomp.models.hierarchical_prior import PRIORS, HierarchicalPrior, resolve_prior
 from bayescomp.models.hierarchical_program import prepare
 from bayescomp.models.modes import probability_mcse
-from bayescomp.models.quadrature import quadrature_at_ropes
+from bayescomp.models.quadrature import TOLERANCE, quadrature_at_ropes
 from bayescomp.models.prior_reweighting import (Reweighting, differs_only_in_nu, reweighting,
                                                 weighted_decision, weighted_estimate)
 from bayescomp.models.region_masses import next_dataset_masses, population_masses
@@ -235,6 +237,7 @@ def sensitivity(scores: Scores, first: str, second: str, *,
     # per fit, per ROPE, per draw, chain by chain: each question's masses (the fit's own
     # estimators), computed once and read by every prior read off that fit
     rows, fits, reweighted, masses, by_grid = [], {}, {}, {}, {}
+    swapped = {}   # per fit read in modes: the ROPEs where its modes differ, by quadrature
     for name, prior in chosen.items():
         # the fit is given the name, so that it reports it
         resolved = resolve_prior(prior)[1]
@@ -257,14 +260,20 @@ def sensitivity(scores: Scores, first: str, second: str, *,
             masses[name] = (_by_quadrature(fit, scores, ropes) if fit.by_quadrature else
                             [(population_masses(posterior, rope),
                               next_dataset_masses(posterior, rope)) for rope in ropes])
+            if fit.modes and options.get("quadrature", True):
+                swapped[name] = _modes_or_quadrature(fit, scores, ropes, masses[name])
         else:
             reweighted[name] = weights
             fit = fits[weights.base]
-        for rope, both in zip(ropes, masses[name if weights is None else weights.base]):
+        for k, (rope, both) in enumerate(zip(ropes,
+                                             masses[name if weights is None else weights.base])):
+            if weights is None:
+                both = swapped.get(name, {}).get(k, both)
             for quantity, per_draw in zip(QUANTITIES, both):
                 reliable = fit.reliable
                 if isinstance(per_draw, tuple):
-                    # the fit's answer is the quadrature's: so is every ROPE's
+                    # the quadrature's answer at this ROPE: the fit's, or where its modes
+                    # differ here
                     p, error, reliable = per_draw
                     decision = (decide(p, threshold, labels, mcse=error) if reliable
                                 else fit.UNRELIABLE)
@@ -305,6 +314,29 @@ def _by_quadrature(fit, scores: Scores, ropes: list[Rope]) -> list[tuple]:
     return [((q.population, q.population_error, q.ok), (q.next_dataset, q.next_dataset_error,
                                                          q.ok))
             for q in (found[(rope.low, rope.high)] for rope in ropes)]
+
+
+def _modes_or_quadrature(fit, scores: Scores, ropes: list[Rope], masses: list) -> dict:
+    """A fit read in modes (they agree within the quadrature's tolerance at its ROPE), at
+    every ROPE as :func:`bayescomp.hierarchical` at that ROPE reads it: its modes where their
+    probabilities agree there too, else the quadrature (one grid for those ROPEs), where its
+    error is within the tolerance. ``masses`` holds both questions' per-draw masses at each
+    ROPE. Returns {ROPE's place: both questions' (probabilities, errors, True)} for the
+    ROPEs the quadrature answers (a prior reweighted off the fit still reads its draws)."""
+    own = (fit.rope.low, fit.rope.high)
+    parts = [list(mode.chains) for mode in fit.modes]
+    differ = [k for k, (rope, both) in enumerate(zip(ropes, masses))
+              if (rope.low, rope.high) != own and any(
+                  np.ptp([per_draw[part].reshape(-1, 3).mean(axis=0) for part in parts],
+                         axis=0).max() > TOLERANCE for per_draw in both)]
+    if not differ:
+        return {}
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")   # the fit told its warnings about the data
+        data, scale = prepare(scores, fit.first, fit.second, fit.settings["prior"])
+    found = zip(differ, quadrature_at_ropes(data, scale, [ropes[k] for k in differ]))
+    return {k: ((q.population, q.population_error, True),
+                (q.next_dataset, q.next_dataset_error, True)) for k, q in found if q.ok}
 
 
 def _quadrature_alone(scores: Scores, first: str, second: str, prior: HierarchicalPrior,
