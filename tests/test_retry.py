@@ -302,7 +302,8 @@ def test_chains_that_do_not_decide_alike_go_to_the_quadrature_without_a_retry(
         said.append(caught_by_kind(caught))
     answered, retried = results
     assert len(seen) == 3    # the first call diagnosed one fit, the second two
-    assert [a["attempt"] for a in answered.settings["attempts"]] == [1]
+    assert [(a["attempt"], a["verdict"]) for a in answered.settings["attempts"]] == [
+        (1, "1 problem(s); by quadrature, no retry")]
     assert said[0]["retry"] == [] and answered.reliable and answered.by_quadrature
     data, scale = prepare(scores, "a", "b", bc.PRIORS["paper"])
     alone = quadrature_probabilities(data, scale, bc.Rope(-0.01, 0.01))

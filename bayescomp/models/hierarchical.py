@@ -241,9 +241,9 @@ def hierarchical(scores: Scores, first: str, second: str, *, rope: RopeLike = 0.
         # chains read as modes that neither mix nor decide alike: on real near-identical
         # pairs (bbtcomp's lr - ridge, knn - gbm) the two retries ended the same way and
         # the quadrature answered, after 2-3 times the first fit's time
-        answered = (quadrature and bool(modes) and not settled
+        answered = ("quadrature" if quadrature and modes and not settled
                     and energy_explained(diagnostics, groups)
-                    and found_their_way(modes, groups) and by_quadrature_once().ok)
+                    and found_their_way(modes, groups) and by_quadrature_once().ok else "")
         # both questions' probabilities and Monte Carlo errors, from the chains as sampled
         estimates = region_estimates(*masses)
         return Assessment(diagnostics, reported_ess(statistics),

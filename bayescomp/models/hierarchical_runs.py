@@ -1,10 +1,9 @@
 """How a fit is run again: retries with safer settings after its diagnostics fail, and
 extensions from where its chains are while its effective draws are below the target or its
 probabilities too close to the threshold to decide. :func:`run_fits` is the loop that the
-pairwise model (:func:`bayescomp.hierarchical`), the joint model
-(:func:`bayescomp.compare_many`, which does not extend for the threshold) and the ranking
-(:func:`bayescomp.rank_algorithms`) run their fits by; what each reads off its draws in
-between is its own (an :class:`Assessment`)."""
+pairwise model (:func:`bayescomp.hierarchical`), the joint model (:func:`bayescomp.compare_many`,
+which does not extend for the threshold) and the ranking (:func:`bayescomp.rank_algorithms`)
+run their fits by; what each reads off its draws in between is its own (an :class:`Assessment`)."""
 from __future__ import annotations
 
 import time
@@ -282,9 +281,9 @@ class Assessment:
         the fit is extended up to :data:`MAX_CLOSE_FACTOR` times its first draws.
     settled : bool
         The chains, read as modes, decide though the diagnostics failed: no retry.
-    answered : bool
-        Another route answers what the draws cannot (the pairwise model's quadrature, where
-        the chains sit in modes that do not decide alike): no retry.
+    answered : str
+        The route that answers what the draws cannot ("quadrature", the pairwise model's):
+        no retry, and the attempt's verdict says so; "" where none does.
     separate : bool
         The chains that settled it sit in separate modes (else they agree, crossing slowly):
         the attempt's verdict says which.
@@ -298,7 +297,7 @@ class Assessment:
     achieved: tuple[float, float]
     close: bool = False
     settled: bool = False
-    answered: bool = False
+    answered: str = ""
     separate: bool = False
     record: dict = field(default_factory=dict)
     reading: Any = None
@@ -376,10 +375,11 @@ def run_fits(sample: Callable, assess: Callable, seeds, *, adapt_delta: float,
             attempt=len(attempts) + 1, stan_seed=stan_seed, continued=run["continued"],
             redraw=run["redraw"], step_scale=run["step_scale"], adapt_delta=run["adapt_delta"],
             iter_warmup=adapted["iter_warmup"], iter_sampling=run["iter_sampling"],
-            draws=int(fit.posterior.sizes["draw"]),
-            ok=bool(diagnostics.ok or assessment.settled),
+            draws=int(fit.posterior.sizes["draw"]), ok=bool(diagnostics.ok or assessment.settled),
             verdict=(("separate modes" if assessment.separate else "chains agree")
-                     if assessment.settled else diagnostics.verdict), **assessment.record,
+                     if assessment.settled else f"{diagnostics.verdict}; by "
+                     f"{assessment.answered}, no retry" if assessment.answered
+                     else diagnostics.verdict), **assessment.record,
             problems=list(diagnostics.problems), seconds=time.perf_counter() - started))
         achieved = min(assessment.achieved)
         if diagnostics.ok:
