@@ -9,9 +9,9 @@ right) of ``delta0`` and of the next dataset, from the per-draw masses
 :func:`bayescomp.hierarchical` reports them from (:mod:`bayescomp.models.region_masses`), with
 the decision at the threshold. A fit that the quadrature answers (its chains did not mix,
 :mod:`bayescomp.models.quadrature`) is read at every other ROPE by one quadrature of the
-same posterior, and no prior is read off its draws; every later prior is then read by
-quadrature alone, without a fit (its chains would meet the same data), where its error is
-within the tolerance at every ROPE. A fit read in modes (they agree at its ROPE) is read at
+same posterior, and no prior is read off its draws; every later prior that differs from it
+only in nu's prior is then read by quadrature alone, without a fit (its chains would meet the
+same modes), where its error is within the tolerance at every ROPE. A fit read in modes (they agree at its ROPE) is read at
 each other ROPE as :func:`bayescomp.hierarchical` at that ROPE would read it: by its modes
 where their probabilities agree there too, else by the quadrature.
 
@@ -216,7 +216,8 @@ def sensitivity(scores: Scores, first: str, second: str, *,
         (:mod:`bayescomp.models.prior_reweighting`):
         its numbers then agree with its own fit's within Monte Carlo error, and cost no
         fit. False: fit every prior. (Either way, once a fit is answered by the quadrature,
-        every later prior is read by quadrature alone where its error allows.)
+        every later prior that differs from it only in nu's prior is read by quadrature
+        alone where its error allows.)
     **options
         Passed to :func:`bayescomp.hierarchical` (backend, chains, iter_warmup,
         iter_sampling, adapt_delta, retries, ...).
@@ -243,11 +244,13 @@ def sensitivity(scores: Scores, first: str, second: str, *,
         resolved = resolve_prior(prior)[1]
         weights = _reweighting(resolved, fits) if reweight else None
         grid = (_quadrature_alone(scores, first, second, resolved, ropes)
-                if weights is None and any(fit.by_quadrature for fit in fits.values())
+                if weights is None and any(fit.by_quadrature and differs_only_in_nu(
+                    fit.settings["prior"], resolved) for fit in fits.values())
                 else None)
         if grid is not None:
-            # an earlier prior's chains did not mix on these data, and the quadrature
-            # answered: so it does here, without a fit that would end the same way
+            # the chains of an earlier prior that differs only in nu's did not mix, and the
+            # quadrature answered: so it does here (as a fit's draws are reweighted), without
+            # a fit whose chains would meet the same modes
             by_grid[name] = grid
             masses[name] = [tuple((getattr(q, scope), getattr(q, f"{scope}_error"), q.ok)
                                   for scope in ("population", "next_dataset"))

@@ -57,8 +57,8 @@ def how_read(result) -> str:
     same draws."""
     if result.by_quadrature:
         return (f"{len(result.fits)} fit(s); {', '.join(result.by_quadrature)} by quadrature "
-                "alone, without a fit, as an earlier prior's chains did not mix; every ROPE "
-                "off the same posterior")
+                "alone, without a fit, as the chains of an earlier prior differing only in nu's "
+                "did not mix; every ROPE off the same posterior")
     if not result.reweighted:
         return "one fit per prior, every ROPE read off its draws"
     return (f"{len(result.fits)} fit(s); {', '.join(result.reweighted)} read off another "
