@@ -24,7 +24,7 @@ is deterministic and, on datasets whose differences vary, far below ``sigma_i``.
 from __future__ import annotations
 
 import warnings
-from functools import partial
+from functools import cache, partial
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -73,9 +73,15 @@ def modes_differ(modes) -> bool:
     move from seed to seed, move the result by more than the quadrature's own error (on a
     simulated near-identical pair every mode has P(equivalent) = 1.0000, and the quadrature
     would take 5-9 times the fit)."""
-    return bool(modes) and any(
-        np.ptp([getattr(mode, scope) for mode in modes], axis=0).max() > TOLERANCE
-        for scope in ("population", "next_dataset"))
+    return bool(modes) and parts_differ(*([getattr(mode, scope) for mode in modes]
+                                          for scope in ("population", "next_dataset")))
+
+
+def parts_differ(*questions) -> bool:
+    """Whether parts' (modes', strata's) P(left / rope / right) differ by more than the
+    quadrature's tolerance on any of the ``questions``, each a sequence with one (3,) array
+    per part (:func:`modes_differ`; a sensitivity analysis asks it at each ROPE)."""
+    return any(np.ptp(parts, axis=0).max() > TOLERANCE for parts in questions)
 
 
 def hierarchical(scores: Scores, first: str, second: str, *, rope: RopeLike = 0.01,
@@ -202,12 +208,9 @@ def hierarchical(scores: Scores, first: str, second: str, *, rope: RopeLike = 0.
                                seed=stan_seed, adapt_delta=run["adapt_delta"],
                                max_treedepth=max_treedepth, show_progress=show_progress)
 
-    found = {}   # the quadrature, once: it reads the data, not the draws
-
+    @cache   # the quadrature, once: it reads the data, not the draws
     def by_quadrature_once():
-        if not found:
-            found["answer"] = quadrature_probabilities(data, scale, rope)
-        return found["answer"]
+        return quadrature_probabilities(data, scale, rope)
 
     def assess(fit, spent: bool) -> Assessment:
         idata = to_user_scale(fit, data, scale, scores.dataset_names,

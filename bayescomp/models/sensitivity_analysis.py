@@ -34,7 +34,7 @@ from bayescomp.reportable import Reportable
 from bayescomp.models.hierarchical_prior import PRIORS, HierarchicalPrior, resolve_prior
 from bayescomp.models.hierarchical_program import prepare
 from bayescomp.models.modes import probability_mcse
-from bayescomp.models.quadrature import TOLERANCE, quadrature_at_ropes
+from bayescomp.models.quadrature import quadrature_at_ropes
 from bayescomp.models.prior_reweighting import (Reweighting, differs_only_in_nu, reweighting,
                                                 weighted_decision, weighted_estimate)
 from bayescomp.models.region_masses import next_dataset_masses, population_masses
@@ -252,9 +252,7 @@ def sensitivity(scores: Scores, first: str, second: str, *,
             # quadrature answered: so it does here (as a fit's draws are reweighted), without
             # a fit whose chains would meet the same modes
             by_grid[name] = grid
-            masses[name] = [tuple((getattr(q, scope), getattr(q, f"{scope}_error"), q.ok)
-                                  for scope in ("population", "next_dataset"))
-                            for q in grid]
+            masses[name] = [_answers(q) for q in grid]
         elif weights is None:
             fit = _hierarchical.hierarchical(scores, first, second, rope=ropes[0], prior=prior,
                                              seed=seed, baselines=False, **options)
@@ -309,14 +307,27 @@ def _by_quadrature(fit, scores: Scores, ropes: list[Rope]) -> list[tuple]:
     others = [rope for rope in ropes if (rope.low, rope.high) != own]
     found = {own: fit.quadrature}
     if others:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")   # the fit told its warnings about the data
-            data, scale = prepare(scores, fit.first, fit.second, fit.settings["prior"])
         found.update(zip(((rope.low, rope.high) for rope in others),
-                         quadrature_at_ropes(data, scale, others)))
-    return [((q.population, q.population_error, q.ok), (q.next_dataset, q.next_dataset_error,
-                                                         q.ok))
-            for q in (found[(rope.low, rope.high)] for rope in ropes)]
+                         _quadratures(scores, fit.first, fit.second, fit.settings["prior"],
+                                      others)))
+    return [_answers(found[(rope.low, rope.high)]) for rope in ropes]
+
+
+def _quadratures(scores: Scores, first: str, second: str, prior: HierarchicalPrior,
+                 ropes: list[Rope]) -> list:
+    """``prior``'s posterior by quadrature at each of ``ropes``, from one grid
+    (:func:`~bayescomp.models.quadrature.quadrature_at_ropes`)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")   # the first fit told its warnings about the data
+        data, scale = prepare(scores, first, second, prior)
+    return quadrature_at_ropes(data, scale, ropes)
+
+
+def _answers(found) -> tuple:
+    """Both questions' (probabilities, errors, whether reliable) of one quadrature, as the
+    table's rows read them."""
+    return tuple((getattr(found, scope), getattr(found, f"{scope}_error"), found.ok)
+                 for scope in ("population", "next_dataset"))
 
 
 def _modes_or_quadrature(fit, scores: Scores, ropes: list[Rope], masses: list) -> dict:
@@ -329,17 +340,14 @@ def _modes_or_quadrature(fit, scores: Scores, ropes: list[Rope], masses: list) -
     own = (fit.rope.low, fit.rope.high)
     parts = [list(mode.chains) for mode in fit.modes]
     differ = [k for k, (rope, both) in enumerate(zip(ropes, masses))
-              if (rope.low, rope.high) != own and any(
-                  np.ptp([per_draw[part].reshape(-1, 3).mean(axis=0) for part in parts],
-                         axis=0).max() > TOLERANCE for per_draw in both)]
+              if (rope.low, rope.high) != own and _hierarchical.parts_differ(
+                  *([per_draw[part].reshape(-1, 3).mean(axis=0) for part in parts]
+                    for per_draw in both))]
     if not differ:
         return {}
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")   # the fit told its warnings about the data
-        data, scale = prepare(scores, fit.first, fit.second, fit.settings["prior"])
-    found = zip(differ, quadrature_at_ropes(data, scale, [ropes[k] for k in differ]))
-    return {k: ((q.population, q.population_error, True),
-                (q.next_dataset, q.next_dataset_error, True)) for k, q in found if q.ok}
+    found = _quadratures(scores, fit.first, fit.second, fit.settings["prior"],
+                         [ropes[k] for k in differ])
+    return {k: _answers(q) for k, q in zip(differ, found) if q.ok}
 
 
 def _quadrature_alone(scores: Scores, first: str, second: str, prior: HierarchicalPrior,
@@ -347,10 +355,7 @@ def _quadrature_alone(scores: Scores, first: str, second: str, prior: Hierarchic
     """``prior``'s posterior by quadrature at every ROPE, from one grid and no fit
     (:func:`~bayescomp.models.quadrature.quadrature_at_ropes`), or None where its error
     misses the tolerance at some ROPE: the prior then gets a fit of its own."""
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")   # the first fit told its warnings about the data
-        data, scale = prepare(scores, first, second, prior)
-    found = quadrature_at_ropes(data, scale, ropes)
+    found = _quadratures(scores, first, second, prior, ropes)
     return found if all(q.ok for q in found) else None
 
 
