@@ -42,7 +42,8 @@ _LAZY = {
     "HierarchicalResult": ".models.hierarchical_result",
     "hierarchical": ".models.hierarchical",
     "rank_algorithms": ".models.ranking", "RankingResult": ".models.ranking_result",
-    **{name: ".models.sensitivity_analysis" for name in ("SensitivityResult", "sensitivity")},
+    "SensitivityResult": ".models.sensitivity_result",
+    "sensitivity": ".models.sensitivity_analysis",
 }
 # Modules kept as attributes of the package under their earlier flat names: name -> module.
 _LAZY_MODULES = {"datasets": ".data.datasets", "friedman": ".baselines.friedman",

@@ -44,7 +44,7 @@ def compare(scores, first, second) -> dict:
         data, scale = prepare(scores, first, second, bc.PRIORS["paper"])
     ropes = [bc.Rope.coerce(r) for r in DEFAULT_ROPES if r != 0.01]
     started = time.perf_counter()
-    alone = [quadrature_probabilities(data, scale, rope, datasets=False) for rope in ropes]
+    alone = [quadrature_probabilities(data, scale, rope, summaries=False) for rope in ropes]
     alone_s = time.perf_counter() - started
     started = time.perf_counter()
     together = quadrature_at_ropes(data, scale, ropes)

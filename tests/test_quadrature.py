@@ -20,7 +20,7 @@ import bayescomp as bc
 from bayescomp.exceptions import ConstantDifferencesWarning, InputWarning
 from bayescomp.models.hierarchical_program import prepare
 from bayescomp.models.quadrature import (TOLERANCE, quadrature_at_ropes,
-                                         quadrature_probabilities)
+                                         quadrature_probabilities, quadrature_under_priors)
 from bayescomp.models.quadrature_rules import lambda_cells, sigma_rule
 
 KNN_XGB = Path(__file__).parent / "data" / "bbtcomp_knn_xgb.csv"
@@ -242,7 +242,7 @@ def test_a_real_pair_is_the_same_at_twice_the_resolution(monkeypatch):
         warnings.simplefilter("ignore", ConstantDifferencesWarning)   # appendicitis
         scores = bc.read_csv(KNN_XGB)
         data, scale = prepare(scores, "knn", "xgb", bc.PRIORS["paper"])
-    found = quadrature_probabilities(data, scale, bc.Rope(-0.01, 0.01), datasets=False)
+    found = quadrature_probabilities(data, scale, bc.Rope(-0.01, 0.01), summaries=False)
     assert found.ok
     assert max(found.population_error.max(), found.next_dataset_error.max()) < TOLERANCE
     assert found.population[0] == pytest.approx(0.992, abs=0.002)
@@ -251,7 +251,7 @@ def test_a_real_pair_is_the_same_at_twice_the_resolution(monkeypatch):
         least=2 * module.FINE["least"]))
     monkeypatch.setattr(module, "REFINEMENTS", (dict(
         step=found.grid["lattice_step"] / 2, panels=2 * found.grid["delta0_panels"]),))
-    twice = quadrature_probabilities(data, scale, bc.Rope(-0.01, 0.01), datasets=False)
+    twice = quadrature_probabilities(data, scale, bc.Rope(-0.01, 0.01), summaries=False)
     assert np.all(np.abs(twice.population - found.population) <= found.population_error + 1e-4)
     assert np.all(np.abs(twice.next_dataset - found.next_dataset)
                   <= found.next_dataset_error + 1e-4)
@@ -347,10 +347,12 @@ def test_a_real_pair_whose_chains_do_not_mix_gets_the_same_numbers_on_every_seed
 @pytest.mark.stan
 def test_the_sensitivity_of_a_fit_the_quadrature_answers(stan_backend, monkeypatch):
     """bc.sensitivity of a starved fit that the quadrature answers: its rows at the fit's
-    ROPE are the fit's own numbers, those at another ROPE a quadrature of the same posterior
-    at that ROPE; no prior is read off the failed draws, and the next prior is read by
-    quadrature alone, without a fit: digit for digit one quadrature of its posterior at
-    both ROPEs. Where that quadrature misses its tolerance, the prior gets a fit."""
+    ROPE are the fit's own numbers, those at another ROPE one quadrature of the same
+    posterior at both ROPEs; no prior is read off the failed draws, and the next prior of nu
+    is read on the same grid, without a fit: digit for digit that grid under its prior, and
+    within the larger of their errors a quadrature of its posterior on its own grid (two
+    routes). Where the shared grid misses its tolerance, the prior's own grid is read; where
+    that misses it too, the prior gets a fit."""
     from bayescomp.models import sensitivity_analysis as module
 
     scores = COLLECTIONS["twelve"]()
@@ -362,38 +364,67 @@ def test_the_sensitivity_of_a_fit_the_quadrature_answers(stan_backend, monkeypat
         analysis = bc.sensitivity(scores, "a", "b", ropes=(0.01, 0.02),
                                   priors=["paper", "kruschke"], seed=4, **options)
         data, scale = prepare(scores, "a", "b", bc.PRIORS["paper"])
-        kruschke = quadrature_at_ropes(*prepare(scores, "a", "b", bc.PRIORS["kruschke"]),
-                                       ropes)
+        kruschke_data = prepare(scores, "a", "b", bc.PRIORS["kruschke"])[0]
+    paper, on_grid = quadrature_under_priors(data, [kruschke_data], scale, ropes)
+    own_grid = quadrature_at_ropes(kruschke_data, scale, ropes)
     fit = analysis.fits["paper"]
     assert fit.by_quadrature and set(analysis.fits) == {"paper"}
     assert not analysis.reweighted and set(analysis.by_quadrature) == {"kruschke"}
-    alone = analysis.table[analysis.table.prior == "kruschke"].set_index(["rope", "quantity"])
-    assert (alone["read_from"] == "quadrature").all() and alone["reliable"].all()
-    for rope, found in zip((0.01, 0.02), kruschke):
-        for quantity, scope in (("delta0", "population"), ("next", "next_dataset")):
-            np.testing.assert_array_equal(
-                alone.loc[(rope, quantity)][["p_left", "p_rope", "p_right"]].to_numpy(float),
-                getattr(found, scope))
+    columns = ["p_left", "p_rope", "p_right"]
+
+    def rows_of(result, prior):
+        alone = result.table[result.table.prior == prior].set_index(["rope", "quantity"])
+        assert (alone["read_from"] == "quadrature").all() and alone["reliable"].all()
+        return alone
+
+    def assert_rows_are(alone, quadratures):
+        for rope, found in zip((0.01, 0.02), quadratures):
+            for quantity, scope in (("delta0", "population"), ("next", "next_dataset")):
+                np.testing.assert_array_equal(alone.loc[(rope, quantity)][columns]
+                                              .to_numpy(float), getattr(found, scope))
+
+    assert_rows_are(rows_of(analysis, "kruschke"), on_grid)
+    for shared, own in zip(on_grid, own_grid):
+        assert shared.ok and own.ok
+        for scope in ("population", "next_dataset"):
+            error = np.maximum(getattr(shared, f"{scope}_error"), getattr(own, f"{scope}_error"))
+            assert np.all(np.abs(getattr(shared, scope) - getattr(own, scope)) <= error)
     assert "by quadrature alone: kruschke (error at most" in analysis.summary()
-    # a quadrature beyond its tolerance: the prior is fitted as any other
-    monkeypatch.setattr(module, "quadrature_at_ropes", lambda *args: [
-        dataclasses.replace(found, problems=("made up by the test",)) for found in kruschke])
+    real = quadrature_under_priors
+
+    def failing(from_index):
+        """The real quadratures, those of the posteriors from ``from_index`` on made to
+        miss their tolerance."""
+        def patched(*args):
+            return [found if k < from_index else [
+                dataclasses.replace(q, problems=("made up by the test",)) for q in found]
+                for k, found in enumerate(real(*args))]
+        return patched
+
+    # the shared grid beyond its tolerance: the prior's own grid
+    monkeypatch.setattr(module, "quadrature_under_priors", failing(1))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        own = bc.sensitivity(scores, "a", "b", ropes=(0.01, 0.02), priors=["paper", "kruschke"],
+                             seed=4, **options)
+    assert set(own.fits) == {"paper"} and set(own.by_quadrature) == {"kruschke"}
+    assert_rows_are(rows_of(own, "kruschke"), own_grid)
+    # and its own grid too: the prior is fitted as any other
+    monkeypatch.setattr(module, "quadrature_under_priors", failing(0))
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         fitted = bc.sensitivity(scores, "a", "b", ropes=(0.01, 0.02),
                                 priors=["paper", "kruschke"], seed=4, **options)
     assert set(fitted.fits) == {"paper", "kruschke"} and not fitted.by_quadrature
     table = analysis.table.set_index(["prior", "rope", "quantity"])
-    columns = ["p_left", "p_rope", "p_right"]
     for quantity, estimate in (("delta0", fit.population), ("next", fit.next_dataset)):
         row = table.loc[("paper", 0.01, quantity)]
         np.testing.assert_array_equal(row[columns].to_numpy(float), estimate.probabilities)
         assert row["decision"] == estimate.decision()
-    wider, = quadrature_at_ropes(data, scale, [bc.Rope(-0.02, 0.02)])
     np.testing.assert_array_equal(table.loc[("paper", 0.02, "delta0")][columns].to_numpy(float),
-                                  wider.population)
+                                  paper[1].population)
     np.testing.assert_array_equal(table.loc[("paper", 0.02, "next")][columns].to_numpy(float),
-                                  wider.next_dataset)
+                                  paper[1].next_dataset)
 
 
 def test_modes_that_agree_within_the_tolerance_need_no_quadrature():
@@ -482,7 +513,7 @@ def test_one_grid_read_at_several_ropes_is_each_ropes_own_quadrature(name):
              bc.Rope(-0.03, 0.03), bc.Rope(-1.0, 1.0)]
     shared = quadrature_at_ropes(data, scale, ropes)
     for rope, together in zip(ropes, shared):
-        alone = quadrature_probabilities(data, scale, rope, datasets=False)
+        alone = quadrature_probabilities(data, scale, rope, summaries=False)
         assert together.ok and alone.ok
         for scope in ("population", "next_dataset"):
             error = np.maximum(getattr(together, f"{scope}_error"),
@@ -522,14 +553,15 @@ def test_each_datasets_probabilities_are_the_grid_sum_written_out(prior):
     heavier normal components) and the sum written out point by point: at every (nu,
     sigma0, delta0), the posterior's weight times E[Phi] over sigma_i's nodes and
     log(lambda)'s cells given dataset i, divided by I_i, that expectation without Phi."""
-    from bayescomp.models.quadrature import _posterior, _statistics
+    from bayescomp.models.quadrature import _posterior
+    from bayescomp.models.quadrature_grid import statistics
     from bayescomp.models.quadrature_datasets import workers
     from bayescomp.models.quadrature_rules import delta0_panels
 
     scores = bc.simulate.collection(4, 10, delta0=0.01, sigma0=0.02, sigma=0.03, rho=0.1,
                                     seed=3).scores
     data, scale = prepare(scores, "a", "b", bc.PRIORS[prior])
-    stats = _statistics(data)
+    stats = statistics(data)
     student = prior == "paper"
     rope = bc.Rope(-0.01 / scale, 0.01 / scale)
     delta0, delta0_weight = delta0_panels(-1.0, 1.0, (rope.low, rope.high), 3, 3)

@@ -19,8 +19,8 @@ from bayescomp.models.region_masses import next_dataset_masses, population_masse
 
 import bayescomp as bc
 from bayescomp.models.hierarchical_prior import PRIORS, HierarchicalPrior
-from bayescomp.models.sensitivity_analysis import (DEFAULT_ROPES, SensitivityResult, default_ropes,
-                                                   sensitivity)
+from bayescomp.models.sensitivity_analysis import DEFAULT_ROPES, default_ropes, sensitivity
+from bayescomp.models.sensitivity_result import SensitivityResult
 
 matplotlib.use("Agg")
 # 4 chains: R-hat <= 1.01 from 2 short chains fails by chance on some of the five priors

@@ -22,8 +22,10 @@ delta0, weighed by what the pass over nu accumulates for its table
 (:mod:`bayescomp.models.quadrature_datasets`); the next dataset's from the Student-t's
 masses. The error is the change from half the resolution in every direction plus the mass
 at the grid's edges; the fine grid is the coarsest of ``REFINEMENTS`` whose error is within
-``TOLERANCE``. Blocks of datasets are each done alone in threads (``WORKERS`` of
-:mod:`~bayescomp.models.quadrature_datasets`): the same digits on any number of cores.
+``TOLERANCE``. One grid is read at several ROPEs, and under other priors of nu (only
+nu's prior at its nodes changes): what a sensitivity analysis asks. Blocks of datasets are
+each done alone in threads (``WORKERS`` of :mod:`~bayescomp.models.quadrature_datasets`):
+the same digits on any number of cores.
 """
 from __future__ import annotations
 
@@ -34,11 +36,13 @@ import numpy as np
 from scipy import special
 from threadpoolctl import threadpool_limits
 
-from bayescomp.models.hierarchical_density import squared_standard_errors, tabulated
+from bayescomp.models.hierarchical_density import squared_standard_errors
 from bayescomp.models.quadrature_datasets import (BLOCK, Accumulated, dataset_readings,
                                                   table_terms, workers)
+from bayescomp.models.quadrature_grid import (grid_nodes, halved, kept_range, log_prior_u,
+                                              statistics)
 from bayescomp.models.quadrature_result import Quadrature
-from bayescomp.models.quadrature_rules import delta0_panels, lambda_cells, sigma_rule
+from bayescomp.models.quadrature_rules import lambda_cells, sigma_rule
 from bayescomp.models.quadrature_summary import (dataset_probabilities, grid_summary,
                                                  marginals, rope_readings)
 from bayescomp.rope import Rope
@@ -65,8 +69,6 @@ LOG_LAMBDA = (-25.0, 5.0)
 #: delta0's panels are also split this many of the smallest standard errors either side of
 #: the means' centre
 PEAK_WIDTH = 6.0
-#: the grid keeps where the posterior's density is within e^-20 of its largest
-KEEP = 20.0
 #: log(nu - 1) searched over this range first (nu from 1 + 4.5e-5 to 2.2e4)
 U_RANGE = (-10.0, 10.0)
 #: an error above this on any probability, or as much mass at a grid's edge, makes the
@@ -76,9 +78,9 @@ TOLERANCE = 0.005
 
 def _posterior(stats: dict, grid: dict, rope: Rope, datasets: bool, intervals: bool,
                pool: Executor) -> dict:
-    """The posterior's weights over one grid (:func:`_grid`), its blocks of datasets
-    worked on in the threads of ``pool``; with ``datasets``, each
-    dataset's posterior probabilities of delta_i left and right of the ROPE
+    """The posterior's weights over one grid
+    (:func:`~bayescomp.models.quadrature_grid.grid_nodes`), its blocks of datasets worked on
+    in the threads of ``pool``; with ``datasets``, each dataset's posterior probabilities of delta_i left and right of the ROPE
     (:mod:`bayescomp.models.quadrature_datasets`); with ``intervals`` (the fine grid's), the
     next dataset's mixture on the lattice and, with ``datasets``, each dataset's mean, sd
     and interval."""
@@ -118,9 +120,7 @@ def _posterior(stats: dict, grid: dict, rope: Rope, datasets: bool, intervals: b
         peak[i] = largest + np.log(top)
         scaled[i * n_delta0:(i + 1) * n_delta0] = table / top[:, None]
 
-    log_prior_u = (tabulated(u, stats["nu_prior_start"], stats["nu_prior_step"],
-                             stats["nu_prior_log_density"], stats["nu_prior_slope"])
-                   if student else np.zeros(1))
+    log_prior = log_prior_u(stats, u) if student else np.zeros(1)
     nus = 1 + np.exp(u) if student else np.array([np.inf])
     # quadrature weights: u uniform; log(sigma0) uniform, times sigma0 (its prior is uniform
     # in sigma0); delta0 Gauss-Legendre
@@ -163,7 +163,7 @@ def _posterior(stats: dict, grid: dict, rope: Rope, datasets: bool, intervals: b
         single = mixing(nu).astype(np.float32)
         log_integral = np.concatenate(list(pool.map(integrate, blocks,
                                                     [single] * len(blocks))))
-        log_post[t] = (log_prior_u[t] + (log_integral + peak[:, :, None]).sum(axis=0).T
+        log_post[t] = (log_prior[t] + (log_integral + peak[:, :, None]).sum(axis=0).T
                        + log_rule)
         if datasets:
             list(pool.map(accumulate, blocks, [log_integral] * len(blocks),
@@ -175,8 +175,8 @@ def _posterior(stats: dict, grid: dict, rope: Rope, datasets: bool, intervals: b
     # the next dataset's N(delta0, e^l) components, weighed on the lattice of l
     next_mixture = (sum(mixing(nu) @ weights[t] for t, nu in enumerate(nus)) if intervals
                     else None)
-    result = dict(weights=weights, nus=nus, log_sigma0=log_sigma0, lattice=lattice,
-                  next_mixture=next_mixture)
+    result = dict(log_post=log_post, weights=weights, nus=nus, log_sigma0=log_sigma0,
+                  lattice=lattice, next_mixture=next_mixture)
     if datasets:
         parts = dict(delta0=delta0, added=added, mean=m, noise=noise, log_weight=log_weight)
         result["datasets_sides"], result["datasets_summary"] = dataset_readings(
@@ -187,57 +187,12 @@ def _posterior(stats: dict, grid: dict, rope: Rope, datasets: bool, intervals: b
 
 #: the resolutions: the first, wide grids that find the posterior, and the fine one reported
 #: (its lattice step and panels one of REFINEMENTS), whose error is its change from half
-#: of it (:func:`_halved`)
+#: of it (:func:`~bayescomp.models.quadrature_grid.halved`)
 COARSE = dict(step=0.4, u_step=0.5, least=4, sigma_nodes=16, panels=16, nodes=3)
 FINE = dict(u_step=NU_STEP, least=32, sigma_nodes=SIGMA_NODES, nodes=DELTA0_NODES)
 
 
-def _halved(resolution: dict) -> dict:
-    """Half the ``resolution`` in every direction: twice its steps, half its sigma_i nodes,
-    delta0 panels and fewest steps over a range (the nodes per panel kept)."""
-    return dict(resolution, step=2 * resolution["step"], u_step=2 * resolution["u_step"],
-                least=resolution["least"] // 2, sigma_nodes=resolution["sigma_nodes"] // 2,
-                panels=resolution["panels"] // 2)
-
-
-def _grid(ranges: dict, resolution: dict, cuts: tuple, student: bool) -> dict:
-    """The nodes of one resolution on ``ranges``: the steps of log(sigma0^2) (the lattice's)
-    and of u at most their range over ``least`` (a narrow posterior, many datasets); delta0's
-    panels split at the ``cuts``."""
-    low, high = ranges["log_sigma0_sq"]
-    step = min(resolution["step"], (high - low) / resolution["least"])
-    u_step = min(resolution["u_step"], (ranges["u"][1] - ranges["u"][0]) / resolution["least"])
-    delta0, weight = delta0_panels(*ranges["delta0"], cuts, resolution["panels"],
-                                   resolution["nodes"])
-    u = np.arange(ranges["u"][0], ranges["u"][1] + u_step / 2, u_step) if student else None
-    return dict(step=step, log_sigma0_sq=np.arange(low, high + step / 2, step), delta0=delta0,
-                delta0_weight=weight, u=u, u_step=u_step, sigma_nodes=resolution["sigma_nodes"])
-
-
-def _kept(values: np.ndarray, masses: np.ndarray, current: tuple, bounds: tuple) -> tuple:
-    """The range of ``values`` (increasing, on the ``current`` range) whose mass is within
-    e^-KEEP of the largest, widened by one node on each side; where an end node holds more,
-    the posterior goes on beyond it, and the range is extended there by its own width. Within
-    ``bounds``."""
-    inside = np.nonzero(masses > masses.max() * np.exp(-KEEP))[0]
-    width = current[1] - current[0]
-    low = (current[0] - width if inside[0] == 0 else values[inside[0] - 1])
-    high = (current[1] + width if inside[-1] == len(values) - 1 else values[inside[-1] + 1])
-    return max(low, bounds[0]), min(high, bounds[1])
-
-
-def _statistics(data: dict) -> dict:
-    """The Stan data's sufficient statistics, floors and prior of nu, as arrays."""
-    rho, n = np.asarray(data["rho"], float), np.asarray(data["n_scores"], float)
-    return dict(student=bool(data["population"]),
-                mean=np.asarray(data["mean_diff"], float), n=n, mean_share=rho + (1 - rho) / n,
-                S=np.asarray(data["ss"], float) / (1 - rho), floor=np.asarray(data["sigma_lower"]),
-                sigma_upper=float(data["sigma_upper"]),
-                **{key: np.asarray(data[key], float) for key in (
-                    "nu_prior_start", "nu_prior_step", "nu_prior_log_density", "nu_prior_slope")})
-
-
-def quadrature_probabilities(data: dict, scale: float, rope, *, datasets: bool = True
+def quadrature_probabilities(data: dict, scale: float, rope, *, summaries: bool = True
                              ) -> Quadrature:
     """The hierarchical model's probabilities by quadrature (module docstring).
 
@@ -249,45 +204,62 @@ def quadrature_probabilities(data: dict, scale: float, rope, *, datasets: bool =
         The unit in the scores' units.
     rope : Rope
         In the units of the scores.
-    datasets : bool
-        Also each dataset's probabilities and summaries (about half the time).
+    summaries : bool
+        Also each dataset's probabilities and summaries and the next dataset's summary,
+        density and masses for figures (what a fit reports; more than half the time).
 
     Returns
     -------
     Quadrature
     """
-    return _timed(data, scale, [rope], datasets)[0]
+    return _timed(data, scale, [rope], summaries, [])[0][0]
 
 
 def quadrature_at_ropes(data: dict, scale: float, ropes) -> list[Quadrature]:
     """The two questions' probabilities at each of ``ropes`` (in the scores' units), read
     from one grid whose delta0 panels are split at every ROPE's ends: what a sensitivity
     analysis asks, for about 1.5 times the price of one ROPE (its delta0 has more panels),
-    not one per ROPE. No dataset's probabilities; the
-    summaries, which do not depend on the ROPE, are the same in every element. Each ROPE's
-    error is its own (the change from half the resolution at that ROPE)."""
-    return _timed(data, scale, list(ropes), datasets=False)
+    not one per ROPE. Neither the datasets' nor the next dataset's summaries; delta0's,
+    which does not depend on the ROPE, is the same in every element. Each ROPE's error is
+    its own (the change from half the resolution at that ROPE)."""
+    return quadrature_under_priors(data, [], scale, ropes)[0]
 
 
-def _timed(data: dict, scale: float, ropes: list, datasets: bool) -> list[Quadrature]:
+def quadrature_under_priors(data: dict, others: list[dict], scale: float, ropes
+                            ) -> list[list[Quadrature]]:
+    """:func:`quadrature_at_ropes` of ``data``'s posterior and, on the same grid, of the
+    posteriors of ``others``: the Stan data of priors that differ from ``data``'s only in
+    nu's (the likelihood and the quadrature's rule at every node are the same; only the
+    prior of nu there changes, as a fit's draws are reweighted). The grid and its
+    resolution are found for ``data``'s posterior alone, so its numbers are those of
+    :func:`quadrature_at_ropes`; each other posterior's error is its own change from half
+    the resolution plus its own mass at the grid's edges (where the two posteriors differ
+    much in nu, the latter shows it). Returns one list per ROPE for ``data``, then one for
+    each of ``others``."""
+    return _timed(data, scale, list(ropes), False, others)
+
+
+def _timed(data: dict, scale: float, ropes: list, summaries: bool, others: list
+           ) -> list[list[Quadrature]]:
     start = time.perf_counter()
     try:
         # one BLAS thread: the sums of its matrix products, and so the last digits of every
         # probability, would otherwise depend on how many threads it has (a dask worker has
         # one; a process on two cores gave other digits)
         with threadpool_limits(limits=1, user_api="blas"), workers() as pool:
-            return _quadrature(data, scale, ropes, datasets, start, pool)
+            return _quadrature(data, scale, ropes, summaries, others, start, pool)
     except FloatingPointError as error:    # a grid with no mass: nothing to report
         nothing = np.full(3, np.nan)
-        return [Quadrature(nothing, nothing, nothing, nothing,
-                           np.full((len(data["mean_diff"]), 3), np.nan), {}, {}, nothing, np.nan,
-                           np.nan, dict(delta0=0, sigma0=0, nu=0), time.perf_counter() - start,
-                           (f"the quadrature failed: {error}",)) for _ in ropes]
+        return [[Quadrature(nothing, nothing, nothing, nothing,
+                            np.full((len(data["mean_diff"]), 3), np.nan), {}, {}, nothing,
+                            np.nan, np.nan, dict(delta0=0, sigma0=0, nu=0),
+                            time.perf_counter() - start, (f"the quadrature failed: {error}",))
+                 for _ in ropes] for _ in range(1 + len(others))]
 
 
-def _quadrature(data: dict, scale: float, ropes: list, datasets: bool, start: float,
-                pool: Executor) -> list[Quadrature]:
-    stats = _statistics(data)
+def _quadrature(data: dict, scale: float, ropes: list, summaries: bool, others: list,
+                start: float, pool: Executor) -> list[list[Quadrature]]:
+    stats = statistics(data)
     student = stats["student"]
     ropes = [Rope(rope.low / scale, rope.high / scale) for rope in ropes]
     se = np.sqrt(squared_standard_errors(data["ss"], data["n_scores"], data["rho"],
@@ -308,12 +280,12 @@ def _quadrature(data: dict, scale: float, ropes: list, datasets: bool, start: fl
     cuts = (*(end for rope in ropes for end in (rope.low, rope.high)),
             centre - width, centre + width)
     for _ in range(16):
-        grid = _grid(ranges, COARSE, cuts, student)
+        grid = grid_nodes(ranges, COARSE, cuts, student)
         found = _posterior(stats, grid, ropes[0], datasets=False, intervals=False, pool=pool)
         on_u, on_sigma0, on_delta0 = marginals(found)
         axes = dict(delta0=(grid["delta0"], on_delta0), u=(grid["u"], on_u),
                     log_sigma0_sq=(grid["log_sigma0_sq"], on_sigma0))
-        narrowed = {key: (_kept(*axes[key], ranges[key], bounds[key])
+        narrowed = {key: (kept_range(*axes[key], ranges[key], bounds[key])
                           if key != "u" or student else U_RANGE) for key in ranges}
         # stop once no range narrows by half or grows
         settled = all(new[0] >= old[0] and new[1] <= old[1]
@@ -322,65 +294,101 @@ def _quadrature(data: dict, scale: float, ropes: list, datasets: bool, start: fl
         ranges = narrowed
         if settled:
             break
+    search = dict(ranges=ranges, bounds=bounds, cuts=cuts)
+    asked = dict(ropes=ropes, summaries=summaries, scale=scale, start=start,
+                 others=[statistics(other) for other in others])
     for refinement in REFINEMENTS:
-        results = _read_grids(stats, dict(ranges=ranges, bounds=bounds, cuts=cuts),
-                              refinement, ropes, datasets, scale, start, pool)
-        if all(result.ok for result in results):
+        results = _read_grids(stats, search, refinement, asked, pool)
+        if all(result.ok for result in results[0]):
             break
         # else the next, finer grid, checked against half its resolution in turn; the
-        # finest stands, ok or not
+        # finest stands, ok or not. Chosen by data's own posterior: its numbers do not
+        # depend on the others asked with it
     return results
 
 
-def _read_grids(stats: dict, search: dict, refinement: dict, ropes: list, datasets: bool,
-                scale: float, start: float, pool: Executor) -> list[Quadrature]:
+def _under_prior(found: dict, log_ratio: np.ndarray) -> dict:
+    """One grid's posterior (:func:`_posterior`'s ``found``) under another prior of nu:
+    ``log_ratio`` is, at each node of u, the other prior's log density less this one's.
+    The other prior's quadrature on the same nodes, without the next dataset's mixture or
+    the datasets' readings."""
+    log_post = found["log_post"] + log_ratio[:, None, None]
+    total = special.logsumexp(log_post)
+    if not np.isfinite(total):
+        raise FloatingPointError("every point of the grid underflows under another prior of nu")
+    return dict(log_post=log_post, weights=np.exp(log_post - total), nus=found["nus"],
+                log_sigma0=found["log_sigma0"], lattice=found["lattice"], next_mixture=None)
+
+
+def _read_grids(stats: dict, search: dict, refinement: dict, asked: dict, pool: Executor
+                ) -> list[list[Quadrature]]:
     """The fine grid at ``refinement`` (one of :data:`REFINEMENTS`), checked against half
     its resolution, on what the coarse search found (``search``: its ``ranges`` within their
-    ``bounds``, and delta0's ``cuts``): a :class:`Quadrature` per ROPE."""
+    ``bounds``, and delta0's ``cuts``): a :class:`Quadrature` per ROPE of ``asked``, for
+    ``stats``' posterior and then each of the ``others`` asked (their priors of nu)."""
     ranges, bounds, student = search["ranges"], search["bounds"], stats["student"]
+    ropes, summaries, scale = asked["ropes"], asked["summaries"], asked["scale"]
     fine_resolution = dict(FINE, **refinement)
-    grid, half_grid = (dict(_grid(ranges, resolution, search["cuts"], student),
+    grid, half_grid = (dict(grid_nodes(ranges, resolution, search["cuts"], student),
                             nodes_per_panel=resolution["nodes"])
-                       for resolution in (fine_resolution, _halved(fine_resolution)))
+                       for resolution in (fine_resolution, halved(fine_resolution)))
     # the datasets at the first ROPE (the only one asked of them); intervals on the fine grid
-    fine = _posterior(stats, grid, ropes[0], datasets, intervals=True, pool=pool)
-    half = _posterior(stats, half_grid, ropes[0], datasets, intervals=False, pool=pool)
+    fine = [_posterior(stats, grid, ropes[0], summaries, intervals=summaries, pool=pool)]
+    half = [_posterior(stats, half_grid, ropes[0], summaries, intervals=False, pool=pool)]
+    for other in asked["others"]:
+        fine.append(_under_prior(fine[0], log_prior_u(other, grid["u"])
+                                 - log_prior_u(stats, grid["u"])))
+        half.append(_under_prior(half[0], log_prior_u(other, half_grid["u"])
+                                 - log_prior_u(stats, half_grid["u"])))
     # of the half grid only its datasets' probabilities are read (their error)
-    shared = grid_summary(fine, grid, scale)
+    shared = [grid_summary(found, grid, scale) for found in fine]
     # mass at an end of the grid is missing from it, unless the end is a prior's bound
-    # (delta0's, sigma0's upper): a proxy, as every end is where the density is e^-KEEP of
+    # (delta0's, sigma0's upper): a proxy, as every end is where the density is e^-KEEP (:mod:`~bayescomp.models.quadrature_grid`) of
     # its largest
     prior_ends = dict(delta0=(True, True), log_sigma0_sq=(False, True), u=(False, False))
-    missing = sum(float(mass) for key, masses in shared["edges"].items()
-                  for end, mass in enumerate(masses) if not (
-                      prior_ends[key][end] and abs(ranges[key][end] - bounds[key][end]) < 1e-12))
+    missing = [sum(float(mass) for key, masses in summary["edges"].items()
+                   for end, mass in enumerate(masses) if not (
+                       prior_ends[key][end] and abs(ranges[key][end] - bounds[key][end]) < 1e-12))
+               for summary in shared]
     grid_sizes = dict(delta0=len(grid["delta0"]), sigma0=len(grid["log_sigma0_sq"]),
                       nu=0 if grid["u"] is None else len(grid["u"]), lattice_step=grid["step"],
                       delta0_panels=refinement["panels"],
                       delta0_range=tuple(scale * np.array(ranges["delta0"])),
                       sigma0_range=tuple(scale * np.exp(0.5 * np.array(ranges["log_sigma0_sq"]))),
                       nu_range=tuple(1 + np.exp(np.array(ranges["u"]))) if student else None)
-    datasets_error = (np.abs(shared["datasets"] - dataset_probabilities(half)) + missing
-                      if datasets else None)
-    results = []
-    for rope in ropes:
-        at_fine = rope_readings(fine, grid, rope, shared["scatter"])
-        at_half = rope_readings(half, half_grid, rope)
-        errors = {key: np.abs(at_fine[key] - at_half[key]) + missing
-                  for key in ("population", "next_dataset")}
-        worst = max(float(errors["population"].max()), float(errors["next_dataset"].max()))
-        problems = ((f"the quadrature's error {worst:.4f} exceeds {TOLERANCE} (its change "
-                     f"from half the resolution, and {missing:.2g} of the posterior at "
-                     "the grid's edges)",) if worst > TOLERANCE else ())
-        results.append(Quadrature(
-            population=at_fine["population"], population_error=errors["population"],
-            next_dataset=at_fine["next_dataset"], next_dataset_error=errors["next_dataset"],
-            datasets=shared["datasets"], datasets_error=datasets_error,
-            datasets_summary=shared["datasets_summary"], delta0_summary=shared["delta0"],
-            next_dataset_summary=shared["delta_next"], delta0_density=shared["delta0_density"],
-            next_dataset_density=shared["next_density"],
-            next_dataset_masses=at_fine["next_masses"],
-            next_dataset_most_probable=at_fine["next_most_probable"],
-            nu_median=float(shared["nu"]), sigma0_median=float(shared["sigma0"]),
-            grid=grid_sizes, seconds=time.perf_counter() - start, problems=problems))
+    datasets_error = (np.abs(shared[0]["datasets"] - dataset_probabilities(half[0])) + missing[0]
+                      if summaries else None)
+    # per ROPE, the readings of every posterior: the next dataset's masses at the grid's
+    # points, which do not depend on nu's prior, computed once for all of them
+    at_fine = [rope_readings(fine, grid, rope, shared[0]["scatter"]) for rope in ropes]
+    at_half = [rope_readings(half, half_grid, rope) for rope in ropes]
+    results = [[] for _ in fine]
+    for k, summary in enumerate(shared):
+        for fine_reading, half_reading in zip(at_fine, at_half):
+            results[k].append(_result(fine_reading[k], half_reading[k], missing[k], summary,
+                                      grid_sizes, datasets_error if k == 0 else None,
+                                      asked["start"]))
     return results
+
+
+def _result(at_fine: dict, at_half: dict, missing: float, shared: dict, grid_sizes: dict,
+            datasets_error: np.ndarray | None, start: float) -> Quadrature:
+    """One posterior's :class:`Quadrature` at one ROPE: its readings on the fine and the
+    half grid (:func:`rope_readings`), its mass ``missing`` at the grid's edges and what its
+    fine grid says whatever the ROPE (:func:`grid_summary`)."""
+    errors = {key: np.abs(at_fine[key] - at_half[key]) + missing
+              for key in ("population", "next_dataset")}
+    worst = max(float(errors["population"].max()), float(errors["next_dataset"].max()))
+    problems = ((f"the quadrature's error {worst:.4f} exceeds {TOLERANCE} (its change "
+                 f"from half the resolution, and {missing:.2g} of the posterior at "
+                 "the grid's edges)",) if worst > TOLERANCE else ())
+    return Quadrature(
+        population=at_fine["population"], population_error=errors["population"],
+        next_dataset=at_fine["next_dataset"], next_dataset_error=errors["next_dataset"],
+        datasets=shared["datasets"], datasets_error=datasets_error,
+        datasets_summary=shared["datasets_summary"], delta0_summary=shared["delta0"],
+        next_dataset_summary=shared["delta_next"], delta0_density=shared["delta0_density"],
+        next_dataset_density=shared["next_density"], next_dataset_masses=at_fine["next_masses"],
+        next_dataset_most_probable=at_fine["next_most_probable"],
+        nu_median=float(shared["nu"]), sigma0_median=float(shared["sigma0"]),
+        grid=grid_sizes, seconds=time.perf_counter() - start, problems=problems)

@@ -27,6 +27,9 @@ class Quadrature:
         delta0's and the next dataset's ``mean``, ``sd``, ``hdi_low`` and ``hdi_high`` (the
         shortest interval with 95% of the posterior) in the units of the scores; the next
         dataset's sd is infinite under a Student-t population (nu <= 2 always has mass).
+        The next dataset's is None where no summaries were asked
+        (:func:`~bayescomp.models.quadrature.quadrature_at_ropes`), as are its density and
+        masses.
     delta0_density, next_dataset_density : tuple of ndarray
         (points, density) of each in the scores' units, linear between points; and
         ``next_dataset_masses`` (4000, 3), the next dataset's masses at points of the grid
@@ -49,7 +52,7 @@ class Quadrature:
     next_dataset_error: np.ndarray
     datasets: np.ndarray
     delta0_summary: dict
-    next_dataset_summary: dict
+    next_dataset_summary: dict | None
     next_dataset_most_probable: np.ndarray
     nu_median: float
     sigma0_median: float

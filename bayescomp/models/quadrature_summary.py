@@ -95,25 +95,45 @@ def in_units(density: tuple, scale: float) -> tuple:
     return scale * points, values / scale
 
 
-def rope_readings(found: dict, grid: dict, rope: Rope, scatter: np.ndarray | None = None
-                  ) -> dict:
-    """The two questions' probabilities at ``rope`` on one grid's posterior
-    (:func:`bayescomp.models.quadrature._posterior`'s ``found``), the share of the posterior
-    in which each region has the next dataset's largest mass, and the next dataset's masses
-    at the grid's points ``scatter`` (:func:`grid_summary`'s, for figures; else None): what
-    changes with the ROPE, so that one grid is read at several (its delta0 panels split at
-    their ends)."""
-    weights, nus, delta0 = found["weights"], found["nus"], grid["delta0"]
-    on_delta0 = marginals(found)[2]
-    # the next dataset's Student-t (normal) masses at every point of the grid
-    sigma0 = np.exp(found["log_sigma0"])[None, :, None]
-    population_t = (Symmetric.student_t(nus[:, None, None], delta0, sigma0)
-                    if np.isfinite(nus[0]) else Symmetric.normal(delta0, sigma0))
-    next_masses = rope.probabilities(population_t)
-    return dict(population=on_delta0 @ rope.indicators(delta0),
-                next_dataset=np.tensordot(weights, next_masses, axes=3),
-                next_most_probable=most_probable_shares(next_masses, weights),
-                next_masses=None if scatter is None else next_masses.reshape(-1, 3)[scatter])
+def rope_readings(founds: list[dict], grid: dict, rope: Rope,
+                  scatter: np.ndarray | None = None) -> list[dict]:
+    """The two questions' probabilities at ``rope`` on one grid's posteriors
+    (:func:`bayescomp.models.quadrature._posterior`'s ``found``, and the same grid's under
+    other priors of nu), the share of each posterior in which each region has the next
+    dataset's largest mass, and the next dataset's masses at the grid's points ``scatter``
+    (:func:`grid_summary`'s, drawn by the first posterior's weights, for its figures; else
+    None): what changes with the ROPE, so that
+    one grid is read at several (its delta0 panels split at their ends). The next
+    dataset's masses are taken at the points that weigh in some posterior: those that weigh
+    less than :data:`NEGLECTED` over the grid's size in every one, together less than
+    NEGLECTED, are left out (more than half of a grid's points; its Student-t masses are
+    most of the time)."""
+    delta0 = grid["delta0"]
+    heaviest = np.maximum.reduce([found["weights"] for found in founds]).ravel()
+    points = np.flatnonzero(heaviest > NEGLECTED / heaviest.size)
+    masses = _next_masses(founds[0], delta0, rope, points)
+    readings = []
+    for found in founds:
+        weights = found["weights"].ravel()[points]
+        readings.append(dict(population=marginals(found)[2] @ rope.indicators(delta0),
+                             next_dataset=weights @ masses,
+                             next_most_probable=most_probable_shares(masses, weights),
+                             next_masses=None))
+    if scatter is not None:   # drawn by the first posterior's weights: its figures
+        readings[0]["next_masses"] = _next_masses(founds[0], delta0, rope, scatter)
+    return readings
+
+
+def _next_masses(found: dict, delta0: np.ndarray, rope: Rope, points: np.ndarray
+                 ) -> np.ndarray:
+    """(point, 3): the next dataset's Student-t (normal) masses at ``rope`` at the grid's
+    ``points`` (indices into its weights, flattened)."""
+    nu, sigma0, location = np.unravel_index(points, found["weights"].shape)
+    nus = found["nus"]
+    scale = np.exp(found["log_sigma0"])[sigma0]
+    population_t = (Symmetric.student_t(nus[nu], delta0[location], scale)
+                    if np.isfinite(nus[0]) else Symmetric.normal(delta0[location], scale))
+    return rope.probabilities(population_t)
 
 
 def dataset_probabilities(found: dict) -> np.ndarray | None:

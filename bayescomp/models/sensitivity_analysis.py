@@ -10,10 +10,12 @@ right) of ``delta0`` and of the next dataset, from the per-draw masses
 the decision at the threshold. A fit that the quadrature answers (its chains did not mix,
 :mod:`bayescomp.models.quadrature`) is read at every other ROPE by one quadrature of the
 same posterior, and no prior is read off its draws; every later prior that differs from it
-only in nu's prior is then read by quadrature alone, without a fit (its chains would meet the
-same modes), where its error is within the tolerance at every ROPE. A fit read in modes (they agree at its ROPE) is read at
-each other ROPE as :func:`bayescomp.hierarchical` at that ROPE would read it: by its modes
-where their probabilities agree there too, else by the quadrature.
+only in nu's prior is read by quadrature alone, without a fit (its chains would meet the same
+modes): on the same grid (only nu's prior changes at its nodes) where its error is within
+the tolerance at every ROPE, else on its own grid, else by a fit. A fit read in modes (they
+agree at its ROPE) is read at each other ROPE as :func:`bayescomp.hierarchical` at that ROPE
+would read it: by its modes where their probabilities agree there too, else by the
+quadrature.
 
 (The module is not called ``sensitivity``: importing a submodule sets the package attribute
 of its name, which would hide the function ``bayescomp.sensitivity``.)
@@ -22,22 +24,21 @@ from __future__ import annotations
 
 import importlib
 import warnings
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
 
 from bayescomp.data.scores import Scores
-from bayescomp.decisions import THRESHOLD, decide, decide_modes
-from bayescomp.reportable import Reportable
+from bayescomp.decisions import THRESHOLD, UNRELIABLE, decide, decide_modes
 from bayescomp.models.hierarchical_prior import PRIORS, HierarchicalPrior, resolve_prior
 from bayescomp.models.hierarchical_program import prepare
 from bayescomp.models.modes import probability_mcse
-from bayescomp.models.quadrature import quadrature_at_ropes
+from bayescomp.models.quadrature import quadrature_under_priors
 from bayescomp.models.prior_reweighting import (Reweighting, differs_only_in_nu, reweighting,
                                                 weighted_decision, weighted_estimate)
 from bayescomp.models.region_masses import next_dataset_masses, population_masses
+from bayescomp.models.sensitivity_result import QUANTITIES, SensitivityResult
 from bayescomp.rope import Rope, region_labels
 
 if TYPE_CHECKING:
@@ -50,7 +51,6 @@ _hierarchical = importlib.import_module(".hierarchical", __package__)
 #: default ROPE half-widths, for scores given as fractions (0.01 is one point of accuracy);
 #: multiplied by 100 for scores given as percentages
 DEFAULT_ROPES = (0.0, 0.0025, 0.005, 0.01, 0.02, 0.03, 0.05)
-QUANTITIES = ("delta0", "next")
 
 
 def _ropes(ropes) -> list[Rope]:
@@ -96,88 +96,6 @@ def _priors(priors) -> dict:
     if not chosen:
         raise ValueError(f"no prior given; choose from {sorted(PRIORS)}")
     return chosen
-
-
-@dataclass(frozen=True)
-class SensitivityResult(Reportable):
-    """P(left / rope / right) of delta0 and of the next dataset under each prior and ROPE.
-
-    Attributes
-    ----------
-    table : pandas.DataFrame
-        One row per (prior, rope, quantity): ``rope_low``, ``rope_high``, ``p_left``,
-        ``p_rope``, ``p_right``, ``decision`` (at ``threshold``), ``reliable`` (whether
-        the fit the row is read from passed its diagnostics), ``read_from`` (the prior of
-        that fit: the row's own, or the one whose draws were reweighted; "quadrature" for a
-        prior read by quadrature alone) and ``pareto_k`` (the reweighting's Pareto shape;
-        NaN otherwise). ``rope`` is the half-width
-        ``(high - low) / 2``; ``quantity`` is "delta0" or "next".
-    fits : dict
-        Prior name -> its :class:`~bayescomp.models.hierarchical.HierarchicalResult`, for
-        the priors that were fitted.
-    reweighted : dict
-        Prior name -> its :class:`~bayescomp.models.prior_reweighting.Reweighting`, for the
-        priors read off another prior's draws.
-    by_quadrature : dict
-        Prior name -> its :class:`~bayescomp.models.quadrature_result.Quadrature` at each
-        ROPE, for the priors read by quadrature alone (no fit).
-    """
-
-    first: str
-    second: str
-    table: pd.DataFrame = field(repr=False)
-    fits: dict = field(repr=False)
-    threshold: float = THRESHOLD
-    seed: int | None = None
-    reweighted: dict = field(default_factory=dict, repr=False)
-    by_quadrature: dict = field(default_factory=dict, repr=False)
-
-    @property
-    def labels(self) -> tuple[str, str, str]:
-        return region_labels(self.first, self.second)
-
-    @property
-    def priors(self) -> list[str]:
-        """Every prior of the table, in the order asked for."""
-        return list(dict.fromkeys(self.table["prior"]))
-
-    @property
-    def quantities(self) -> tuple[str, ...]:
-        """The quantities of :attr:`table`: ``"delta0"`` and ``"next"`` (the next dataset)."""
-        return QUANTITIES
-
-    def to_frame(self) -> pd.DataFrame:
-        """The long table (see :attr:`table`)."""
-        return self.table.copy()
-
-    def decisions(self, quantity: str = "next") -> pd.DataFrame:
-        """ROPE half-widths (rows) x priors (columns): the decision for ``quantity``."""
-        if quantity not in QUANTITIES:
-            raise ValueError(f"quantity must be one of {QUANTITIES}, got {quantity!r}")
-        rows = self.table[self.table.quantity == quantity]
-        return rows.pivot(index="rope", columns="prior", values="decision")[self.priors]
-
-    def stable(self, quantity: str = "next") -> bool:
-        """Whether the decision for ``quantity`` is the same under every prior and ROPE."""
-        return self.decisions(quantity).stack().nunique() == 1
-
-    def summary(self) -> str:
-        """How each decision moves with the prior and the ROPE, and the long table."""
-        from bayescomp.presentation.results.sensitivity import summary
-        return summary(self)
-
-    def __str__(self) -> str:
-        return self.summary()
-
-    def _report(self):
-        from bayescomp.presentation.results.sensitivity import report
-        return report(self)
-
-    def plot(self, axes=None):
-        """The figure of :func:`bayescomp.presentation.plots.ranking.plot_sensitivity`."""
-        from bayescomp.presentation.plots.ranking import plot_sensitivity
-
-        return plot_sensitivity(self, axes=axes)
 
 
 def sensitivity(scores: Scores, first: str, second: str, *,
@@ -239,28 +157,39 @@ def sensitivity(scores: Scores, first: str, second: str, *,
     # estimators), computed once and read by every prior read off that fit
     rows, fits, reweighted, masses, by_grid = [], {}, {}, {}, {}
     swapped = {}   # per fit read in modes: the ROPEs where its modes differ, by quadrature
-    for name, prior in chosen.items():
-        # the fit is given the name, so that it reports it
-        resolved = resolve_prior(prior)[1]
+    # per later prior that differs only in nu's from a fit the quadrature answered: its
+    # quadrature on that fit's grid
+    on_grid = {}
+    resolved_priors = {name: resolve_prior(prior)[1] for name, prior in chosen.items()}
+    for place, (name, prior) in enumerate(chosen.items()):
+        resolved = resolved_priors[name]
         weights = _reweighting(resolved, fits) if reweight else None
-        grid = (_quadrature_alone(scores, first, second, resolved, ropes)
-                if weights is None and any(fit.by_quadrature and differs_only_in_nu(
-                    fit.settings["prior"], resolved) for fit in fits.values())
-                else None)
-        if grid is not None:
+        grid = None
+        if weights is None and name in on_grid:
             # the chains of an earlier prior that differs only in nu's did not mix, and the
             # quadrature answered: so it does here (as a fit's draws are reweighted), without
-            # a fit whose chains would meet the same modes
+            # a fit whose chains would meet the same modes; on that grid where its error
+            # allows, else on its own
+            grid = (on_grid[name] if all(q.ok for q in on_grid[name]) else
+                    _quadrature_alone(scores, first, second, resolved, ropes))
+        if grid is not None:
             by_grid[name] = grid
             masses[name] = [_answers(q) for q in grid]
         elif weights is None:
+            # the fit is given the name, so that it reports it
             fit = _hierarchical.hierarchical(scores, first, second, rope=ropes[0], prior=prior,
                                              seed=seed, baselines=False, **options)
             fits[name] = fit
             posterior = fit.idata.posterior
-            masses[name] = (_by_quadrature(fit, scores, ropes) if fit.by_quadrature else
-                            [(population_masses(posterior, rope),
-                              next_dataset_masses(posterior, rope)) for rope in ropes])
+            if fit.by_quadrature:
+                later = {other: resolved_priors[other] for other in list(chosen)[place + 1:]
+                         if other not in on_grid
+                         and differs_only_in_nu(fit.settings["prior"], resolved_priors[other])}
+                masses[name], found = _by_quadrature(fit, scores, ropes, later)
+                on_grid.update(found)
+            else:
+                masses[name] = [(population_masses(posterior, rope),
+                                 next_dataset_masses(posterior, rope)) for rope in ropes]
             if fit.modes and options.get("quadrature", True):
                 swapped[name] = _modes_or_quadrature(fit, scores, ropes, masses[name])
         else:
@@ -271,18 +200,19 @@ def sensitivity(scores: Scores, first: str, second: str, *,
             if weights is None:
                 both = swapped.get(name, {}).get(k, both)
             for quantity, per_draw in zip(QUANTITIES, both):
-                reliable = fit.reliable
                 if isinstance(per_draw, tuple):
-                    # the quadrature's answer at this ROPE: the fit's, or where its modes
-                    # differ here
+                    # the quadrature's answer at this ROPE: the fit's, where its modes
+                    # differ here, or a prior's by quadrature alone
                     p, error, reliable = per_draw
                     decision = (decide(p, threshold, labels, mcse=error) if reliable
-                                else fit.UNRELIABLE)
+                                else UNRELIABLE)
                 elif weights is None:
+                    reliable = fit.reliable
                     # the draws as the fit reports them (modes mixed by their weights)
                     p = per_draw.reshape(-1, 3)[fit.draw_order].mean(axis=0)
                     decision = _decision(fit, p, per_draw, threshold, labels)
                 else:
+                    reliable = fit.reliable
                     estimate = weighted_estimate(per_draw, weights.weights)
                     p = estimate[0]
                     decision = weighted_decision(estimate, per_draw, weights.weights,
@@ -299,28 +229,32 @@ def sensitivity(scores: Scores, first: str, second: str, *,
                              reweighted, by_grid)
 
 
-def _by_quadrature(fit, scores: Scores, ropes: list[Rope]) -> list[tuple]:
-    """Per ROPE, both questions' (probabilities, errors, whether reliable) for a fit that
-    the quadrature answers: its own at its ROPE, one quadrature of the same posterior read
-    at every other (:func:`~bayescomp.models.quadrature.quadrature_at_ropes`)."""
+def _by_quadrature(fit, scores: Scores, ropes: list[Rope], later: dict) -> tuple:
+    """For a fit that the quadrature answers: per ROPE, both questions' (probabilities,
+    errors, whether reliable), its own at its ROPE and one quadrature of the same posterior
+    read at every other; and {name: its quadrature at every ROPE} for the ``later`` priors
+    (name -> prior, each differing from the fit's only in nu's), on the same grid
+    (:func:`~bayescomp.models.quadrature.quadrature_under_priors`). With one ROPE and no
+    later prior, no quadrature beyond the fit's."""
     own = (fit.rope.low, fit.rope.high)
-    others = [rope for rope in ropes if (rope.low, rope.high) != own]
-    found = {own: fit.quadrature}
-    if others:
-        found.update(zip(((rope.low, rope.high) for rope in others),
-                         _quadratures(scores, fit.first, fit.second, fit.settings["prior"],
-                                      others)))
-    return [_answers(found[(rope.low, rope.high)]) for rope in ropes]
+    if not later and all((rope.low, rope.high) == own for rope in ropes):
+        return [_answers(fit.quadrature) for _ in ropes], {}
+    found = _quadratures(scores, fit.first, fit.second, [fit.settings["prior"], *later.values()],
+                         ropes)
+    return ([_answers(fit.quadrature if (rope.low, rope.high) == own else at_rope)
+             for rope, at_rope in zip(ropes, found[0])], dict(zip(later, found[1:])))
 
 
-def _quadratures(scores: Scores, first: str, second: str, prior: HierarchicalPrior,
-                 ropes: list[Rope]) -> list:
-    """``prior``'s posterior by quadrature at each of ``ropes``, from one grid
-    (:func:`~bayescomp.models.quadrature.quadrature_at_ropes`)."""
+def _quadratures(scores: Scores, first: str, second: str, priors: list[HierarchicalPrior],
+                 ropes: list[Rope]) -> list[list]:
+    """The first of ``priors``' posterior by quadrature at each of ``ropes``, from one grid,
+    and on the same grid each later prior's (they differ from the first only in nu's
+    prior): :func:`~bayescomp.models.quadrature.quadrature_under_priors`."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")   # the first fit told its warnings about the data
-        data, scale = prepare(scores, first, second, prior)
-    return quadrature_at_ropes(data, scale, ropes)
+        prepared = [prepare(scores, first, second, prior) for prior in priors]
+    (data, scale), others = prepared[0], [other for other, _ in prepared[1:]]
+    return quadrature_under_priors(data, others, scale, ropes)
 
 
 def _answers(found) -> tuple:
@@ -345,8 +279,8 @@ def _modes_or_quadrature(fit, scores: Scores, ropes: list[Rope], masses: list) -
                     for per_draw in both))]
     if not differ:
         return {}
-    found = _quadratures(scores, fit.first, fit.second, fit.settings["prior"],
-                         [ropes[k] for k in differ])
+    found = _quadratures(scores, fit.first, fit.second, [fit.settings["prior"]],
+                         [ropes[k] for k in differ])[0]
     return {k: _answers(q) for k, q in zip(differ, found) if q.ok}
 
 
@@ -355,7 +289,7 @@ def _quadrature_alone(scores: Scores, first: str, second: str, prior: Hierarchic
     """``prior``'s posterior by quadrature at every ROPE, from one grid and no fit
     (:func:`~bayescomp.models.quadrature.quadrature_at_ropes`), or None where its error
     misses the tolerance at some ROPE: the prior then gets a fit of its own."""
-    found = _quadratures(scores, first, second, prior, ropes)
+    found = _quadratures(scores, first, second, [prior], ropes)[0]
     return found if all(q.ok for q in found) else None
 
 

@@ -74,7 +74,7 @@ class RankingLike(Protocol):
 
 class SensitivityLike(Protocol):
     """Read by :func:`~bayescomp.presentation.plots.plot_sensitivity` (a
-    :class:`~bayescomp.models.sensitivity_analysis.SensitivityResult` has it)."""
+    :class:`~bayescomp.models.sensitivity_result.SensitivityResult` has it)."""
 
     labels: tuple
     priors: list

@@ -1,4 +1,4 @@
-"""How a :class:`~bayescomp.models.sensitivity_analysis.SensitivityResult` reads: how each
+"""How a :class:`~bayescomp.models.sensitivity_result.SensitivityResult` reads: how each
 decision moves with the prior and the ROPE, its summary and its report."""
 from __future__ import annotations
 
