@@ -467,17 +467,31 @@ def test_a_sensitivity_reads_a_fit_in_modes_by_quadrature_where_they_differ(stan
     """The simulated near-identical pair read in modes at ROPE 0.01 (above): at ROPE 0 its
     modes' probabilities differ by more than the tolerance, so the sensitivity's rows there
     are the quadrature's, digit for digit, as ``bc.hierarchical`` at ROPE 0 would take it;
-    at 0.01 (the fit's own) and 0.02 they are the modes' draws, as the fit reads them."""
+    at 0.01 (the fit's own) and 0.02 they are the modes' draws, as the fit reads them. A
+    prior of nu reweighted off the fit reads the same grid under its prior at ROPE 0 and the
+    reweighted draws elsewhere."""
     from bayescomp.models.region_masses import next_dataset_masses, population_masses
 
     made = bc.simulate.near_identical_collection(54, seed=2)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         analysis = bc.sensitivity(made.scores, "a", "b", ropes=(0.01, 0.0, 0.02),
-                                  priors=["paper"], seed=1, backend=stan_backend)
+                                  priors=["paper", "kruschke"], seed=1, backend=stan_backend)
         data, scale = prepare(made.scores, "a", "b", bc.PRIORS["paper"])
+        kruschke_data = prepare(made.scores, "a", "b", bc.PRIORS["kruschke"])[0]
     fit = analysis.fits["paper"]
     assert fit.modes and not fit.by_quadrature, "the test is of a fit read in modes"
+    assert set(analysis.reweighted) == {"kruschke"}, "and of a prior reweighted off it"
+    reweighted = analysis.table[analysis.table.prior == "kruschke"].set_index(["rope", "quantity"])
+    paper_at_0, kruschke_at_0 = quadrature_under_priors(data, [kruschke_data], scale,
+                                                        [bc.Rope(0.0, 0.0)])
+    for quantity, scope in (("delta0", "population"), ("next", "next_dataset")):
+        np.testing.assert_array_equal(reweighted.loc[(0.0, quantity)][["p_left", "p_rope",
+                                                                       "p_right"]].to_numpy(float),
+                                      getattr(kruschke_at_0[0], scope))
+    assert (reweighted["read_from"] == ["quadrature" if rope == 0 else "paper"
+                                        for rope, _ in reweighted.index]).all()
+    analysis = dataclasses.replace(analysis, table=analysis.table[analysis.table.prior == "paper"])
     table = analysis.table.set_index(["rope", "quantity"])
     columns = ["p_left", "p_rope", "p_right"]
     post = fit.idata.posterior

@@ -109,12 +109,16 @@ def rope_readings(founds: list[dict], grid: dict, rope: Rope,
     NEGLECTED, are left out (more than half of a grid's points; its Student-t masses are
     most of the time)."""
     delta0 = grid["delta0"]
+    least = NEGLECTED / founds[0]["weights"].size
     heaviest = np.maximum.reduce([found["weights"] for found in founds]).ravel()
-    points = np.flatnonzero(heaviest > NEGLECTED / heaviest.size)
-    masses = _next_masses(founds[0], delta0, rope, points)
+    points = np.flatnonzero(heaviest > least)
+    all_masses = _next_masses(founds[0], delta0, rope, points)
     readings = []
     for found in founds:
+        # each posterior over its own points: the same sums as were it read alone
         weights = found["weights"].ravel()[points]
+        own = weights > least
+        weights, masses = weights[own], all_masses[own]
         readings.append(dict(population=marginals(found)[2] @ rope.indicators(delta0),
                              next_dataset=weights @ masses,
                              next_most_probable=most_probable_shares(masses, weights),

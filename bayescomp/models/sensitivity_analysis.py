@@ -156,7 +156,10 @@ def sensitivity(scores: Scores, first: str, second: str, *,
     # per fit, per ROPE, per draw, chain by chain: each question's masses (the fit's own
     # estimators), computed once and read by every prior read off that fit
     rows, fits, reweighted, masses, by_grid = [], {}, {}, {}, {}
-    swapped = {}   # per fit read in modes: the ROPEs where its modes differ, by quadrature
+    # per fit read in modes: the ROPEs where its modes differ, by quadrature; and per
+    # (that fit, a later prior of nu) those ROPEs of the later prior on the same grid, for
+    # when it is reweighted off that fit
+    swapped = {}
     # per later prior that differs only in nu's from a fit the quadrature answered: its
     # quadrature on that fit's grid
     on_grid = {}
@@ -181,28 +184,33 @@ def sensitivity(scores: Scores, first: str, second: str, *,
                                              seed=seed, baselines=False, **options)
             fits[name] = fit
             posterior = fit.idata.posterior
+            later = {other: resolved_priors[other] for other in list(chosen)[place + 1:]
+                     if differs_only_in_nu(fit.settings["prior"], resolved_priors[other])}
             if fit.by_quadrature:
-                later = {other: resolved_priors[other] for other in list(chosen)[place + 1:]
-                         if other not in on_grid
-                         and differs_only_in_nu(fit.settings["prior"], resolved_priors[other])}
-                masses[name], found = _by_quadrature(fit, scores, ropes, later)
+                masses[name], found = _by_quadrature(
+                    fit, scores, ropes, {o: p for o, p in later.items() if o not in on_grid})
                 on_grid.update(found)
             else:
                 masses[name] = [(population_masses(posterior, rope),
                                  next_dataset_masses(posterior, rope)) for rope in ropes]
             if fit.modes and options.get("quadrature", True):
-                swapped[name] = _modes_or_quadrature(fit, scores, ropes, masses[name])
+                swapped[name], found = _modes_or_quadrature(fit, scores, ropes, masses[name],
+                                                            later)
+                swapped.update({(name, other): at_ropes for other, at_ropes in found.items()})
         else:
             reweighted[name] = weights
             fit = fits[weights.base]
+        swaps = swapped.get(name if weights is None else (weights.base, name), {})
         for k, (rope, both) in enumerate(zip(ropes,
                                              masses[name if weights is None else weights.base])):
-            if weights is None:
-                both = swapped.get(name, {}).get(k, both)
-            for quantity, per_draw in zip(QUANTITIES, both):
-                if isinstance(per_draw, tuple):
+            for quantity, per_draw in zip(QUANTITIES, swaps.get(k, both)):
+                by_grid_here = isinstance(per_draw, tuple)
+                source = ("quadrature" if grid is not None or (by_grid_here and weights is not None) else
+                          name if weights is None else weights.base)
+                if by_grid_here:
                     # the quadrature's answer at this ROPE: the fit's, where its modes
-                    # differ here, or a prior's by quadrature alone
+                    # differ here (a reweighted prior's on the same grid), or a prior's by
+                    # quadrature alone
                     p, error, reliable = per_draw
                     decision = (decide(p, threshold, labels, mcse=error) if reliable
                                 else UNRELIABLE)
@@ -222,9 +230,8 @@ def sensitivity(scores: Scores, first: str, second: str, *,
                     prior=name, rope=(rope.high - rope.low) / 2, rope_low=rope.low + 0.0,  # not -0
                     rope_high=rope.high, quantity=quantity, p_left=p[0], p_rope=p[1],
                     p_right=p[2], reliable=reliable, decision=decision,
-                    read_from=("quadrature" if grid is not None else
-                               name if weights is None else weights.base),
-                    pareto_k=np.nan if weights is None else weights.pareto_k))
+                    read_from=source, pareto_k=(np.nan if weights is None or source == "quadrature"
+                                                else weights.pareto_k)))
     return SensitivityResult(first, second, pd.DataFrame(rows), fits, threshold, int(seed),
                              reweighted, by_grid)
 
@@ -264,13 +271,16 @@ def _answers(found) -> tuple:
                  for scope in ("population", "next_dataset"))
 
 
-def _modes_or_quadrature(fit, scores: Scores, ropes: list[Rope], masses: list) -> dict:
+def _modes_or_quadrature(fit, scores: Scores, ropes: list[Rope], masses: list, later: dict
+                         ) -> tuple[dict, dict]:
     """A fit read in modes (they agree within the quadrature's tolerance at its ROPE), at
     every ROPE as :func:`bayescomp.hierarchical` at that ROPE reads it: its modes where their
     probabilities agree there too, else the quadrature (one grid for those ROPEs), where its
     error is within the tolerance. ``masses`` holds both questions' per-draw masses at each
     ROPE. Returns {ROPE's place: both questions' (probabilities, errors, True)} for the
-    ROPEs the quadrature answers (a prior reweighted off the fit still reads its draws)."""
+    ROPEs the quadrature answers, and {name: the same} for each of the ``later`` priors
+    (name -> prior, differing from the fit's only in nu's) on the same grid, for a prior
+    reweighted off the fit (whose draws are the fit's, in the same modes)."""
     own = (fit.rope.low, fit.rope.high)
     parts = [list(mode.chains) for mode in fit.modes]
     differ = [k for k, (rope, both) in enumerate(zip(ropes, masses))
@@ -278,10 +288,11 @@ def _modes_or_quadrature(fit, scores: Scores, ropes: list[Rope], masses: list) -
                   *([per_draw[part].reshape(-1, 3).mean(axis=0) for part in parts]
                     for per_draw in both))]
     if not differ:
-        return {}
-    found = _quadratures(scores, fit.first, fit.second, [fit.settings["prior"]],
-                         [ropes[k] for k in differ])[0]
-    return {k: _answers(q) for k, q in zip(differ, found) if q.ok}
+        return {}, {}
+    found = _quadratures(scores, fit.first, fit.second, [fit.settings["prior"], *later.values()],
+                         [ropes[k] for k in differ])
+    answered = [{k: _answers(q) for k, q in zip(differ, at_ropes) if q.ok} for at_ropes in found]
+    return answered[0], dict(zip(later, answered[1:]))
 
 
 def _quadrature_alone(scores: Scores, first: str, second: str, prior: HierarchicalPrior,
