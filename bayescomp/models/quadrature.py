@@ -360,8 +360,8 @@ def _read_grids(stats: dict, search: dict, refinement: dict, asked: dict, pool: 
                       if summaries else None)
     # per ROPE, the readings of every posterior: the next dataset's masses at the grid's
     # points, which do not depend on nu's prior, computed once for all of them
-    at_fine = [rope_readings(fine, grid, rope, shared[0]["scatter"]) for rope in ropes]
-    at_half = [rope_readings(half, half_grid, rope) for rope in ropes]
+    at_fine = [rope_readings(fine, grid, rope, pool, shared[0]["scatter"]) for rope in ropes]
+    at_half = [rope_readings(half, half_grid, rope, pool) for rope in ropes]
     results = [[] for _ in fine]
     for k, summary in enumerate(shared):
         for fine_reading, half_reading in zip(at_fine, at_half):
