@@ -614,3 +614,50 @@ def test_each_datasets_probabilities_are_the_grid_sum_written_out(prior):
                                                       np.sum(density * right)]) / density.sum()
     np.testing.assert_allclose(found["datasets_sides"], expected, rtol=1e-5, atol=1e-9)
     assert expected.max() > 0.01   # the ROPE's sides carry mass here: the check has teeth
+
+
+def test_a_grid_read_under_another_prior_of_nu_is_the_sum_written_out():
+    """Two routes to the next dataset's probabilities on one small grid under a second
+    prior of nu: the shared reading (the first prior's grid reweighted at each node of u by
+    the ratio of the priors, the Student-t masses at the points that weigh) and the sums
+    written out over every point, the second prior's log density added to the likelihood
+    and the rule afresh. The first prior's numbers read together with the second are bit
+    for bit those read alone."""
+    from bayescomp.models.quadrature import _posterior, _under_prior
+    from bayescomp.models.quadrature_datasets import workers
+    from bayescomp.models.quadrature_grid import log_prior_u, statistics
+    from bayescomp.models.quadrature_rules import delta0_panels
+    from bayescomp.models.quadrature_summary import rope_readings
+
+    scores = bc.simulate.collection(6, 10, delta0=0.005, sigma0=0.01, sigma=0.03, rho=0.1,
+                                    seed=5).scores
+    data, scale = prepare(scores, "a", "b", bc.PRIORS["paper"])
+    other = statistics(prepare(scores, "a", "b", bc.PRIORS["kruschke"])[0])
+    stats = statistics(data)
+    rope = bc.Rope(-0.01 / scale, 0.01 / scale)
+    delta0, delta0_weight = delta0_panels(-1.0, 1.0, (rope.low, rope.high), 4, 3)
+    grid = dict(step=0.4, log_sigma0_sq=np.arange(-8.0, 1.0, 0.4), delta0=delta0,
+                delta0_weight=delta0_weight, u=np.arange(-3.0, 5.0, 0.5), u_step=0.5,
+                sigma_nodes=12)
+    with workers() as pool:
+        found = _posterior(stats, grid, rope, datasets=False, intervals=False, pool=pool)
+        ratio = log_prior_u(other, grid["u"]) - log_prior_u(stats, grid["u"])
+        reweighted = _under_prior(found, ratio)
+        alone, = rope_readings([found], grid, rope, pool)
+        together = rope_readings([found, reweighted], grid, rope, pool)
+    for key in ("population", "next_dataset", "next_most_probable"):
+        np.testing.assert_array_equal(together[0][key], alone[key])
+    # written out: the other prior's posterior at every point, its Student-t masses there
+    log_post = found["log_post"] - log_prior_u(stats, grid["u"])[:, None, None] \
+        + log_prior_u(other, grid["u"])[:, None, None]
+    weights = np.exp(log_post - special.logsumexp(log_post))
+    nu = (1 + np.exp(grid["u"]))[:, None, None]
+    sigma0 = np.exp(0.5 * grid["log_sigma0_sq"])[None, :, None]
+    left = special.stdtr(nu, (rope.low - delta0) / sigma0)
+    right = special.stdtr(nu, (delta0 - rope.high) / sigma0)
+    expected = np.array([np.sum(weights * left), np.sum(weights * (1 - left - right)),
+                         np.sum(weights * right)])
+    np.testing.assert_allclose(together[1]["next_dataset"], expected, rtol=0, atol=1e-9)
+    assert 0.05 < expected[1] < 0.95   # the ROPE holds some of the mass: the check has teeth
+    # and the priors do differ here: the reading moves
+    assert np.abs(together[1]["next_dataset"] - together[0]["next_dataset"]).max() > 1e-4

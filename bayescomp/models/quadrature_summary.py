@@ -107,13 +107,13 @@ def rope_readings(founds: list[dict], grid: dict, rope: Rope, pool: Executor,
     other priors of nu), the share of each posterior in which each region has the next
     dataset's largest mass, and the next dataset's masses at the grid's points ``scatter``
     (:func:`grid_summary`'s, drawn by the first posterior's weights, for its figures; else
-    None): what changes with the ROPE, so that
-    one grid is read at several (its delta0 panels split at their ends). The next
-    dataset's masses are taken at the points that weigh in some posterior: those that weigh
-    less than :data:`NEGLECTED` over the grid's size in every one, together less than
-    NEGLECTED, are left out (more than half of a grid's points; its Student-t masses are
-    most of the time), and the rest taken in blocks in the threads of ``pool`` (the same
-    digits from any number of threads: each mass is computed alone)."""
+    None): what changes with the ROPE, so that one grid is read at several (its delta0
+    panels split at their ends). The next dataset's masses are taken at the points that
+    weigh in some posterior: those that weigh less than :data:`NEGLECTED` over the grid's
+    size in every one, together less than NEGLECTED, are left out (40-65% of a real pair's
+    grid; its Student-t masses are most of the time), and the rest taken in blocks in the
+    threads of ``pool`` (the same digits from any number of threads: each mass is computed
+    alone)."""
     delta0 = grid["delta0"]
     least = NEGLECTED / founds[0]["weights"].size
     heaviest = np.maximum.reduce([found["weights"] for found in founds]).ravel()

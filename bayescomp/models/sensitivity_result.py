@@ -25,8 +25,9 @@ class SensitivityResult(Reportable):
         ``p_rope``, ``p_right``, ``decision`` (at ``threshold``), ``reliable`` (whether
         the fit the row is read from passed its diagnostics), ``read_from`` (the prior of
         that fit: the row's own, or the one whose draws were reweighted; "quadrature" for a
-        prior read by quadrature alone) and ``pareto_k`` (the reweighting's Pareto shape;
-        NaN otherwise). ``rope`` is the half-width
+        prior read by quadrature alone, and for a reweighted prior's rows at the ROPEs
+        where its base fit's modes differ, read on the same grid as the fit's) and
+        ``pareto_k`` (the reweighting's Pareto shape; NaN otherwise). ``rope`` is the half-width
         ``(high - low) / 2``; ``quantity`` is "delta0" or "next".
     fits : dict
         Prior name -> its :class:`~bayescomp.models.hierarchical.HierarchicalResult`, for
