@@ -661,3 +661,12 @@ def test_a_grid_read_under_another_prior_of_nu_is_the_sum_written_out():
     assert 0.05 < expected[1] < 0.95   # the ROPE holds some of the mass: the check has teeth
     # and the priors do differ here: the reading moves
     assert np.abs(together[1]["next_dataset"] - together[0]["next_dataset"]).max() > 1e-4
+
+
+def test_other_priors_of_nu_need_a_student_population():
+    """The normal population has no nu: no other prior of nu can be read on its grid."""
+    scores = bc.simulate.collection(4, 10, delta0=0.01, sigma0=0.02, sigma=0.03, seed=1).scores
+    data, scale = prepare(scores, "a", "b", bc.PRIORS["gaussian"])
+    other = prepare(scores, "a", "b", bc.PRIORS["paper"])[0]
+    with pytest.raises(ValueError, match="Student-t population"):
+        quadrature_under_priors(data, [other], scale, [bc.Rope(-0.01, 0.01)])

@@ -236,6 +236,9 @@ def quadrature_under_priors(data: dict, others: list[dict], scale: float, ropes
     the resolution plus its own mass at the grid's edges (where the two posteriors differ
     much in nu, the latter shows it). Returns one list per ROPE for ``data``, then one for
     each of ``others``."""
+    if others and not data["population"]:
+        raise ValueError("other priors of nu need a Student-t population; this prior's "
+                         "population is normal (no nu)")
     return _timed(data, scale, list(ropes), False, others)
 
 
@@ -343,8 +346,8 @@ def _read_grids(stats: dict, search: dict, refinement: dict, asked: dict, pool: 
     # of the half grid only its datasets' probabilities are read (their error)
     shared = [grid_summary(found, grid, scale) for found in fine]
     # mass at an end of the grid is missing from it, unless the end is a prior's bound
-    # (delta0's, sigma0's upper): a proxy, as every end is where the density is e^-KEEP (:mod:`~bayescomp.models.quadrature_grid`) of
-    # its largest
+    # (delta0's, sigma0's upper): a proxy, as every end is where the density is e^-KEEP
+    # (quadrature_grid) of its largest
     prior_ends = dict(delta0=(True, True), log_sigma0_sq=(False, True), u=(False, False))
     missing = [sum(float(mass) for key, masses in summary["edges"].items()
                    for end, mass in enumerate(masses) if not (
