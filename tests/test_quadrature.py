@@ -641,8 +641,7 @@ def test_a_grid_read_under_another_prior_of_nu_is_the_sum_written_out():
                 sigma_nodes=12)
     with workers() as pool:
         found = _posterior(stats, grid, rope, datasets=False, intervals=False, pool=pool)
-        ratio = log_prior_u(other, grid["u"]) - log_prior_u(stats, grid["u"])
-        reweighted = _under_prior(found, ratio)
+        reweighted = _under_prior(found, log_prior_u(other, grid["u"]))
         alone, = rope_readings([found], grid, rope, pool)
         together = rope_readings([found, reweighted], grid, rope, pool)
     for key in ("population", "next_dataset", "next_most_probable"):

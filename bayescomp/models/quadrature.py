@@ -80,7 +80,8 @@ def _posterior(stats: dict, grid: dict, rope: Rope, datasets: bool, intervals: b
                pool: Executor) -> dict:
     """The posterior's weights over one grid
     (:func:`~bayescomp.models.quadrature_grid.grid_nodes`), its blocks of datasets worked on
-    in the threads of ``pool``; with ``datasets``, each dataset's posterior probabilities of delta_i left and right of the ROPE
+    in the threads of ``pool``; with ``datasets``, each dataset's posterior probabilities of
+    delta_i left and right of the ROPE
     (:mod:`bayescomp.models.quadrature_datasets`); with ``intervals`` (the fine grid's), the
     next dataset's mixture on the lattice and, with ``datasets``, each dataset's mean, sd
     and interval."""
@@ -175,8 +176,8 @@ def _posterior(stats: dict, grid: dict, rope: Rope, datasets: bool, intervals: b
     # the next dataset's N(delta0, e^l) components, weighed on the lattice of l
     next_mixture = (sum(mixing(nu) @ weights[t] for t, nu in enumerate(nus)) if intervals
                     else None)
-    result = dict(log_post=log_post, weights=weights, nus=nus, log_sigma0=log_sigma0,
-                  lattice=lattice, next_mixture=next_mixture)
+    result = dict(log_post=log_post, log_prior=log_prior, weights=weights, nus=nus,
+                  log_sigma0=log_sigma0, lattice=lattice, next_mixture=next_mixture)
     if datasets:
         parts = dict(delta0=delta0, added=added, mean=m, noise=noise, log_weight=log_weight)
         result["datasets_sides"], result["datasets_summary"] = dataset_readings(
@@ -310,17 +311,17 @@ def _quadrature(data: dict, scale: float, ropes: list, summaries: bool, others: 
     return results
 
 
-def _under_prior(found: dict, log_ratio: np.ndarray) -> dict:
-    """One grid's posterior (:func:`_posterior`'s ``found``) under another prior of nu:
-    ``log_ratio`` is, at each node of u, the other prior's log density less this one's.
-    The other prior's quadrature on the same nodes, without the next dataset's mixture or
-    the datasets' readings."""
-    log_post = found["log_post"] + log_ratio[:, None, None]
+def _under_prior(found: dict, log_prior: np.ndarray) -> dict:
+    """One grid's posterior (:func:`_posterior`'s ``found``) under another prior of nu,
+    whose log density at each node of u is ``log_prior``: that prior's quadrature on the
+    same nodes, without the next dataset's mixture or the datasets' readings."""
+    log_post = found["log_post"] + (log_prior - found["log_prior"])[:, None, None]
     total = special.logsumexp(log_post)
     if not np.isfinite(total):
         raise FloatingPointError("every point of the grid underflows under another prior of nu")
-    return dict(log_post=log_post, weights=np.exp(log_post - total), nus=found["nus"],
-                log_sigma0=found["log_sigma0"], lattice=found["lattice"], next_mixture=None)
+    return dict(log_post=log_post, log_prior=log_prior, weights=np.exp(log_post - total),
+                nus=found["nus"], log_sigma0=found["log_sigma0"], lattice=found["lattice"],
+                next_mixture=None)
 
 
 def _read_grids(stats: dict, search: dict, refinement: dict, asked: dict, pool: Executor
@@ -339,10 +340,8 @@ def _read_grids(stats: dict, search: dict, refinement: dict, asked: dict, pool: 
     fine = [_posterior(stats, grid, ropes[0], summaries, intervals=summaries, pool=pool)]
     half = [_posterior(stats, half_grid, ropes[0], summaries, intervals=False, pool=pool)]
     for other in asked["others"]:
-        fine.append(_under_prior(fine[0], log_prior_u(other, grid["u"])
-                                 - log_prior_u(stats, grid["u"])))
-        half.append(_under_prior(half[0], log_prior_u(other, half_grid["u"])
-                                 - log_prior_u(stats, half_grid["u"])))
+        fine.append(_under_prior(fine[0], log_prior_u(other, grid["u"])))
+        half.append(_under_prior(half[0], log_prior_u(other, half_grid["u"])))
     # of the half grid only its datasets' probabilities are read (their error)
     shared = [grid_summary(found, grid, scale) for found in fine]
     # mass at an end of the grid is missing from it, unless the end is a prior's bound

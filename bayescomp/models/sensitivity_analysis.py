@@ -200,13 +200,14 @@ def sensitivity(scores: Scores, first: str, second: str, *,
         else:
             reweighted[name] = weights
             fit = fits[weights.base]
-        swaps = swapped.get(name if weights is None else (weights.base, name), {})
-        for k, (rope, both) in enumerate(zip(ropes,
-                                             masses[name if weights is None else weights.base])):
+        base = name if weights is None else weights.base   # whose draws or grid it reads
+        swaps = swapped.get(name if weights is None else (base, name), {})
+        for k, (rope, both) in enumerate(zip(ropes, masses[base])):
             for quantity, per_draw in zip(QUANTITIES, swaps.get(k, both)):
                 by_grid_here = isinstance(per_draw, tuple)
-                source = ("quadrature" if grid is not None or (by_grid_here and weights is not None) else
-                          name if weights is None else weights.base)
+                # a reweighted prior's row by quadrature is its own posterior, not base's draws
+                source = ("quadrature" if grid is not None or (by_grid_here and weights is not None)
+                          else base)
                 if by_grid_here:
                     # the quadrature's answer at this ROPE: the fit's, where its modes
                     # differ here (a reweighted prior's on the same grid), or a prior's by
@@ -230,8 +231,9 @@ def sensitivity(scores: Scores, first: str, second: str, *,
                     prior=name, rope=(rope.high - rope.low) / 2, rope_low=rope.low + 0.0,  # not -0
                     rope_high=rope.high, quantity=quantity, p_left=p[0], p_rope=p[1],
                     p_right=p[2], reliable=reliable, decision=decision,
-                    read_from=source, pareto_k=(np.nan if weights is None or source == "quadrature"
-                                                else weights.pareto_k)))
+                    read_from=source,
+                    pareto_k=(np.nan if weights is None or source == "quadrature"
+                              else weights.pareto_k)))
     return SensitivityResult(first, second, pd.DataFrame(rows), fits, threshold, int(seed),
                              reweighted, by_grid)
 
