@@ -30,7 +30,11 @@ result: imports, the compile of the program and the fit.
 asks at most 2x for the near-identical pair). ESS is the bulk ESS of delta0 over the draws
 as sampled (all chains; ``bayescomp.models.convergence.ess_bulk``, ArviZ's definition) for
 both; ESS per second divides it by the measured time. The ratio is bayescomp's ESS per
-second over baycomp's on the same row. With ``--repeats N`` every measurement runs N times
+second over baycomp's on the same row. "ESS of the mean reported" is the posterior variance of
+delta0 over the squared Monte Carlo error of the mean each tool reports: bayescomp's is the
+average of delta0's conditional means per draw (``models.population_summary``; its
+probabilities, sd and interval are read from the same conditionals), baycomp's the mean of
+its draws (whose ESS for the mean it is). With ``--repeats N`` every measurement runs N times
 and a row gives the medians (the ratio is of the medians of ESS per second): baycomp's ESS
 of delta0 from 4 x 1000 draws varied from 4159 to 5594 between single runs, which moved the
 ratio by a third.
@@ -106,13 +110,26 @@ def worker(spec: dict) -> dict:
         started = time.perf_counter() - (time.time() - spec["launched"])
     result = run(scores)
     seconds = time.perf_counter() - started
+    import arviz as az
+
     from bayescomp.models.convergence import ess_bulk
 
     if spec["tool"] == "bayescomp":
-        delta0 = result.idata.posterior["delta0"].values
+        from bayescomp.models.population_summary import truncated_moments
+
+        post = result.idata.posterior
+        delta0 = post["delta0"].values
+        # delta0's mean as reported: the average of its conditional means per draw
+        # (population_summary); its ESS is the posterior variance over that average's
+        # squared Monte Carlo error
+        means, _ = truncated_moments(post["delta0_centre"].values.reshape(-1),
+                                     post["delta0_sd"].values.reshape(-1),
+                                     float(post.attrs["delta0_bound"]))
+        mcse = float(az.mcse(means.reshape(delta0.shape), method="mean"))
         extra = dict(attempts=len(result.settings["attempts"]),
                      population=[float(p) for p in result.population.probabilities],
-                     version=result.settings["engine_version"])
+                     version=result.settings["engine_version"],
+                     reported_ess=result.population.sd ** 2 / mcse ** 2)
     else:   # pystan: draw-major, chains interleaved; delta0 in units of baycomp's scaling
         chains = result.num_chains
         delta0 = result["delta0"][0].reshape(-1, chains).T
@@ -121,11 +138,13 @@ def worker(spec: dict) -> dict:
         delta0 = delta0 * np.mean(np.std(y - x, axis=1))
         from importlib.metadata import version
 
+        # baycomp reads everything from the shares of its draws: its mean's ESS is theirs
         extra = dict(attempts=1, version=f"baycomp {version('baycomp')}, pystan "
-                     f"{version('pystan')}")
+                     f"{version('pystan')}", reported_ess=float(az.ess(delta0, method="mean")))
     ess = float(ess_bulk(delta0))
     return dict(spec, seconds=seconds, ess=ess, ess_per_second=ess / seconds,
-                delta0_mean=float(delta0.mean()), draws=int(delta0.size), **extra)
+                delta0_mean=float(delta0.mean()), draws=int(delta0.size), **extra,
+                reported_ess_per_second=extra["reported_ess"] / seconds)
 
 
 def measure(spec: dict) -> dict:
@@ -167,7 +186,8 @@ def median_row(runs: list) -> dict:
         return failed or runs[0]
     rates = [run["ess_per_second"] for run in runs]
     return dict(runs[0], **{key: float(np.median([run[key] for run in runs]))
-                            for key in ("seconds", "ess", "ess_per_second", "delta0_mean")},
+                            for key in ("seconds", "ess", "ess_per_second", "delta0_mean",
+                                        "reported_ess", "reported_ess_per_second")},
                 attempts=max(run["attempts"] for run in runs), repeats=len(runs),
                 ess_per_second_range=(min(rates), max(rates)))
 
@@ -182,21 +202,24 @@ def table(rows: list, args, load: float, seconds: float) -> list[str]:
              f"whole run {seconds / 60:.1f} min. bayescomp engine: {args.engine}; baycomp 4 "
              f"chains x (1000 + {args.baycomp_nsamples}).", "",
              "| pair | datasets | start | who | seconds | vs easy | ESS(delta0) | ESS/s | "
-             "bayescomp / baycomp (ESS/s) | mean delta0 | note |",
-             "|---|---:|---|---|---:|---:|---:|---:|---:|---:|---|"]
+             "bayescomp / baycomp (ESS/s) | ESS of the mean reported | its ESS/s | "
+             "bayescomp / baycomp | mean delta0 | note |",
+             "|---|---:|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|"]
     for row in rows:
         head = f"| {row['pair']} | {row['size']} | {row['start']} | {row['tool']} |"
         if "error" in row:
             error = row["error"] if len(row["error"]) <= 160 else row["error"][:157] + "..."
-            lines.append(f"{head} - | | - | - | | - | {error.replace('|', '/')} |")
+            lines.append(f"{head} - | | - | - | | - | - | | - | {error.replace('|', '/')} |")
             continue
         same = [r for r in rows if r is not row and
                 all(r[k] == row[k] for k in ("pair", "size", "start"))]
         other = next((r for r in same if "error" not in r), None)
         unfinished = next((r for r in same if r.get("timed_out")), None)
-        ratio = ""
+        ratio = reported_ratio = ""
         if row["tool"] == "bayescomp" and other is not None:
             ratio = f"{row['ess_per_second'] / other['ess_per_second']:.1f}x"
+            reported = row["reported_ess_per_second"] / other["reported_ess_per_second"]
+            reported_ratio = f"{reported:.0f}x"
         elif row["tool"] == "bayescomp" and unfinished is not None:
             # Geyer's estimate never exceeds draws x log10(draws): baycomp's ESS/s is below
             # that over the time it was given
@@ -214,8 +237,9 @@ def table(rows: list, args, load: float, seconds: float) -> list[str]:
             low, high = row["ess_per_second_range"]
             note += f"; median of {row['repeats']} runs (ESS/s {low:.0f}-{high:.0f})"
         lines.append(f"{head} {row['seconds']:.1f} | {versus} | {row['ess']:.0f} | "
-                     f"{row['ess_per_second']:.0f} | {ratio} | {row['delta0_mean']:.4f} | "
-                     f"{note} |")
+                     f"{row['ess_per_second']:.0f} | {ratio} | {row['reported_ess']:.0f} | "
+                     f"{row['reported_ess_per_second']:.0f} | {reported_ratio} | "
+                     f"{row['delta0_mean']:.4f} | {note} |")
     return lines
 
 

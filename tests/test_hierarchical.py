@@ -81,6 +81,16 @@ def test_next_dataset_probabilities_two_routes_and_reproducibility():
     # the next dataset's interval is of its draws
     assert result.next_dataset.mean == pytest.approx(
         float(result.idata.posterior["delta_next"].mean()), rel=1e-12)
+    # delta0's mean, sd and interval are read from its conditional per draw
+    # (population_summary), within the Monte Carlo error of its draws' own (an HDI's ends
+    # from 4 x 500 draws move by a few tenths of an sd from seed to seed: the interval's
+    # length hardly changes as it slides)
+    draws = result.idata.posterior["delta0"].values
+    assert abs(result.population.mean - draws.mean()) < 4 * float(az.mcse(draws))
+    assert result.population.sd == pytest.approx(draws.std(), rel=0.05)
+    for got, of_draws in zip((result.population.hdi_low, result.population.hdi_high),
+                             az.hdi(draws.reshape(-1), hdi_prob=0.95)):
+        assert abs(got - of_draws) < 0.3 * draws.std()
     again = bc.hierarchical(scores, "a", "b", rope=0.01, seed=42, **FAST)
     np.testing.assert_array_equal(result.idata.posterior["delta"].values,
                                   again.idata.posterior["delta"].values)

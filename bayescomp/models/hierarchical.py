@@ -49,6 +49,7 @@ from bayescomp.models.hierarchical_runs import (REPORTED, Assessment, energy_exp
                                                 steps_failed, too_close_to_call)
 from bayescomp.models.modes import (find_modes, found_their_way, mixture_indices,
                                     settled_decisions)
+from bayescomp.models.population_summary import population_summary
 from bayescomp.models.quadrature import TOLERANCE, quadrature_probabilities
 from bayescomp.models.strata import strata_decide, strata_parts
 from bayescomp.decisions import THRESHOLD
@@ -297,10 +298,11 @@ def hierarchical(scores: Scores, first: str, second: str, *, rope: RopeLike = 0.
     order = (mixture_indices([m.chains for m in modes], [m.weight for m in modes],
                              n_chains, n_draws) if modes and separate
              else np.arange(n_chains * n_draws))
-    delta0, delta_next = (post[name].values.reshape(-1)[order] for name in ("delta0", "delta_next"))
+    delta_next = post["delta_next"].values.reshape(-1)[order]
     delta = post["delta"].values.reshape(n_chains * n_draws, -1)[order]
     population_masses, next_masses = (masses.reshape(-1, 3)[order]
                                       for masses in (population_masses, next_masses))
+    counts = np.bincount(order, minlength=n_chains * n_draws)
     # the next dataset's masses at both delta0 of every draw, each a draw (what shares count)
     next_members = members.reshape(n_chains * n_draws, 2, 3)[order].reshape(-1, 3)
     labels = region_labels(first, second)
@@ -310,19 +312,21 @@ def hierarchical(scores: Scores, first: str, second: str, *, rope: RopeLike = 0.
         (population_probabilities, population_mcse), (next_probabilities, next_mcse) = (
             (by_quadrature.population, by_quadrature.population_error),
             (by_quadrature.next_dataset, by_quadrature.next_dataset_error))
-        next_summary = by_quadrature.next_dataset_summary
+        delta0_summary, next_summary = (by_quadrature.delta0_summary,
+                                        by_quadrature.next_dataset_summary)
     else:
         population_probabilities, next_probabilities = (
             masses.mean(axis=0) for masses in (population_masses, next_masses))
+        # delta0's mean, sd and interval from its conditional per draw, as its
+        # probabilities are
+        delta0_summary = population_summary(post, counts)
         # a Student-t population's nu always has mass at or below 2, where delta_next has
         # no variance: the draws' sd would be a number that grows with them
         next_summary = region_summary(delta_next, rope)
         next_summary["sd"] = np.inf if "nu" in post else next_summary["sd"]
     reliable = diagnostics.ok or bool(modes) or quadrature_ok
 
-    def estimate(scope: str, quantity: str, draws, probabilities, mcse,
-                 summary=None) -> Estimate:
-        summary = summary or region_summary(draws, rope)
+    def estimate(scope: str, quantity: str, summary: dict, probabilities, mcse) -> Estimate:
         return Estimate(scope=scope, quantity=quantity, mean=summary["mean"], sd=summary["sd"],
                         hdi_low=summary["hdi_low"], hdi_high=summary["hdi_high"],
                         probabilities=np.asarray(probabilities, dtype=float), labels=labels,
@@ -343,8 +347,7 @@ def hierarchical(scores: Scores, first: str, second: str, *, rope: RopeLike = 0.
     else:
         # each dataset's probabilities from delta_i's conditional, draw by draw, as the two
         # questions' are
-        dataset_probabilities = region_masses.dataset_probabilities(
-            post, rope, np.bincount(order, minlength=n_chains * n_draws))
+        dataset_probabilities = region_masses.dataset_probabilities(post, rope, counts)
         shrunken = [region_summary(delta[:, i], rope, probabilities=dataset_probabilities[i])
                     for i in range(len(scores))]
     rows = []
@@ -367,11 +370,10 @@ def hierarchical(scores: Scores, first: str, second: str, *, rope: RopeLike = 0.
     return HierarchicalResult(
         first=first, second=second, rope=rope, idata=idata, next_masses=next_members,
         draw_order=order,
-        population=estimate("population", "delta0", delta0, population_probabilities,
-                            population_mcse,
-                            by_quadrature.delta0_summary if quadrature_ok else None),
-        next_dataset=estimate("next_dataset", "delta_next", delta_next, next_probabilities,
-                              next_mcse, next_summary),
+        population=estimate("population", "delta0", delta0_summary, population_probabilities,
+                            population_mcse),
+        next_dataset=estimate("next_dataset", "delta_next", next_summary, next_probabilities,
+                              next_mcse),
         datasets=pd.DataFrame(rows).set_index("dataset"),
         baselines=(run_baselines(scores, first, second, rope=rope,
                                  seed=seeds.sequence("baselines")) if baselines
