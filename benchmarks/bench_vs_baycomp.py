@@ -32,7 +32,7 @@ as sampled (all chains; ``bayescomp.models.convergence.ess_bulk``, ArviZ's defin
 both; ESS per second divides it by the measured time. The ratio is bayescomp's ESS per
 second over baycomp's on the same row. "ESS of the mean reported" is the posterior variance of
 delta0 over the squared Monte Carlo error of the mean each tool reports: bayescomp's is the
-average of delta0's conditional means per draw (``models.population_summary``; its
+average of delta0's conditional means per draw (``models.conditional_summaries``; its
 probabilities, sd and interval are read from the same conditionals), baycomp's the mean of
 its draws (whose ESS for the mean it is). With ``--repeats N`` every measurement runs N times
 and a row gives the medians (the ratio is of the medians of ESS per second): baycomp's ESS
@@ -115,7 +115,7 @@ def worker(spec: dict) -> dict:
     from bayescomp.models.convergence import ess_bulk
 
     if spec["tool"] == "bayescomp":
-        from bayescomp.models.population_summary import truncated_moments
+        from bayescomp.models.conditional_summaries import truncated_moments
 
         post = result.idata.posterior
         delta0 = post["delta0"].values

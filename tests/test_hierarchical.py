@@ -78,9 +78,16 @@ def test_next_dataset_probabilities_two_routes_and_reproducibility():
     np.testing.assert_allclose(result.next_dataset.probabilities, shares,
                                atol=4 * np.sqrt(0.25 / 2000))
     np.testing.assert_allclose(result.next_dataset_most_probable.sum(), 1.0)
-    # the next dataset's interval is of its draws
-    assert result.next_dataset.mean == pytest.approx(
-        float(result.idata.posterior["delta_next"].mean()), rel=1e-12)
+    # the next dataset's mean is delta0's (read from the draws of delta0 and their
+    # antithetic partners: within delta0's Monte Carlo error of the conditionals'), and its
+    # interval within the noise of its draws' (an HDI from 4 x 500 draws of a heavy tail)
+    assert abs(result.next_dataset.mean - result.population.mean) < \
+        4 * float(az.mcse(result.idata.posterior["delta0"].values))
+    next_draws = result.idata.posterior["delta_next"].values.reshape(-1)
+    width = result.next_dataset.hdi_high - result.next_dataset.hdi_low
+    for got, of_draws in zip((result.next_dataset.hdi_low, result.next_dataset.hdi_high),
+                             az.hdi(next_draws, hdi_prob=0.95)):
+        assert abs(got - of_draws) < 0.15 * width
     # delta0's mean, sd and interval are read from its conditional per draw
     # (population_summary), within the Monte Carlo error of its draws' own (an HDI's ends
     # from 4 x 500 draws move by a few tenths of an sd from seed to seed: the interval's

@@ -49,7 +49,7 @@ from bayescomp.models.hierarchical_runs import (REPORTED, Assessment, energy_exp
                                                 steps_failed, too_close_to_call)
 from bayescomp.models.modes import (find_modes, found_their_way, mixture_indices,
                                     settled_decisions)
-from bayescomp.models.population_summary import population_summary
+from bayescomp.models.conditional_summaries import next_dataset_summary, population_summary
 from bayescomp.models.quadrature import TOLERANCE, quadrature_probabilities
 from bayescomp.models.strata import strata_decide, strata_parts
 from bayescomp.decisions import THRESHOLD
@@ -298,7 +298,6 @@ def hierarchical(scores: Scores, first: str, second: str, *, rope: RopeLike = 0.
     order = (mixture_indices([m.chains for m in modes], [m.weight for m in modes],
                              n_chains, n_draws) if modes and separate
              else np.arange(n_chains * n_draws))
-    delta_next = post["delta_next"].values.reshape(-1)[order]
     delta = post["delta"].values.reshape(n_chains * n_draws, -1)[order]
     population_masses, next_masses = (masses.reshape(-1, 3)[order]
                                       for masses in (population_masses, next_masses))
@@ -317,13 +316,11 @@ def hierarchical(scores: Scores, first: str, second: str, *, rope: RopeLike = 0.
     else:
         population_probabilities, next_probabilities = (
             masses.mean(axis=0) for masses in (population_masses, next_masses))
-        # delta0's mean, sd and interval from its conditional per draw, as its
-        # probabilities are
-        delta0_summary = population_summary(post, counts)
-        # a Student-t population's nu always has mass at or below 2, where delta_next has
-        # no variance: the draws' sd would be a number that grows with them
-        next_summary = region_summary(delta_next, rope)
-        next_summary["sd"] = np.inf if "nu" in post else next_summary["sd"]
+        # the means, sds and intervals from each draw's conditionals, as the
+        # probabilities are (a Student-t population's nu always has mass at or below 2,
+        # where delta_next has no variance: its sd is infinite)
+        delta0_summary, next_summary = (summary(post, counts) for summary in (
+            population_summary, next_dataset_summary))
     reliable = diagnostics.ok or bool(modes) or quadrature_ok
 
     def estimate(scope: str, quantity: str, summary: dict, probabilities, mcse) -> Estimate:
