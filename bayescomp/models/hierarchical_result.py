@@ -28,10 +28,13 @@ class HierarchicalResult(SamplerChecked, Reportable):
     population : Estimate
         delta0, the location of the population of mean differences (with a heavy-tailed
         population, small nu, it behaves like a median of the datasets' differences, not
-        their mean: a few datasets far out move it little).
+        their mean: a few datasets far out move it little); its probabilities, mean, sd and
+        interval from delta0's conditional per draw
+        (:mod:`bayescomp.models.conditional_summaries`).
     next_dataset : Estimate
         delta_next, the mean difference on a new dataset from the same population; its
-        probabilities are the posterior mean of the Student-t masses.
+        probabilities are the posterior mean of the Student-t masses, its interval the
+        mixture's of these Student-t.
     next_masses : ndarray (2 x draws, 3)
         Per draw, the next dataset's Student-t mass left of, inside and right of the ROPE,
         at the draw's delta0 and at its antithetic partner, two rows per draw
@@ -39,7 +42,8 @@ class HierarchicalResult(SamplerChecked, Reportable):
     draw_order : ndarray of int
         The chain-major draws of ``idata`` that make the reported posterior, in order: every
         draw once, or, where the chains sit in separate modes, the modes mixed by their
-        weights. ``next_masses`` and every summary are of these draws.
+        weights. ``next_masses`` and every summary are of these draws (or of their
+        conditionals).
     modes : tuple of Mode
         Empty when the chains mix, or when they do not and nothing can be decided. When
         they settle in separate modes of the posterior (as on near-identical algorithms)

@@ -42,6 +42,10 @@ class Quadrature:
     grid : dict
         The fine grid's sizes and ranges.
     seconds : float
+        The time of the run that found it: the posteriors and ROPEs read from one grid
+        (:func:`~bayescomp.models.quadrature.quadrature_at_ropes`,
+        :func:`~bayescomp.models.quadrature.quadrature_under_priors`) each report the whole
+        run's.
     problems : tuple of str
         Why the result is not reliable; empty when it is.
     """
