@@ -121,16 +121,17 @@ def next_dataset_summary(posterior, counts: np.ndarray | None = None) -> dict:
             values += standard((x[:, None] - location[part]) / scale[part], part) @ weight[part]
         return np.clip(values, 0.0, 1.0)
 
-    low, high = refined_interval(cdf, reaching(cdf, points, share), NEXT_REFINED, rounds=2)
+    low, high = refined_interval(cdf, reaching(cdf, points, share, float(scale.max())),
+                                 NEXT_REFINED, rounds=2)
     return dict(mean=mean, sd=sd, hdi_low=low, hdi_high=high)
 
 
-def reaching(cdf, points: np.ndarray, share: float) -> np.ndarray:
+def reaching(cdf, points: np.ndarray, share: float, unit: float) -> np.ndarray:
     """``points`` and, where the first (last) has more than a thousandth of ``share``
-    below (above) it, more points outwards, each twice as far out as the last, until one
-    has not: a few draws of a heavy tail (40 of a Student-t with nu near 1) may span less
-    than the interval."""
-    added, step = [], max(points[-1] - points[0], np.finfo(float).tiny)
+    below (above) it, more points outwards, the first their span (at least ``unit``) out,
+    each next twice as far as the last, until one has not: a few draws of a heavy tail (40
+    of a Student-t with nu near 1) may span less than the interval."""
+    added, step = [], max(points[-1] - points[0], unit)
     # (end, direction, the mass beyond a point): below the first, above the last
     for far, direction, beyond in ((points[0], -1.0, lambda value: value),
                                    (points[-1], 1.0, lambda value: 1 - value)):
