@@ -34,7 +34,8 @@ second over baycomp's on the same row. "ESS of the mean reported" is the posteri
 delta0 over the squared Monte Carlo error of the mean each tool reports: bayescomp's is the
 average of delta0's conditional means per draw (``models.conditional_summaries``; its
 probabilities, sd and interval are read from the same conditionals), baycomp's the mean of
-its draws (whose ESS for the mean it is). With ``--repeats N`` every measurement runs N times
+its draws (whose ESS for the mean it is); for a fit read as separate modes or answered by
+the quadrature it is of the draws as sampled, not of what the fit reports. With ``--repeats N`` every measurement runs N times
 and a row gives the medians (the ratio is of the medians of ESS per second): baycomp's ESS
 of delta0 from 4 x 1000 draws varied from 4159 to 5594 between single runs, which moved the
 ratio by a third.

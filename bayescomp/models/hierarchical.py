@@ -36,6 +36,7 @@ from bayescomp.baselines.across_datasets import baselines as run_baselines
 from bayescomp.data.scores import Scores
 from bayescomp.exceptions import ConstantDifferencesWarning, InputWarning, RetryWarning
 from bayescomp.models import region_masses
+from bayescomp.models.conditional_summaries import next_dataset_summary, population_summary
 from bayescomp.models.correlated import correlated_ttests
 from bayescomp.models.diagnostics import diagnose, variable_convergence, warn_if_problems
 from bayescomp.models.estimate import Estimate
@@ -49,7 +50,6 @@ from bayescomp.models.hierarchical_runs import (REPORTED, Assessment, energy_exp
                                                 steps_failed, too_close_to_call)
 from bayescomp.models.modes import (find_modes, found_their_way, mixture_indices,
                                     settled_decisions)
-from bayescomp.models.conditional_summaries import next_dataset_summary, population_summary
 from bayescomp.models.quadrature import TOLERANCE, quadrature_probabilities
 from bayescomp.models.strata import strata_decide, strata_parts
 from bayescomp.decisions import THRESHOLD
