@@ -115,11 +115,8 @@ def next_dataset_summary(posterior, counts: np.ndarray | None = None) -> dict:
                                                 np.linspace(1 - 1.2 * share, 1, TAIL_POINTS)]))
 
     def cdf(x):
-        values = np.zeros(len(x))
-        for start in range(0, len(location), CHUNK):
-            part = slice(start, start + CHUNK)
-            values += standard((x[:, None] - location[part]) / scale[part], part) @ weight[part]
-        return np.clip(values, 0.0, 1.0)
+        return mixture_cdf(
+            lambda part: standard((x[:, None] - location[part]) / scale[part], part), weight)
 
     low, high = refined_interval(cdf, reaching(cdf, points, share, float(scale.max())),
                                  NEXT_REFINED, rounds=2)
@@ -187,7 +184,10 @@ def truncated_moments(centre: np.ndarray, sd: np.ndarray, bound: float) -> tuple
 def truncated_mixture_cdf(points: np.ndarray, centre: np.ndarray, sd: np.ndarray,
                           bound: float, weight: np.ndarray) -> np.ndarray:
     """The distribution function at ``points`` of the mixture with weights ``weight`` of
-    N(``centre``, ``sd``) each truncated to (-``bound``, ``bound``)."""
+    N(``centre``, ``sd``) each truncated to (-``bound``, ``bound``). Written out on the
+    normal's distribution function: scipy's truncnorm, which
+    :func:`~bayescomp.models.region_masses.population_masses` reads at a ROPE's two ends,
+    took 3 ms a point for 4,000 draws, about a second for an interval's 300 points."""
     below, above = (-bound - centre) / sd, (bound - centre) / sd
     # a conditional whose centre lies below -bound sits in its normal's upper tail: its
     # masses are taken from the upper tail's distribution function, whose small values keep
@@ -198,11 +198,22 @@ def truncated_mixture_cdf(points: np.ndarray, centre: np.ndarray, sd: np.ndarray
     base = np.where(flipped, special.ndtr(-below), special.ndtr(below))
     sign = np.where(flipped, -1.0, 1.0)
     inside = np.clip(points, -bound, bound)
-    values = np.zeros(len(points))
-    for start in range(0, len(centre), CHUNK):
-        part = slice(start, start + CHUNK)
+
+    def components(part):
         tail = special.ndtr(sign[part] * (inside[:, None] - centre[part]) / sd[part])
-        values += (sign[part] * (tail - base[part]) / total[part]) @ weight[part]
+        return sign[part] * (tail - base[part]) / total[part]
+
+    return mixture_cdf(components, weight)
+
+
+def mixture_cdf(components, weight: np.ndarray) -> np.ndarray:
+    """A mixture's distribution function at some points, the components' taken
+    :data:`CHUNK` at a time: ``components(part)`` gives theirs at every point (points x
+    components of the slice ``part``), ``weight`` the components' weights."""
+    values = 0.0
+    for start in range(0, len(weight), CHUNK):
+        part = slice(start, start + CHUNK)
+        values = values + components(part) @ weight[part]
     return np.clip(values, 0.0, 1.0)
 
 

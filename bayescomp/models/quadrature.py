@@ -169,10 +169,7 @@ def _posterior(stats: dict, grid: dict, rope: Rope, datasets: bool, intervals: b
         if datasets:
             list(pool.map(accumulate, blocks, [log_integral] * len(blocks),
                           [log_post[t]] * len(blocks), [single] * len(blocks)))
-    total = special.logsumexp(log_post)
-    if not np.isfinite(total):
-        raise FloatingPointError("every point of the grid underflows")
-    weights = np.exp(log_post - total)
+    total, weights = _normalised(log_post, "")
     # the next dataset's N(delta0, e^l) components, weighed on the lattice of l
     next_mixture = (sum(mixing(nu) @ weights[t] for t, nu in enumerate(nus)) if intervals
                     else None)
@@ -311,15 +308,22 @@ def _quadrature(data: dict, scale: float, ropes: list, summaries: bool, others: 
     return results
 
 
+def _normalised(log_post: np.ndarray, under: str) -> tuple[float, np.ndarray]:
+    """The log of the grid's total weight and its weights summing to 1; a grid where every
+    point underflows (``under`` says which prior's) has nothing to report."""
+    total = special.logsumexp(log_post)
+    if not np.isfinite(total):
+        raise FloatingPointError(f"every point of the grid underflows{under}")
+    return total, np.exp(log_post - total)
+
+
 def _under_prior(found: dict, log_prior: np.ndarray) -> dict:
     """One grid's posterior (:func:`_posterior`'s ``found``) under another prior of nu,
     whose log density at each node of u is ``log_prior``: that prior's quadrature on the
     same nodes, without the next dataset's mixture or the datasets' readings."""
     log_post = found["log_post"] + (log_prior - found["log_prior"])[:, None, None]
-    total = special.logsumexp(log_post)
-    if not np.isfinite(total):
-        raise FloatingPointError("every point of the grid underflows under another prior of nu")
-    return dict(log_post=log_post, log_prior=log_prior, weights=np.exp(log_post - total),
+    return dict(log_post=log_post, log_prior=log_prior,
+                weights=_normalised(log_post, " under another prior of nu")[1],
                 nus=found["nus"], log_sigma0=found["log_sigma0"], lattice=found["lattice"],
                 next_mixture=None)
 
