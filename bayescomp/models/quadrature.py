@@ -347,7 +347,7 @@ def _read_grids(stats: dict, search: dict, refinement: dict, asked: dict, pool: 
         fine.append(_under_prior(fine[0], log_prior_u(other, grid["u"])))
         half.append(_under_prior(half[0], log_prior_u(other, half_grid["u"])))
     # of the half grid only its datasets' probabilities are read (their error)
-    shared = [grid_summary(found, grid, scale) for found in fine]
+    shared = [grid_summary(found, grid, scale, pool) for found in fine]
     # mass at an end of the grid is missing from it, unless the end is a prior's bound
     # (delta0's, sigma0's upper): a proxy, as every end is where the density is e^-KEEP
     # (quadrature_grid) of its largest

@@ -50,7 +50,7 @@ def shortest_interval(points: np.ndarray, cumulative: np.ndarray, mass: float = 
 
 
 def next_dataset_summary(delta0: np.ndarray, lattice: np.ndarray, mixture: np.ndarray,
-                         student: bool) -> dict:
+                         student: bool, pool: Executor) -> dict:
     """The next dataset's mean, sd and shortest 95% interval, in the grid's units.
 
     Given delta0, sigma0 and lambda its difference is N(delta0, e^l), l = log(sigma0^2 /
@@ -58,7 +58,8 @@ def next_dataset_summary(delta0: np.ndarray, lattice: np.ndarray, mixture: np.nd
     with the weights ``mixture`` (lattice x delta0): lambda integrates a Student-t, so the
     interval is that of the Student-t's up to the lattice's step. Its sd is infinite for a
     Student-t population: nu's posterior always has mass at nu <= 2, where the Student-t
-    has no variance.
+    has no variance. Its distribution function's blocks of points are taken in the threads
+    of ``pool``, the same blocks whatever their number (the same digits).
     """
     weights = mixture / mixture.sum()
     variance = np.exp(lattice)[:, None]
@@ -75,9 +76,9 @@ def next_dataset_summary(delta0: np.ndarray, lattice: np.ndarray, mixture: np.nd
     unit = max(float(typical), float(np.sqrt(weights.sum(axis=0) @ (delta0 - mean) ** 2)))
     reach = np.arcsinh(NEXT_REACH)
     points = mean + unit * np.sinh(np.linspace(-reach, reach, NEXT_POINTS))
-    cumulative = np.concatenate([
-        special.ndtr((block[:, None] - centre[None, :]) / spread[None, :]) @ share
-        for block in np.array_split(points, max(1, len(points) * len(kept) // 2**22))])
+    cumulative = np.concatenate(list(pool.map(
+        lambda block: special.ndtr((block[:, None] - centre[None, :]) / spread[None, :]) @ share,
+        np.array_split(points, max(1, len(points) * len(kept) // 2**22)))))
     cumulative = np.maximum.accumulate(cumulative)
     low, high = shortest_interval(points, cumulative)
     # the density between the points, for figures: the cumulative's slope at their midpoints
@@ -156,14 +157,14 @@ def dataset_probabilities(found: dict) -> np.ndarray | None:
             np.column_stack([sides[:, 0], 1 - sides.sum(axis=1), sides[:, 1]]))
 
 
-def grid_summary(found: dict, grid: dict, scale: float) -> dict:
+def grid_summary(found: dict, grid: dict, scale: float, pool: Executor) -> dict:
     """What one grid's posterior says whatever the ROPE: delta0's and (where ``found``
     holds its mixture, else None) the next dataset's summaries and densities, each dataset's
     probabilities at the ROPE its posterior was formed with and summaries (where
     ``found`` holds them, else None), the medians, the edge masses and, with the next
     dataset's mixture, :data:`SCATTER_POINTS` of the grid's points drawn by their weights
     under a fixed seed (for figures of the next dataset's masses at each ROPE,
-    :func:`rope_readings`)."""
+    :func:`rope_readings`); the next dataset's summary in the threads of ``pool``."""
     nus = found["nus"]
     delta0 = grid["delta0"]
     on_u, on_sigma0, on_delta0 = marginals(found)
@@ -180,7 +181,8 @@ def grid_summary(found: dict, grid: dict, scale: float) -> dict:
     # the density at the nodes (linear between them, as above), for figures
     population_density = delta0, on_delta0 / grid["delta0_weight"]
     next_summary = (None if found["next_mixture"] is None else
-                    next_dataset_summary(delta0, found["lattice"], found["next_mixture"], student))
+                    next_dataset_summary(delta0, found["lattice"], found["next_mixture"], student,
+                                         pool))
 
     def median(values, masses):
         return float(np.interp(0.5, np.cumsum(masses) - 0.5 * masses, values))
