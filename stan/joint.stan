@@ -106,26 +106,20 @@ transformed data {
 }
 parameters {
   real<lower=0, upper=sigma0_upper> sigma0;
-  vector<lower=0>[d] shape_diagonal;             // Bartlett factor A of W (device 7)
-  vector[(d * (d - 1)) %/% 2] shape_lower;
+  // the Bartlett factor A of W (device 7): Stan's Cholesky-factor type, whose diagonal is
+  // positive (sampled as its log) and whose upper triangle is 0
+  cholesky_factor_cov[d] shape;
   real log_nu_minus_one;
   vector[n_datasets] kappa_z;                    // z-scores of log(kappa_i) (device 5)
   vector[n_datasets] lambda_z;                   // z-scores of log(lambda_i)
 }
 transformed parameters {
   real nu = 1 + exp(log_nu_minus_one);
-  matrix[d, d] B;                                // Cholesky factor of Sigma0
-  {
-    matrix[d, d] shape = diag_matrix(shape_diagonal);
-    int position = 1;
-    for (k in 2:d) {
-      for (l in 1:(k - 1)) {
-        shape[k, l] = shape_lower[position];
-        position += 1;
-      }
-    }
-    B = (sigma0 * sqrt(d / dot_self(to_vector(shape)))) * shape;
-  }
+  // Sigma0's Cholesky factor. The program builds no matrix element by element: Stan (stanc
+  // --O1) then keeps every d x d matrix below as one reverse-mode node (struct of arrays)
+  // instead of d^2, which took each leapfrog step to 0.65x its cost on bbtcomp's 10
+  // algorithms (benchmarks/results/joint.md)
+  matrix[d, d] B = (sigma0 * sqrt(d / dot_self(to_vector(shape)))) * shape;
   vector[n_datasets] log_kappa = kappa_centre + kappa_scale .* kappa_z;
   vector[n_datasets] log_lambda;
   real mixing_density = kappa_constant
@@ -134,7 +128,10 @@ transformed parameters {
   matrix[d, d] delta0_precision;
   real marginal;                                 // log p(m | the rest), device 4
   {
-    matrix[d, d] population_covariance = tcrossprod(B);
+    // symmetric to the bit (the product's two triangles may round apart, and far out in a
+    // warm-up the Cholesky factorisation below rejected T_i as asymmetric)
+    matrix[d, d] product = tcrossprod(B);
+    matrix[d, d] population_covariance = 0.5 * (product + product');
     // log(lambda_i) as z-scores of its prior (device 5)
     vector[3] prior = log_gamma_moments(0.5 * nu);
     log_lambda = prior[1] + prior[2] * lambda_z;
@@ -148,8 +145,9 @@ transformed parameters {
       matrix[d, d] T = exp(-log_kappa[i]) * noise_scale[i]
                        + exp(-log_lambda[i]) * population_covariance;
       matrix[d, d] L = cholesky_decompose(T);
-      matrix[d, d] L_inv = mdivide_left_tri_low(L, identity);
-      matrix[d, d] P = crossprod(L_inv);         // T_i^-1
+      // T_i^-1 by a solve that Stan keeps as one node (the inverse of L and its cross
+      // product were d^2 nodes each)
+      matrix[d, d] P = mdivide_left_spd(T, identity);
       vector[d] Pm = P * mean_contrast[i];
       precision += P;
       weighted += Pm;
@@ -166,8 +164,8 @@ model {
   // sigma0 uniform: a constant inside its bounds
   // W = A A' ~ Wishart(d + 1, I) by its Bartlett factor: A_kk^2 ~ chi^2(d + 2 - k),
   // A_kl ~ N(0, 1) (device 7)
-  target += dot_product(bartlett_dof - 1, log(shape_diagonal))
-            - 0.5 * dot_self(shape_diagonal) - 0.5 * dot_self(shape_lower);
+  target += dot_product(bartlett_dof - 1, log(diagonal(shape)))
+            - 0.5 * dot_self(to_vector(shape));
   target += tabulated(log_nu_minus_one, nu_prior_start, nu_prior_step,
                       nu_prior_log_density, nu_prior_slope);             // device 6
   target += mixing_density + marginal;

@@ -7,7 +7,7 @@ from scipy import special
 
 import bayescomp as bc
 from bayescomp.models import joint_program as jp
-from bayescomp.models.joint_density import dimensions, log_density, unconstrained
+from bayescomp.models.joint_density import bartlett_layout, dimensions, log_density, unconstrained
 
 
 def _collection(k: int) -> bc.Scores:
@@ -48,9 +48,10 @@ def _scipy_at(data, point, model_density):
     upper * logistic(u), dsigma0/du = sigma0 (upper - sigma0) / upper; A_kk = exp(v_k)."""
     slices, upper = dimensions(data), data["sigma0_upper"]
     sigma0 = upper * special.expit(point[slices["sigma0"]][0])
-    diagonal = np.exp(point[slices["shape_diagonal"]])
+    _, _, on_diagonal = bartlett_layout(data["d"])
+    diagonal = np.exp(point[slices["shape"]][on_diagonal])
     jacobian = np.log(sigma0 * (upper - sigma0) / upper) + np.log(diagonal).sum()
-    return jacobian + model_density(data, sigma0, diagonal, point[slices["shape_lower"]],
+    return jacobian + model_density(data, sigma0, diagonal, point[slices["shape"]][~on_diagonal],
                                     point[slices["log_nu_minus_one"]][0],
                                     point[slices["kappa_z"]], point[slices["lambda_z"]])
 

@@ -19,21 +19,25 @@ def test_joint_continuation_starts_every_chain_at_its_last_draw_inside_the_bound
     bounds (where Stan rejects an initial value) by a relative 1e-6, nothing else changed."""
     rng = np.random.default_rng(1)
     chains, draws, d, q = 2, 3, 2, 4
-    values = dict(sigma0=rng.uniform(0.1, 0.5, (chains, draws)),
-                  shape_diagonal=rng.uniform(0.5, 2, (chains, draws, d)),
-                  shape_lower=rng.normal(size=(chains, draws, 1)),
+    factor = np.zeros((chains, draws, d, d))
+    factor[..., [0, 1], [0, 1]] = rng.uniform(0.5, 2, (chains, draws, d))
+    factor[..., 1, 0] = rng.normal(size=(chains, draws))
+    values = dict(sigma0=rng.uniform(0.1, 0.5, (chains, draws)), shape=factor,
                   log_nu_minus_one=rng.normal(size=(chains, draws)),
                   kappa_z=rng.normal(size=(chains, draws, q)),
                   lambda_z=rng.normal(size=(chains, draws, q)))
     values["sigma0"][0, -1] = 2.0          # at the upper bound
-    values["shape_diagonal"][1, -1, 0] = 0.0   # at the lower bound
+    values["shape"][1, -1, 0, 0] = 0.0     # the Bartlett diagonal at its lower bound
     fit = az.from_dict(posterior=values)
-    inits = continuation_inits(fit, dict(sigma0_upper=2.0))
+    inits = continuation_inits(fit, dict(sigma0_upper=2.0, d=d))
     assert inits[0]["sigma0"] == pytest.approx(2.0 * (1 - 1e-6))
     assert inits[1]["sigma0"] == values["sigma0"][1, -1]
-    assert inits[1]["shape_diagonal"] == [1e-6, values["shape_diagonal"][1, -1, 1]]
+    moved = values["shape"][1, -1].copy()
+    moved[0, 0] = 1e-6
+    assert inits[1]["shape"] == moved.tolist()
+    assert inits[0]["shape"] == values["shape"][0, -1].tolist()
     for chain in range(chains):
-        for name in ("shape_lower", "kappa_z", "lambda_z"):
+        for name in ("kappa_z", "lambda_z"):
             assert inits[chain][name] == values[name][chain, -1].tolist()
         assert inits[chain]["log_nu_minus_one"] == values["log_nu_minus_one"][chain, -1]
 
@@ -58,8 +62,8 @@ def joint_with_made_up_verdicts(scores, monkeypatch, made_up_diagnostics, verdic
 def test_a_joint_fit_that_mixes_slowly_goes_on_from_its_chains(three_algorithms, monkeypatch,
                                                                 made_up_diagnostics, k):
     """The first fit fails its ESS (made up): the chains go on from their last draws with
-    their adapted step size and no warm-up, and the draws are pooled. At K = 2 the draws
-    have no ``shape_lower`` (the Bartlett factor is 1 x 1)."""
+    their adapted step size and no warm-up, and the draws are pooled, also at K = 2 (the
+    Bartlett factor 1 x 1)."""
     scores = three_algorithms.subset(algorithms=three_algorithms.algorithms[:k])
     result, seen = joint_with_made_up_verdicts(scores, monkeypatch,
                                                made_up_diagnostics, [

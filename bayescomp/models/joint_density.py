@@ -10,8 +10,10 @@ the rounding of the draws, and the model's density written with scipy at any poi
 constant (``tests/test_joint_density.py``). Device numbers are the program's.
 
 The unconstrained scale is Stan's, in the order of the program's parameters: sigma0 on
-(0, sigma0_upper) as the log-odds of its place in the interval, log(shape_diagonal),
-shape_lower, log(nu - 1), kappa_z, lambda_z (:func:`unconstrained`).
+(0, sigma0_upper) as the log-odds of its place in the interval, the Bartlett factor
+``shape`` row by row (each row's entries below the diagonal, then the log of its diagonal
+entry: Stan's Cholesky-factor transform, :func:`bartlett_layout`), log(nu - 1), kappa_z,
+lambda_z (:func:`unconstrained`).
 """
 from __future__ import annotations
 
@@ -24,8 +26,7 @@ from bayescomp.models.hierarchical_density import (bounded, log_gamma_moments, t
 def dimensions(data: dict) -> dict:
     """The slices of each parameter in a point of the unconstrained scale."""
     d, q = int(data["d"]), int(data["n_datasets"])
-    sizes = dict(sigma0=1, shape_diagonal=d, shape_lower=d * (d - 1) // 2,
-                 log_nu_minus_one=1, kappa_z=q, lambda_z=q)
+    sizes = dict(sigma0=1, shape=d * (d + 1) // 2, log_nu_minus_one=1, kappa_z=q, lambda_z=q)
     slices, start = {}, 0
     for name, size in sizes.items():
         slices[name] = slice(start, start + size)
@@ -33,20 +34,30 @@ def dimensions(data: dict) -> dict:
     return slices
 
 
+def bartlett_layout(d: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Where the unconstrained coordinates of a d x d Cholesky factor sit in the matrix, in
+    Stan's order (row by row: the entries below the diagonal, then the diagonal's, whose
+    coordinate is its log): (rows, columns, which are on the diagonal)."""
+    rows = np.concatenate([np.full(m + 1, m) for m in range(d)])
+    columns = np.concatenate([np.arange(m + 1) for m in range(d)])
+    return rows, columns, rows == columns
+
+
 def unconstrained(fit, data: dict) -> np.ndarray:
     """The sampled parameters of a fit of ``stan/joint.stan`` (the engine's InferenceData,
     on the program's unit scale) on Stan's unconstrained scale, (chain, draw, dimension):
     where ``lp__`` is the log density (module notes)."""
     posterior = fit.posterior
-    shape = posterior["sigma0"].shape
+    draws = posterior["sigma0"].shape
+    d = int(data["d"])
+    rows, cols, diagonal = bartlett_layout(d)
+    factor = posterior["shape"].values.reshape(draws + (d, d))[..., rows, cols]
+    factor[..., diagonal] = np.log(factor[..., diagonal])
     columns = [unbounded(posterior["sigma0"].values, 0.0, data["sigma0_upper"])[..., None],
-               np.log(posterior["shape_diagonal"].values.reshape(shape + (-1,)))]
-    # at d = 1 shape_lower has no element, and no column in Stan's output
-    if "shape_lower" in posterior:
-        columns.append(posterior["shape_lower"].values.reshape(shape + (-1,)))
-    columns += [posterior["log_nu_minus_one"].values[..., None],
-                posterior["kappa_z"].values.reshape(shape + (-1,)),
-                posterior["lambda_z"].values.reshape(shape + (-1,))]
+               factor,
+               posterior["log_nu_minus_one"].values[..., None],
+               posterior["kappa_z"].values.reshape(draws + (-1,)),
+               posterior["lambda_z"].values.reshape(draws + (-1,))]
     return np.concatenate(columns, axis=-1)
 
 
@@ -73,19 +84,18 @@ def log_density(data: dict, points: np.ndarray) -> np.ndarray:
 
     # the constrained parameters and the Jacobians of Stan's transforms
     sigma0, target = bounded(points[:, slices["sigma0"]][:, 0], 0.0, data["sigma0_upper"])
-    log_diagonal = points[:, slices["shape_diagonal"]]
+    rows, cols, diagonal = bartlett_layout(d)
+    log_diagonal = points[:, slices["shape"]][:, diagonal]
     target = target + log_diagonal.sum(axis=-1)
-    shape_lower = points[:, slices["shape_lower"]]
+    shape_lower = points[:, slices["shape"]][:, ~diagonal]
     log_nu_minus_one = points[:, slices["log_nu_minus_one"]][:, 0]
     kappa_z, lambda_z = points[:, slices["kappa_z"]], points[:, slices["lambda_z"]]
     nu = 1 + np.exp(log_nu_minus_one)
 
     # Sigma0's Cholesky factor B from the Bartlett factor A (device 7)
     shape = np.zeros((n_points, d, d))
-    shape[:, np.arange(d), np.arange(d)] = np.exp(log_diagonal)
-    # the program fills the lower triangle row by row, (2,1), (3,1), (3,2), ...: numpy's order
-    rows, cols = np.tril_indices(d, -1)
-    shape[:, rows, cols] = shape_lower
+    shape[:, rows[diagonal], cols[diagonal]] = np.exp(log_diagonal)
+    shape[:, rows[~diagonal], cols[~diagonal]] = shape_lower
     squares = np.sum(shape ** 2, axis=(-2, -1))
     B = (sigma0 * np.sqrt(d / squares))[:, None, None] * shape
 

@@ -195,12 +195,16 @@ def sampling_rotation(data: dict) -> np.ndarray:
 
 def rotate(data: dict, rotation: np.ndarray) -> dict:
     """``data`` (:func:`prepare`) in the contrasts ``V'z``, V = ``rotation``: every mean
-    contrast, noise scale and (where present) scatter matrix rotated; the rest unchanged."""
+    contrast, noise scale and (where present) scatter matrix rotated, and made symmetric to
+    the bit (the product's two triangles may round apart: the program's Cholesky
+    factorisations reject a matrix whose triangles differ by more than 1e-8, which far out
+    in a warm-up, at entries of 1e9, rounding alone does); the rest unchanged."""
     v = np.asarray(rotation, dtype=float)
     rotated = dict(data, mean_contrast=np.asarray(data["mean_contrast"], dtype=float) @ v)
     for key in ("noise_scale", "scatter"):
         if key in data:
-            rotated[key] = np.einsum("ki,nkl,lj->nij", v, np.asarray(data[key], dtype=float), v)
+            product = np.einsum("ki,nkl,lj->nij", v, np.asarray(data[key], dtype=float), v)
+            rotated[key] = 0.5 * (product + np.swapaxes(product, -1, -2))
     return rotated
 
 
@@ -217,12 +221,12 @@ def initial_values(data: dict, chains: int, rng: np.random.Generator) -> list[di
     inits = []
     for _ in range(chains):
         start = min(sigma0 * np.exp(rng.uniform(-0.5, 0.5)), 0.5 * data["sigma0_upper"])
+        factor = np.sqrt(d + 1) * shape
+        factor[np.diag_indices(d)] *= np.exp(rng.uniform(-0.1, 0.1, d))
+        factor[np.tril_indices(d, -1)] += rng.normal(0, 0.02, d * (d - 1) // 2)
         inits.append(dict(
             sigma0=float(start),
-            shape_diagonal=(np.sqrt(d + 1) * np.diag(shape)
-                            * np.exp(rng.uniform(-0.1, 0.1, d))).tolist(),
-            shape_lower=(np.sqrt(d + 1) * shape[np.tril_indices(d, -1)]
-                         + rng.normal(0, 0.02, d * (d - 1) // 2)).tolist(),
+            shape=factor.tolist(),
             log_nu_minus_one=float(rng.uniform(0.5, 3.5)),
             kappa_z=rng.uniform(-1, 1, q).tolist(),
             lambda_z=rng.uniform(-1, 1, q).tolist()))
@@ -233,19 +237,17 @@ def continuation_inits(fit, data: dict) -> list[dict]:
     """Each chain's last draw of ``fit`` (the engine's draws, in the sampled coordinates of
     ``data``) as initial values, so that a continued fit picks up where the chain stopped.
     sigma0 and the Bartlett factor's diagonal are nudged inside their bounds: a draw next
-    to a bound can equal it in double precision, where Stan rejects an initial value. At
-    K = 2 the Bartlett factor has nothing below its diagonal, and the draws no
-    ``shape_lower``."""
+    to a bound can equal it in double precision, where Stan rejects an initial value."""
     margin = 1e-6
     upper = data["sigma0_upper"]
     inits = []
     for chain in range(fit.posterior.sizes["chain"]):
         last = fit.posterior.isel(chain=chain, draw=-1)
+        factor = np.array(last["shape"].values, dtype=float).reshape(data["d"], data["d"])
+        factor[np.diag_indices(data["d"])] = np.maximum(np.diag(factor), margin)
         inits.append(dict(
             sigma0=float(np.clip(float(last["sigma0"]), margin * upper, (1 - margin) * upper)),
-            shape_diagonal=np.maximum(np.ravel(last["shape_diagonal"].values), margin).tolist(),
-            shape_lower=(np.ravel(last["shape_lower"].values).tolist()
-                         if "shape_lower" in last else []),
+            shape=factor.tolist(),
             log_nu_minus_one=float(last["log_nu_minus_one"]),
             kappa_z=np.ravel(last["kappa_z"].values).tolist(),
             lambda_z=np.ravel(last["lambda_z"].values).tolist()))
