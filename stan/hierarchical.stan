@@ -142,8 +142,12 @@ functions {
       real nu = 1 + exp(log_nu_minus_one[1]);
       vector[3] prior = log_gamma_moments(0.5 * nu);
       vector[3] updated = log_gamma_moments(0.5 * nu + 0.5);
-      vector[n_datasets] total = sigma0_sq + se2;
-      vector[n_datasets] informed = sigma0_sq ./ total;            // w_i
+      // sigma0^2 as a vector: stanc (--O1) then keeps total, w_i and s_i as one
+      // reverse-mode node each (a struct of arrays) rather than one per dataset, which a
+      // scalar broadcast against data made them (benchmarks/results/stan_program.md)
+      vector[n_datasets] population = rep_vector(sigma0_sq, n_datasets);
+      vector[n_datasets] total = population + se2;
+      vector[n_datasets] informed = population ./ total;           // w_i
       // s_i and c_i of device 5, linear in w_i between the two evaluations; the log-ratio
       // log((nu + w_i r_i^2) / (nu + w_i)) with r_i^2 = offset2_i / total_i
       vector[n_datasets] scale = fma(updated[2] - prior[2], informed, prior[2]);

@@ -319,7 +319,9 @@ def test_a_real_pair_whose_chains_do_not_mix_gets_the_same_numbers_on_every_seed
         warnings.simplefilter("ignore", ConstantDifferencesWarning)   # appendicitis
         scores = bc.read_csv(KNN_XGB)
     results = []
-    for seed in (1, 2):
+    # seeds 2 and 3 (of 1-8, all but 1 answered by the quadrature through cmdstanpy; on seed
+    # 1 the chains' modes decide alike)
+    for seed in (2, 3):
         with pytest.warns(bc.SamplingWarning, match="by quadrature instead"):
             results.append(bc.hierarchical(scores, "knn", "xgb", rope=0.01, seed=seed,
                                            baselines=False, backend=stan_backend))
