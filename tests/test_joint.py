@@ -393,20 +393,18 @@ def test_program_log_density_is_the_models(pystan_backend, joint_model_log_densi
               (0.2, [0.7, 1.4], [-0.5], 0.2, rng.normal(size=q), rng.normal(size=q)),
               (1.5, [2.0, 0.3], [1.1], 3.0, rng.normal(size=q), rng.normal(size=q)),
               (0.05, [1.0, 1.0], [0.0], -1.0, rng.normal(size=q), rng.normal(size=q))]
-    stan_lp = [model.log_prob(model.unconstrain_pars(dict(
+    free = [model.unconstrain_pars(dict(
         sigma0=p[0], shape=[[p[1][0], 0.0], [p[2][0], p[1][1]]], log_nu_minus_one=p[3],
-        kappa_z=list(p[4]), lambda_z=list(p[5]))), adjust_transform=False) for p in points]
+        kappa_z=list(p[4]), lambda_z=list(p[5]))) for p in points]
+    stan_lp = [model.log_prob(point, adjust_transform=False) for point in free]
     expected = [joint_model_log_density(data, *p) for p in points]
     # the Bartlett factor's coordinates in Stan's order, as joint_density lays them out:
     # row by row, the entries below the diagonal, then the log of the diagonal's
     p = points[0]
-    free = np.asarray(model.unconstrain_pars(dict(
-        sigma0=p[0], shape=[[p[1][0], 0.0], [p[2][0], p[1][1]]], log_nu_minus_one=p[3],
-        kappa_z=list(p[4]), lambda_z=list(p[5]))))
     rows, cols, diagonal = bartlett_layout(2)
     assert list(zip(rows, cols)) == [(0, 0), (1, 0), (1, 1)] and diagonal.tolist() == [
         True, False, True]
-    np.testing.assert_allclose(free[dimensions(data)["shape"]],
+    np.testing.assert_allclose(np.asarray(free[0])[dimensions(data)["shape"]],
                                [np.log(p[1][0]), p[2][0], np.log(p[1][1])], rtol=1e-12)
     for k in range(1, len(points)):
         # the prior of nu is interpolated (cubic Hermite, error ~1e-6), the moments of
