@@ -20,8 +20,6 @@ without it, the package's example (``bc.datasets.load_classifiers()``).
 from __future__ import annotations
 
 import argparse
-import re
-import subprocess
 import sys
 import time
 import warnings
@@ -35,20 +33,10 @@ import bayescomp as bc
 from bayescomp import sampling
 from bayescomp.models.joint_program import (initial_values, prepare, rotate,
                                             sampling_rotation, stan_data)
-from bayescomp.sampling import cmdstanpy_engine
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench_real_pairs import read_collection  # noqa: E402
-
-ROOT = Path(__file__).resolve().parents[1]
-
-
-def program(revision: str) -> str:
-    """Stan code of stan/joint.stan at a git revision, or the working tree's ("work")."""
-    if revision == "work":
-        return (ROOT / "stan" / "joint.stan").read_text()
-    return subprocess.run(["git", "-C", str(ROOT), "show", f"{revision}:stan/joint.stan"],
-                          check=True, capture_output=True, text=True).stdout
+from program_revisions import program, record_sampling_seconds  # noqa: E402
 
 
 def inits_for(code: str, data: dict, seed: int) -> list:
@@ -99,10 +87,8 @@ def main():
     data = rotate(data, sampling_rotation(data))
     settings = dict(chains=4, iter_warmup=args.warmup, iter_sampling=args.draws,
                     adapt_delta=0.95)
-    # CmdStan reports warm-up and sampling seconds; the engine records the total. A step's
-    # cost is read from the sampling seconds, so the engine is pointed at that line.
-    cmdstanpy_engine._TOTAL_TIME = re.compile(rb"([0-9.eE+-]+) seconds \(Sampling\)")
-    programs = {"work": program("work"), args.against: program(args.against)}
+    record_sampling_seconds()
+    programs = {rev: program("joint", rev) for rev in ["work", args.against]}
     rows = []
     for seed in range(1, args.seeds + 1):
         for name, code in programs.items():

@@ -23,11 +23,8 @@ from __future__ import annotations
 
 import argparse
 import hashlib
-import re
-import subprocess
 import time
 import warnings
-from pathlib import Path
 
 import arviz as az
 import numpy as np
@@ -40,17 +37,8 @@ from bayescomp.models.hierarchical_density import bounded
 from bayescomp.models.hierarchical_program import initial_values, prepare
 from bayescomp.sampling import cmdstanpy_engine
 from bayescomp.validation.simulate import benchmark_collection, near_identical_collection
-
-ROOT = Path(__file__).resolve().parents[1]
+from program_revisions import program, record_sampling_seconds
 SETTINGS = dict(chains=4, iter_warmup=1000, iter_sampling=1000, adapt_delta=0.95)
-
-
-def program(revision: str) -> str:
-    """Stan code of stan/hierarchical.stan at a git revision, or in the working tree ("work")."""
-    if revision == "work":
-        return "hierarchical"
-    return subprocess.run(["git", "-C", str(ROOT), "show", f"{revision}:stan/hierarchical.stan"],
-                          check=True, capture_output=True, text=True).stdout
 
 
 def inits_for(code: str, data: dict, seed: int) -> list:
@@ -58,8 +46,7 @@ def inits_for(code: str, data: dict, seed: int) -> list:
     before device 10 sample sigma_i itself, later ones its offset and scaled log-odds u_i."""
     inits = initial_values(data, SETTINGS["chains"],
                            sampling.Seeds(seed).generator("initial_values"))
-    source = (ROOT / "stan" / "hierarchical.stan").read_text() if code == "hierarchical" else code
-    if "sigma_log_odds" not in source:
+    if "sigma_log_odds" not in code:
         lower = np.asarray(data["sigma_lower"], dtype=float)
         for chain in inits:
             sigma, _ = bounded(np.asarray(chain.pop("sigma_log_odds")), lower, data["sigma_upper"])
@@ -103,13 +90,11 @@ def main():
                         help="also the working tree's program compiled without the package's "
                              "stanc flags (programs.STANC_FLAGS, --O1)")
     args = parser.parse_args()
-    # CmdStan reports warm-up and sampling seconds; the engine records the total. A step's
-    # cost is read from the sampling seconds, so the engine is pointed at that line.
-    cmdstanpy_engine._TOTAL_TIME = re.compile(rb"([0-9.eE+-]+) seconds \(Sampling\)")
+    record_sampling_seconds()
     package_flags = cmdstanpy_engine.STANC_OPTIONS
-    programs = {"work": program("work"), **{rev: program(rev) for rev in args.against}}
+    programs = {rev: program("hierarchical", rev) for rev in ["work", *args.against]}
     if args.plain:
-        programs["work, plain"] = program("work")
+        programs["work, plain"] = programs["work"]
     rows = []
     for size in args.sizes:
         scores = (benchmark_collection(size, seed=1, sigma0=0.02) if args.pair == "easy"

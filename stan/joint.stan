@@ -117,7 +117,7 @@ transformed parameters {
   real nu = 1 + exp(log_nu_minus_one);
   // Sigma0's Cholesky factor. The program builds no matrix element by element: Stan (stanc
   // --O1) then keeps every d x d matrix below as one reverse-mode node (struct of arrays)
-  // instead of d^2, which took each leapfrog step to 0.65x its cost on bbtcomp's 10
+  // instead of d^2, which took each leapfrog step to 0.49-0.69x its cost on bbtcomp's 10
   // algorithms (benchmarks/results/joint.md)
   matrix[d, d] B = (sigma0 * sqrt(d / dot_self(to_vector(shape)))) * shape;
   vector[n_datasets] log_kappa = kappa_centre + kappa_scale .* kappa_z;
@@ -146,7 +146,9 @@ transformed parameters {
                        + exp(-log_lambda[i]) * population_covariance;
       matrix[d, d] L = cholesky_decompose(T);
       // T_i^-1 by a solve that Stan keeps as one node (the inverse of L and its cross
-      // product were d^2 nodes each)
+      // product were d^2 nodes each). T_i is factorised twice, here and in the solve:
+      // inverse_spd is d^2 nodes (2.5-2.8x a step), and log_determinant_spd(T) in place of L
+      // was no cheaper (1.00-1.19x; joint.md)
       matrix[d, d] P = mdivide_left_spd(T, identity);
       vector[d] Pm = P * mean_contrast[i];
       precision += P;
