@@ -8,6 +8,7 @@ import numpy as np
 import pandas as pd
 
 from bayescomp.rope import REGIONS
+from bayescomp.summarised import Summarised
 
 if TYPE_CHECKING:
     from typing import Sequence
@@ -139,7 +140,7 @@ def best_algorithm(p_best: pd.Series, mcse: pd.Series, gap_mcse: pd.Series,
 
 
 @dataclass(frozen=True)
-class CostDecision:
+class CostDecision(Summarised):
     """Expected cost of each decision under the posterior, and the cheapest decision."""
 
     decisions: tuple[str, ...]

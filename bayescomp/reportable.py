@@ -9,10 +9,12 @@ presentation layer, which sits above it.
 from __future__ import annotations
 
 from bayescomp.decisions import THRESHOLD
+from bayescomp.summarised import Summarised
 
 
-class Reportable:
-    """Adds ``to_markdown``, ``to_latex`` and ``_repr_html_`` to a result with ``_report()``.
+class Reportable(Summarised):
+    """Adds ``to_markdown``, ``to_latex`` and ``_repr_html_`` to a result with ``_report()``
+    (and, as every :class:`~bayescomp.summarised.Summarised` result, its summary as its text).
 
     A result's :meth:`verdicts` (one sentence each, from
     :func:`bayescomp.presentation.verdicts.verdict`) open every rendering: bold lines in

@@ -21,7 +21,7 @@ MAX_LINES = 400
 
 #: the concepts every layer shares (top-level modules of the package)
 SHARED = {"rope", "decisions", "exceptions", "annotations", "formatting", "reportable",
-          "arguments"}
+          "summarised", "arguments"}
 #: ARCHITECTURE.md's "may import" column: layer -> the other layers its modules may import at
 #: module level (a layer always may import itself). "api" is the package's ``__init__`` and
 #: ``__main__``; "shared" the modules in SHARED.

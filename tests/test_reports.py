@@ -70,3 +70,49 @@ def test_baselines_report_lists_all_five_tests():
         assert test.name in text
     assert result.wilcoxon.p_value == 2 ** -11 and "| 0.0004883 |" in text  # exact, 12 datasets
     assert f"{result.bayesian_signed_rank.mean_masses[2]:.4f}" in text
+
+
+def test_every_result_prints_as_its_summary(ttest):
+    """``str`` of a result is its ``summary()`` (bayescomp.summarised), the baselines' and
+    the cost decision's included, whose ``repr`` is the dataclass's field by field."""
+    sim = bc.simulate.collection(12, 20, delta0=0.02, sigma0=0.01, seed=1)
+    baselines = bc.baselines(sim.scores, "a", "b", rope=0.01, seed=0)
+    decision = bc.expected_cost_decision([0.2, 0.5, 0.3], [[0, 1, 1], [1, 0, 1], [1, 1, 0]])
+    friedman = bc.friedman.friedman_test(bc.datasets.load_classifiers())
+    for result in (ttest, baselines, baselines.wilcoxon, baselines.bayesian_signed_rank,
+                   decision, friedman):
+        assert str(result) == result.summary() != repr(result)
+    # the decision's expected costs: 1 - P(region) for a 0-1 cost
+    assert str(decision).splitlines() == ["Expected cost of each decision:",
+                                          "  decision 0                0.8000",
+                                          "  decision 1                0.5000",
+                                          "  decision 2                0.7000",
+                                          "Best decision: decision 1"]
+
+
+def test_every_class_with_a_summary_is_summarised():
+    """Read from the sources: a class of the package that defines ``summary`` derives from
+    Summarised (directly or through Reportable) and defines no ``__str__`` of its own.
+    ``Scores`` (data, whose ``repr`` is its summary line) is the one exception."""
+    import ast
+    from pathlib import Path
+
+    package = Path(__file__).resolve().parents[1] / "bayescomp"
+    found = {}
+    for path in package.rglob("*.py"):
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.ClassDef):
+                methods = {item.name for item in node.body if isinstance(item, ast.FunctionDef)}
+                bases = {getattr(base, "id", getattr(base, "attr", "")) for base in node.bases}
+                found[node.name] = (methods, bases)
+    summarised = {"Summarised", "Reportable"}
+
+    def derives(name: str) -> bool:
+        methods, bases = found.get(name, (set(), set()))
+        return bool(bases & summarised) or any(derives(base) for base in bases)
+
+    with_summary = {name for name, (methods, _) in found.items()
+                    if "summary" in methods and name not in {"Summarised", "Scores"}}
+    assert len(with_summary) >= 14
+    assert {name for name in with_summary if not derives(name)} == set()
+    assert {name for name in with_summary if "__str__" in found[name][0]} == set()

@@ -11,6 +11,7 @@ import numpy as np
 import pandas as pd
 
 from bayescomp.formatting import equals, format_number, format_value
+from bayescomp.summarised import Summarised
 
 
 ALTERNATIVES = ("two-sided", "greater", "less")
@@ -19,7 +20,7 @@ ALTERNATIVES = ("two-sided", "greater", "less")
 # --------------------------------------------------------------------------- result
 
 @dataclass(frozen=True)
-class ClassicalTestResult:
+class ClassicalTestResult(Summarised):
     """Outcome of a frequentist (classical) test.
 
     The tests across datasets (:func:`bayescomp.wilcoxon_test`, :func:`bayescomp.sign_test`,

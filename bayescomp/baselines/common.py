@@ -13,12 +13,13 @@ from bayescomp.baselines.classical_result import ClassicalTestResult
 from bayescomp.decisions import THRESHOLD
 from bayescomp.reportable import Reportable
 from bayescomp.rope import REGIONS, Rope, region_labels
+from bayescomp.summarised import Summarised
 
 
 # --------------------------------------------------------------------------- results
 
 @dataclass(frozen=True, eq=False)
-class BayesianTestResult:
+class BayesianTestResult(Summarised):
     """Posterior of a Bayesian test on the per-dataset differences ``first - second``.
 
     Attributes

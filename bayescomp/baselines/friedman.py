@@ -48,6 +48,7 @@ from bayescomp.baselines.classical_result import (check_alpha, conclusion_line, 
 from bayescomp.baselines.multiple_testing import adjust_p_values
 from bayescomp.data.scores import Scores
 from bayescomp.formatting import format_number, names_text
+from bayescomp.summarised import Summarised
 
 if TYPE_CHECKING:
     from typing import Sequence
@@ -123,7 +124,7 @@ def _groups(average_ranks, cd) -> tuple:
 # --------------------------------------------------------------------------- result
 
 @dataclass(frozen=True, eq=False)
-class FriedmanResult:
+class FriedmanResult(Summarised):
     """Friedman test, Nemenyi and Holm-Wilcoxon post-hoc tests of k algorithms on N datasets.
 
     Attributes

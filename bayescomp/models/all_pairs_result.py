@@ -137,9 +137,6 @@ class AllPairsResult(Reportable):
         from bayescomp.presentation.results.all_pairs import summary
         return summary(self)
 
-    def __str__(self) -> str:
-        return self.summary()
-
     def _report(self):
         from bayescomp.presentation.results.all_pairs import report
         return report(self)

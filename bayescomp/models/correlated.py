@@ -201,9 +201,6 @@ class CorrelatedTTestResult(Reportable):
         from bayescomp.presentation.results.correlated import summary
         return summary(self)
 
-    def __str__(self) -> str:
-        return self.summary()
-
     def _report(self):
         from bayescomp.presentation.results.correlated import report
         return report(self)

@@ -16,6 +16,7 @@ import numpy as np
 from bayescomp.decisions import UNRELIABLE
 from bayescomp.exceptions import SamplingWarning
 from bayescomp.models.convergence import convergence
+from bayescomp.summarised import Summarised
 
 if TYPE_CHECKING:
     from typing import Sequence
@@ -26,7 +27,7 @@ BFMI_MIN = 0.3
 
 
 @dataclass(frozen=True)
-class Diagnostics:
+class Diagnostics(Summarised):
     """Sampler health of one fit; ``problems`` lists what went wrong with what to do."""
 
     max_rhat: float

@@ -148,9 +148,6 @@ class HierarchicalResult(SamplerChecked, Reportable):
         from bayescomp.presentation.results.hierarchical import summary
         return summary(self)
 
-    def __str__(self) -> str:
-        return self.summary()
-
     def _report(self):
         from bayescomp.presentation.results.hierarchical import report
         return report(self)

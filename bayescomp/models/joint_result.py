@@ -164,9 +164,6 @@ class JointResult(SamplerChecked, Reportable):
         from bayescomp.presentation.results.joint import summary
         return summary(self)
 
-    def __str__(self) -> str:
-        return self.summary()
-
     def _report(self):
         from bayescomp.presentation.results.joint import report
         return report(self)

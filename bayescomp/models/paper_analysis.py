@@ -37,6 +37,7 @@ from bayescomp.models.joint_program import prepare
 from bayescomp.models.joint_result import JointResult
 from bayescomp.models.prior_reweighting import Reweighting, reweighting
 from bayescomp.rope import Rope, region_labels
+from bayescomp.summarised import Summarised
 
 if TYPE_CHECKING:
     from bayescomp.annotations import RopeLike
@@ -167,7 +168,7 @@ def _ttest_intervals(scores: Scores, best: str, others) -> pd.DataFrame:
 
 
 @dataclass(frozen=True, eq=False)
-class PaperAnalysis:
+class PaperAnalysis(Summarised):
     """Everything a paper's report of K algorithms says, as numbers.
 
     Attributes
@@ -268,9 +269,6 @@ class PaperAnalysis:
         """Every number the text says, JSON-ready (``report.json``)."""
         from bayescomp.presentation.paper_report import to_dict
         return to_dict(self)
-
-    def __str__(self) -> str:
-        return self.summary()
 
 
 def paper_analysis(scores: Scores, algorithms=None, rope: RopeLike = 0.01,

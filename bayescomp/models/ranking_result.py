@@ -99,9 +99,6 @@ class RankingResult(SamplerChecked, Reportable):
         from bayescomp.presentation.results.ranking import meaning
         return meaning(self)
 
-    def __str__(self) -> str:
-        return self.summary()
-
     def plot(self, axes=None):
         """Ranks of the worths and their probabilities
         (:func:`bayescomp.presentation.plots.ranking.plot_ranking`)."""

@@ -83,9 +83,6 @@ class SensitivityResult(Reportable):
         from bayescomp.presentation.results.sensitivity import summary
         return summary(self)
 
-    def __str__(self) -> str:
-        return self.summary()
-
     def _report(self):
         from bayescomp.presentation.results.sensitivity import report
         return report(self)

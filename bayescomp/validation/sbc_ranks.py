@@ -15,6 +15,8 @@ import numpy as np
 import pandas as pd
 from scipy import stats
 
+from bayescomp.summarised import Summarised
+
 
 # --------------------------------------------------------------------------- uniformity
 
@@ -52,7 +54,7 @@ def rank_uniformity(ranks, n_draws: int, bins: int | None = None) -> dict:
 
 
 @dataclass(frozen=True, eq=False)
-class SBCResult:
+class SBCResult(Summarised):
     """Ranks of the true parameters among the posterior draws of each replication.
 
     Attributes
@@ -114,6 +116,3 @@ class SBCResult:
             f"{self.fits['seconds'].sum():.1f} s of fits",
         ]
         return "\n".join(line for line in lines if line)
-
-    def __str__(self) -> str:
-        return self.summary()

@@ -61,11 +61,11 @@ from joblib import Parallel, delayed
 from scipy import stats
 
 from bayescomp import sampling
-
-from bayescomp.validation import simulate
 from bayescomp.baselines.across_datasets import wilcoxon_test
 from bayescomp.exceptions import ConstantDifferencesWarning, SamplingWarning
 from bayescomp.models.hierarchical import hierarchical
+from bayescomp.summarised import Summarised
+from bayescomp.validation import simulate
 
 __all__ = ["StudyResult", "run_study", "power_curve", "combine", "PROCESSES"]
 
@@ -75,7 +75,7 @@ DECISIONS = {"signed_rank_reject": "signed_rank", "hier_difference": "hier_diffe
              "hier_equivalence": "hier_equivalence"}
 
 @dataclass(frozen=True, eq=False)
-class StudyResult:
+class StudyResult(Summarised):
     """Outcome of a simulation study.
 
     Attributes
@@ -127,9 +127,6 @@ class StudyResult:
             f"on the next dataset; fits {s['fit_options']}",
             shown.to_string(index=False, float_format=lambda v: f"{v:.4g}"),
         ])
-
-    def __str__(self) -> str:
-        return self.summary()
 
 
 def _cell_sequence(seed: int, process: str, delta0: float, n_datasets: int,
