@@ -37,7 +37,9 @@ from bayescomp.models.hierarchical_density import bounded
 from bayescomp.models.hierarchical_program import initial_values, prepare
 from bayescomp.sampling import cmdstanpy_engine
 from bayescomp.validation.simulate import benchmark_collection, near_identical_collection
-from program_revisions import program, record_sampling_seconds
+
+from program_revisions import program, record_sampling_seconds  # benchmarks/, beside this
+
 SETTINGS = dict(chains=4, iter_warmup=1000, iter_sampling=1000, adapt_delta=0.95)
 
 
