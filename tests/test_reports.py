@@ -93,7 +93,8 @@ def test_every_result_prints_as_its_summary(ttest):
 def test_every_class_with_a_summary_is_summarised():
     """Read from the sources: a class of the package that defines ``summary`` derives from
     Summarised (directly or through Reportable) and defines no ``__str__`` of its own.
-    ``Scores`` (data, whose ``repr`` is its summary line) is the one exception."""
+    ``Scores`` is the one exception: data, whose ``repr`` (and so ``str``) is one line naming
+    its algorithms and sizes; its ``summary()`` adds each dataset's mean scores."""
     import ast
     from pathlib import Path
 
