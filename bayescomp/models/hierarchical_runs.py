@@ -43,11 +43,11 @@ MAX_RETRIES = 2
 #: fit's draws per chain in all
 MAX_DRAWS_FACTOR = 4
 #: the cap of extensions of a fit whose probabilities are within two Monte Carlo errors of
-#: the threshold. On the tutorial data of Benavoli et al. (2017), aode - j48gr has
-#: P(equivalent) about 0.955. Read as the share of delta0's draws in the ROPE, its error was
-#: 0.0033 at 4 x 1000 draws ("equivalent" on 2 of 8 seeds), and 0.0012 at 8 times the
-#: draws. Read from delta0's conditional (region_masses), it is 0.0015-0.0019 at 4 x 1000
-#: draws, and no extension was needed on seeds 1-4 (benchmarks/results/real_pairs.md).
+#: the threshold. On the tutorial data of Benavoli et al. (2017), aode - j48gr had
+#: P(equivalent) about 0.955: as the share of delta0's draws in the ROPE its error was 0.0033
+#: at 4 x 1000 draws ("equivalent" on 2 of 8 seeds), 0.0012 at 8 times the draws; from
+#: delta0's conditional (region_masses) 0.0015-0.0019 at 4 x 1000. It reads 0.944-0.949 now,
+#: extended on 7 seeds of 8 (benchmarks/results/real_pairs.md, sections 13 and 30).
 MAX_CLOSE_FACTOR = 8
 
 
