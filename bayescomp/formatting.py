@@ -114,16 +114,19 @@ def first_few(items, separator: str = ", ", limit: int = 5) -> str:
     return separator.join(items[:limit]) + more
 
 
-def effective_draws(ess: dict, modes: bool = False, quadrature: bool = False) -> str:
+def effective_draws(ess: dict, modes: bool = False, quadrature: bool = False,
+                    mixed: bool = False) -> str:
     """A fit's ``settings["ess"]`` (``target``, smallest ``bulk`` and ``tail`` ESS of what it
     reports) as every summary writes it: "1234 bulk, 987 tail (target 1000)". For a fit read
     as ``modes`` the sentence says what that pooled ESS counts: on a real near-identical
     pair it was 11 (the chains cross rarely between the modes) while each mode's
     probabilities had Monte Carlo errors below 0.001. For a fit the ``quadrature`` answered,
-    it says that no reported number is read off those draws."""
+    it says that no reported number is read off those draws: draws that did not mix, or
+    (``mixed``) draws that mixed but left a probability too close to the threshold."""
     text = f"{ess['bulk']:.0f} bulk, {ess['tail']:.0f} tail (target {ess['target']}"
     if quadrature:
-        text += "; of the draws that did not mix, which no number reported here is read from"
+        text += (f"; of the draws{'' if mixed else ' that did not mix'}, which no number "
+                 "reported here is read from")
     elif modes:
         text += ("; over chains read as modes it counts their crossings, not the precision "
                  "of each mode's probabilities, whose Monte Carlo errors are shown with them")

@@ -308,6 +308,37 @@ def test_a_quadrature_beyond_its_tolerance_leaves_the_fit_unreliable(stan_backen
 
 
 @pytest.mark.stan
+def test_a_clean_fit_too_close_to_call_is_answered_by_the_quadrature(stan_backend):
+    """At a ROPE of 0.065 the next dataset's P(equivalent) of the "twelve" collection is
+    0.9487 by quadrature, error 0.00013: clear of 0.95 by ten of the grid's errors but
+    within two of a first fit's Monte Carlo errors (about 0.0008) on seed 3. The fit passes
+    its diagnostics and the quadrature answers at once; with ``quadrature=False`` the draws
+    are doubled instead, several times, to the same decision and, within their errors, the
+    same probability: two routes to one number."""
+    scores = COLLECTIONS["twelve"]()
+    options = dict(rope=0.065, seed=3, baselines=False, backend=stan_backend)
+    answered = bc.hierarchical(scores, "a", "b", **options)
+    doubled = bc.hierarchical(scores, "a", "b", quadrature=False, **options)
+    assert answered.diagnostics.ok and answered.reliable and answered.quadrature.ok
+    assert [a["verdict"] for a in answered.settings["attempts"]] == [
+        "ok; by quadrature, no extension"]
+    data, scale = prepare(scores, "a", "b", bc.PRIORS["paper"])
+    grid = quadrature_probabilities(data, scale, bc.Rope(-0.065, 0.065))
+    for estimate, exact, error in ((answered.population, grid.population,
+                                    grid.population_error),
+                                   (answered.next_dataset, grid.next_dataset,
+                                    grid.next_dataset_error)):
+        np.testing.assert_array_equal(estimate.probabilities, exact)
+        np.testing.assert_array_equal(estimate.mcse, error)
+    assert abs(grid.next_dataset[1] - 0.95) > 4 * grid.next_dataset_error[1]
+    assert "By quadrature: a probability lay within two Monte Carlo errors" in answered.summary()
+    assert doubled.quadrature is None and len(doubled.settings["attempts"]) > 1
+    assert doubled.next_dataset.decision() == answered.next_dataset.decision() == "undecided"
+    assert abs(doubled.next_dataset.probabilities[1] - grid.next_dataset[1]) <= 3 * np.hypot(
+        doubled.next_dataset.mcse[1], grid.next_dataset_error[1])
+
+
+@pytest.mark.stan
 def test_a_real_pair_whose_chains_do_not_mix_gets_the_same_numbers_on_every_seed(stan_backend):
     """bbtcomp's knn - xgb: the chains cross nu's two modes too rarely to pass their
     diagnostics, and read chain by chain or in strata their probabilities moved with the

@@ -172,7 +172,10 @@ def hierarchical(scores: Scores, first: str, second: str, *, rope: RopeLike = 0.
         (retries had ended the same way on real near-identical pairs, after 2-3 times the
         first fit's time). Else, and with
         ``False``, the chains' modes decide where they can, and nothing decides where not
-        (UNRELIABLE).
+        (UNRELIABLE). A fit that passes its diagnostics but leaves a probability within two
+        Monte Carlo errors of the threshold is answered by the quadrature too where the
+        quadrature's error places every probability clear of it; else (and with ``False``)
+        its draws are doubled, up to 8 times.
 
     Returns
     -------
@@ -250,8 +253,19 @@ def hierarchical(scores: Scores, first: str, second: str, *, rope: RopeLike = 0.
                     and found_their_way(modes, groups) and by_quadrature_once().ok else "")
         # both questions' probabilities and Monte Carlo errors, from the chains as sampled
         estimates = region_estimates(*masses)
-        return Assessment(diagnostics, reported_ess(statistics),
-                          close=too_close_to_call(estimates), settled=settled,
+        close = too_close_to_call(estimates)
+        # a clean fit with a probability within two Monte Carlo errors of the threshold: the
+        # quadrature answers where its own error places every probability clear of it (the
+        # tutorial's aode - j48gr: 2.1-2.3 s, where doubling the draws took up to 4 attempts,
+        # 9.4-10.0 s; benchmarks/results/real_pairs.md, section 30); else the draws are
+        # doubled (at 17 datasets their error can fall below the grid's)
+        if quadrature and diagnostics.ok and close and not answered:
+            found = by_quadrature_once()
+            if found.ok and not too_close_to_call(((found.population, found.population_error),
+                                                   (found.next_dataset,
+                                                    found.next_dataset_error))):
+                answered = "quadrature"
+        return Assessment(diagnostics, reported_ess(statistics), close=close, settled=settled,
                           answered=answered, separate=separate,
                           record=dict(modes=len(modes)),
                           reading=(idata, masses, members, modes if settled else (),
@@ -279,8 +293,9 @@ def hierarchical(scores: Scores, first: str, second: str, *, rope: RopeLike = 0.
     # what chains that do not mix weigh differently on every seed (nu's modes on real
     # near-identical pairs, crossed rarely or not at all), a sum over a grid of the
     # hyper-parameters weighs once
-    by_quadrature = (by_quadrature_once() if quadrature and not diagnostics.ok and (
-        not runs.assessment.settled or modes_differ(modes)) else None)
+    by_quadrature = (by_quadrature_once() if quadrature and (
+        runs.assessment.answered == "quadrature" or not diagnostics.ok and (
+            not runs.assessment.settled or modes_differ(modes))) else None)
     quadrature_ok = by_quadrature is not None and by_quadrature.ok
     if quadrature_ok or not runs.assessment.settled:
         # modes of which one still fails its diagnostics decide nothing; the quadrature

@@ -56,8 +56,10 @@ class HierarchicalResult(SamplerChecked, Reportable):
         mix the modes by their weights (every draw alike where there are none), and a
         decision stands only when every mode makes it (:mod:`bayescomp.models.modes`).
     quadrature : Quadrature or None
-        Where the chains failed their diagnostics (and their modes, if any, differ), the
-        probabilities by quadrature over delta0, sigma0 and nu
+        Where the chains failed their diagnostics (and their modes, if any, differ), or
+        passed them with a probability too close to the threshold for their Monte Carlo
+        error that the quadrature places, the probabilities by quadrature over delta0,
+        sigma0 and nu
         (:mod:`bayescomp.models.quadrature`); when it is ``ok`` (:attr:`by_quadrature`),
         every probability, mean, sd and interval of the result is its (the draws are kept
         as sampled), and no modes are read.

@@ -43,11 +43,9 @@ MAX_RETRIES = 2
 #: fit's draws per chain in all
 MAX_DRAWS_FACTOR = 4
 #: the cap of extensions of a fit whose probabilities are within two Monte Carlo errors of
-#: the threshold. On the tutorial data of Benavoli et al. (2017), aode - j48gr had
-#: P(equivalent) about 0.955: as the share of delta0's draws in the ROPE its error was 0.0033
-#: at 4 x 1000 draws ("equivalent" on 2 of 8 seeds), 0.0012 at 8 times the draws; from
-#: delta0's conditional (region_masses) 0.0015-0.0019 at 4 x 1000. It reads 0.944-0.949 now,
-#: extended on 7 seeds of 8 (benchmarks/results/real_pairs.md, sections 13 and 30).
+#: the threshold, where the quadrature does not answer it (``quadrature=False``, or its
+#: error too large to place the probabilities). The tutorial's aode - j48gr, P(equivalent)
+#: 0.944-0.949, took up to 4 attempts (benchmarks/results/real_pairs.md, sections 13, 30).
 MAX_CLOSE_FACTOR = 8
 
 
@@ -278,12 +276,12 @@ class Assessment:
         The smallest bulk and tail ESS of the reported quantities (:func:`reported_ess`).
     close : bool
         A probability lies too close to the threshold to decide (:func:`too_close_to_call`):
-        the fit is extended up to :data:`MAX_CLOSE_FACTOR` times its first draws.
+        unless answered, the fit is extended up to :data:`MAX_CLOSE_FACTOR` times its draws.
     settled : bool
         The chains, read as modes, decide though the diagnostics failed: no retry.
     answered : str
         The route that answers what the draws cannot ("quadrature", the pairwise model's):
-        no retry, and the attempt's verdict says so; "" where none does.
+        no retry or extension, and the attempt's verdict says so; "" where none does.
     separate : bool
         The chains that settled it sit in separate modes (else they agree, crossing slowly):
         the attempt's verdict says which.
@@ -339,9 +337,10 @@ def run_fits(sample: Callable, assess: Callable, seeds, *, adapt_delta: float,
     diagnostics is extended (:func:`extension`) while its ESS is below ``ess`` (up to
     :data:`MAX_DRAWS_FACTOR` times ``iter_sampling`` draws per chain) or, with enough, while
     the assessment finds a probability too close to the threshold (up to
-    :data:`MAX_CLOSE_FACTOR` times). Not after modes settled a fit: its chains do not mix,
-    and more draws rarely make them (on a near-identical pair they ran to the cap, 2-3 times
-    as long). A fit that fails them, is not settled and is not answered otherwise
+    :data:`MAX_CLOSE_FACTOR` times), unless another route answered it. Not after modes
+    settled a fit: its chains do not mix, and more draws rarely make them (on a near-identical
+    pair they ran to the cap, 2-3 times as long). A fit that fails them, is not settled and
+    is not answered otherwise
     (:attr:`Assessment.answered`) is retried (:class:`Retries`, at most ``retries`` times).
 
     Parameters
@@ -377,15 +376,16 @@ def run_fits(sample: Callable, assess: Callable, seeds, *, adapt_delta: float,
             iter_warmup=adapted["iter_warmup"], iter_sampling=run["iter_sampling"],
             draws=int(fit.posterior.sizes["draw"]), ok=bool(diagnostics.ok or assessment.settled),
             verdict=(("separate modes" if assessment.separate else "chains agree")
-                     if assessment.settled else f"{diagnostics.verdict}; by "
-                     f"{assessment.answered}, no retry" if assessment.answered
+                     if assessment.settled else f"{diagnostics.verdict}; by {assessment.answered}, "
+                     f"no {'extension' if diagnostics.ok else 'retry'}" if assessment.answered
                      else diagnostics.verdict), **assessment.record,
             problems=list(diagnostics.problems), seconds=time.perf_counter() - started))
         achieved = min(assessment.achieved)
         if diagnostics.ok:
-            more = extension(run, attempts[-1]["draws"], achieved, ess,
-                             MAX_DRAWS_FACTOR * iter_sampling, previous=extended_from,
-                             close=assessment.close, close_cap=MAX_CLOSE_FACTOR * iter_sampling)
+            more = None if assessment.answered else extension(
+                run, attempts[-1]["draws"], achieved, ess, MAX_DRAWS_FACTOR * iter_sampling,
+                previous=extended_from, close=assessment.close,
+                close_cap=MAX_CLOSE_FACTOR * iter_sampling)
             if more is None:
                 break
             run, extended_from = more, achieved

@@ -8,7 +8,8 @@ every other prior gets a fit of its own. For each (prior, ROPE) it reports P(lef
 right) of ``delta0`` and of the next dataset, from the per-draw masses
 :func:`bayescomp.hierarchical` reports them from (:mod:`bayescomp.models.region_masses`), with
 the decision at the threshold. A fit that the quadrature answers (its chains did not mix,
-:mod:`bayescomp.models.quadrature`) is read at every other ROPE by one quadrature of the
+or its probabilities were too close to call; :mod:`bayescomp.models.quadrature`) is read at
+every other ROPE by one quadrature of the
 same posterior, and no prior is read off its draws; every later prior that differs from it
 only in nu's prior is read by quadrature alone, without a fit (its chains would meet the same
 modes): on the same grid (only nu's prior changes at its nodes) where its error is within
@@ -169,10 +170,10 @@ def sensitivity(scores: Scores, first: str, second: str, *,
         weights = _reweighting(resolved, fits) if reweight else None
         grid = None
         if weights is None and name in on_grid:
-            # the chains of an earlier prior that differs only in nu's did not mix, and the
-            # quadrature answered: so it does here (as a fit's draws are reweighted), without
-            # a fit whose chains would meet the same modes; on that grid where its error
-            # allows, else on its own
+            # the quadrature answered an earlier prior that differs only in nu's (its chains
+            # did not mix, or were too close to call): so it does here (as a fit's draws are
+            # reweighted), without a fit whose chains would meet the same modes; on that grid
+            # where its error allows, else on its own
             grid = (on_grid[name] if all(q.ok for q in on_grid[name]) else
                     _quadrature_alone(scores, first, second, resolved, ropes))
         if grid is not None:

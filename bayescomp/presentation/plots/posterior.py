@@ -93,7 +93,8 @@ def plot_posterior(result, ax: Axes | None = None, *, which: str = "next", digit
         ``"delta0"``: the draws of the population mean ``delta0``, with the probabilities
         ``result.population.probabilities``. The draws are shown as a
         histogram under a Gaussian kernel density estimate; where the quadrature answers
-        the fit (its chains did not mix), its density instead, with no histogram.
+        the fit (its chains did not mix, or were too close to call), its density instead,
+        with no histogram.
     digits : int
         Decimals of the probabilities written on the plot.
     n_points : int

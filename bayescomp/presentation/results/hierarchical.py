@@ -116,8 +116,9 @@ def summary(result) -> str:
         f"ROPE {result.rope}",
         *result.verdicts(),
         f"  prior {s['prior_name']}, backend {s['backend']}, seed {s['seed']}"
-        + (f"; ESS of the reported quantities "
-           f"{effective_draws(s['ess'], bool(result.modes), result.by_quadrature)}"
+        + ("; ESS of the reported quantities "
+           + effective_draws(s["ess"], bool(result.modes), result.by_quadrature,
+                             result.diagnostics.ok)
            if "ess" in s else ""),
         f"  engine {s.get('engine_version')}, route {s.get('route')}, Stan {s.get('stan_version')}",
         *estimate_lines(result),
@@ -321,8 +322,11 @@ def quadrature_lines(result) -> list[str]:
     # a normal population has no nu
     axes = "delta0, sigma0 and nu" if grid["nu"] else "delta0 and sigma0"
     sizes = " x ".join(str(grid[name]) for name in ("delta0", "sigma0", "nu") if grid[name]) or "no"
+    # why: the chains did not mix, or they mixed but left a probability too close to call
+    why = ("a probability lay within two Monte Carlo errors of the threshold"
+           if result.diagnostics.ok else "the chains did not mix")
     lines = [
-        "By quadrature: the chains did not mix, so "
+        f"By quadrature: {why}, so "
         f"{'every probability is' if found.ok else 'the probabilities would be'} a sum over "
         f"a grid of {axes} ({sizes} points, {found.seconds:.1f} s): {medians}"
         f"{format_number(found.sigma0_median)}; error at most {format_number(error)}"
