@@ -261,9 +261,7 @@ def hierarchical(scores: Scores, first: str, second: str, *, rope: RopeLike = 0.
         # doubled (at 17 datasets their error can fall below the grid's)
         if quadrature and diagnostics.ok and close and not answered:
             found = by_quadrature_once()
-            if found.ok and not too_close_to_call(((found.population, found.population_error),
-                                                   (found.next_dataset,
-                                                    found.next_dataset_error))):
+            if found.ok and not too_close_to_call(found.estimates):
                 answered = "quadrature"
         return Assessment(diagnostics, reported_ess(statistics), close=close, settled=settled,
                           answered=answered, separate=separate,
@@ -294,8 +292,8 @@ def hierarchical(scores: Scores, first: str, second: str, *, rope: RopeLike = 0.
     # near-identical pairs, crossed rarely or not at all), a sum over a grid of the
     # hyper-parameters weighs once
     by_quadrature = (by_quadrature_once() if quadrature and (
-        runs.assessment.answered == "quadrature" or not diagnostics.ok and (
-            not runs.assessment.settled or modes_differ(modes))) else None)
+        runs.assessment.answered == "quadrature" or (not diagnostics.ok and (
+            not runs.assessment.settled or modes_differ(modes)))) else None)
     quadrature_ok = by_quadrature is not None and by_quadrature.ok
     if quadrature_ok or not runs.assessment.settled:
         # modes of which one still fails its diagnostics decide nothing; the quadrature
@@ -324,8 +322,7 @@ def hierarchical(scores: Scores, first: str, second: str, *, rope: RopeLike = 0.
         # the grid answers: every probability and summary; the draws are kept as sampled
         modes, separate = (), False
         (population_probabilities, population_mcse), (next_probabilities, next_mcse) = (
-            (by_quadrature.population, by_quadrature.population_error),
-            (by_quadrature.next_dataset, by_quadrature.next_dataset_error))
+            by_quadrature.estimates)
         delta0_summary, next_summary = (by_quadrature.delta0_summary,
                                         by_quadrature.next_dataset_summary)
     else:

@@ -340,8 +340,8 @@ def run_fits(sample: Callable, assess: Callable, seeds, *, adapt_delta: float,
     :data:`MAX_CLOSE_FACTOR` times), unless another route answered it. Not after modes
     settled a fit: its chains do not mix, and more draws rarely make them (on a near-identical
     pair they ran to the cap, 2-3 times as long). A fit that fails them, is not settled and
-    is not answered otherwise
-    (:attr:`Assessment.answered`) is retried (:class:`Retries`, at most ``retries`` times).
+    is not answered otherwise (:attr:`Assessment.answered`) is retried (:class:`Retries`, at
+    most ``retries`` times).
 
     Parameters
     ----------

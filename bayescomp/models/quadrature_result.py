@@ -73,3 +73,10 @@ class Quadrature:
     @property
     def ok(self) -> bool:
         return not self.problems
+
+    @property
+    def estimates(self) -> tuple:
+        """``((population, its errors), (next dataset, its errors))``, as
+        :func:`~bayescomp.models.hierarchical_runs.region_estimates` gives the draws'."""
+        return ((self.population, self.population_error),
+                (self.next_dataset, self.next_dataset_error))

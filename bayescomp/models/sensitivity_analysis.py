@@ -270,8 +270,7 @@ def _quadratures(scores: Scores, first: str, second: str, priors: list[Hierarchi
 def _answers(found) -> tuple:
     """Both questions' (probabilities, errors, whether reliable) of one quadrature, as the
     table's rows read them."""
-    return tuple((getattr(found, scope), getattr(found, f"{scope}_error"), found.ok)
-                 for scope in ("population", "next_dataset"))
+    return tuple((probabilities, errors, found.ok) for probabilities, errors in found.estimates)
 
 
 def _modes_or_quadrature(fit, scores: Scores, ropes: list[Rope], masses: list, later: dict
