@@ -6,7 +6,8 @@ class BayescompWarning(UserWarning):
 
 
 class ConstantDifferencesWarning(BayescompWarning):
-    """The differences of two algorithms are identical on every split of a dataset."""
+    """The differences of two algorithms are identical on every split of a dataset, or vary so
+    little that its noise is set by the floor of the scores' resolution, not by its splits."""
 
 
 class SamplingWarning(BayescompWarning):

@@ -148,3 +148,39 @@ def test_compare_all_pairs_and_the_api_give_a_pair_the_same_numbers(tmp_path, ca
         expected = dict(zip(estimate.labels, estimate.probabilities))
         assert compared[scope]["verdict"]["probabilities"] == pytest.approx(expected, abs=1e-12)
         assert pair[scope]["probabilities"] == pytest.approx(expected, abs=1e-12)
+
+
+def test_the_warnings_name_datasets_whose_folds_alone_put_the_noise_below_the_floor():
+    """Accuracies on 30 test cases (step 1/30, floor 1/(30 sqrt(12)) = 0.00962), 10 x 10
+    folds, rho 0.1: where a and b differ by one case on 1 fold of 100, sigma_i's mode from
+    the folds alone is sqrt(ss / (0.9 x 99)) = 0.00350 (ss = (1/30)^2 x 0.99), below the floor;
+    on 30 folds of 100 it is 0.0161 (ss = 30 (1/30)^2 x 0.7), above it; on none the dataset is
+    constant. The pairwise warning names the first and the last, not the second, and the
+    floor is above the first's mode as it says; the joint model's, from its own pass over
+    every pair, names the same datasets for a - b and none for c, whose differences from
+    both vary by several cases on every fold."""
+    b = (20 + np.arange(100) % 5) / 30
+    sparse, dense = b.copy(), b.copy()
+    sparse[0] += 1 / 30
+    dense[:30] += 1 / 30
+    c = b + (np.arange(100) * 7 % 11) / 30
+    scores = bc.from_arrays({"a": [sparse, dense, b], "b": [b, b, b], "c": [c, c, c]},
+                            rho=0.1, datasets=["sparse", "dense", "same"])
+    named = ("is constant on dataset(s) ['same'] and has folds that alone would put its "
+             "noise below the floor on dataset(s) ['sparse']; ")
+    with pytest.warns(ConstantDifferencesWarning) as caught:
+        data, scale = hierarchical_program.prepare(scores, "a", "b", bc.PRIORS["paper"])
+    assert [str(w.message) for w in caught] == [
+        f"a - b {named}there sigma_i is bounded below by the floor, the scores' resolution "
+        "/ sqrt(12) (see bayescomp.hierarchical)"]
+    floor = np.array(data["sigma_lower"]) * scale
+    np.testing.assert_allclose(floor, 1 / 30 / np.sqrt(12))
+    alone = np.sqrt(np.array(data["ss"]) * scale ** 2 / (0.9 * 99))
+    np.testing.assert_allclose(alone[:2], [np.sqrt((1 / 30) ** 2 * 0.99 / (0.9 * 99)),
+                                           np.sqrt(30 * (1 / 30) ** 2 * 0.7 / (0.9 * 99))])
+    assert alone[0] < floor[0] < alone[1]
+    with pytest.warns(ConstantDifferencesWarning) as caught:
+        joint_program.prepare(scores, bc.PRIORS["paper"])
+    assert [str(w.message) for w in caught] == [
+        f"a - b {named}the joint model's noise there is bounded below by the scores' "
+        "resolution / sqrt(12) (see bayescomp.compare_many)"]

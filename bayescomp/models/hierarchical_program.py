@@ -20,7 +20,7 @@ from bayescomp.models import nu_prior
 from bayescomp.models.hierarchical_density import (data_terms, log_lambda_given,
                                                    sigma_coordinates, sigma_given,
                                                    squared_standard_errors, unbounded)
-from bayescomp.data.resolution import score_step, steps
+from bayescomp.data.resolution import floored_datasets, score_step, steps
 from bayescomp.data.scores import Scores
 from bayescomp.exceptions import ConstantDifferencesWarning
 from bayescomp.models.likelihood import compound_symmetric_logpdf
@@ -130,7 +130,8 @@ def prepare(scores: Scores, first: str, second: str, prior) -> tuple[dict, float
     deviation) and that scale.
 
     ``prior`` is a :class:`bayescomp.models.hierarchical_prior.HierarchicalPrior`. Warns with a
-    :class:`ConstantDifferencesWarning` naming the datasets whose differences are constant.
+    :class:`ConstantDifferencesWarning` naming the datasets whose ``sigma_i`` the floor sets
+    (:func:`bayescomp.data.resolution.floored_datasets`).
     """
     differences = scores.differences(first, second)
     rows = [scores.algorithm_index(first), scores.algorithm_index(second)]
@@ -145,12 +146,11 @@ def prepare(scores: Scores, first: str, second: str, prior) -> tuple[dict, float
                          "dataset: there is nothing to compare")
     # each dataset's step from every algorithm's scores (bayescomp.data.resolution)
     floor = steps(scores.datasets) / np.sqrt(12)
-    constant = [name for name, s in zip(scores.dataset_names, ss) if s == 0]
-    if constant:
-        warnings.warn(
-            f"{first} - {second} is constant on dataset(s) {constant}; their sigma_i is "
-            "bounded below by the scores' resolution / sqrt(12) (see bayescomp.hierarchical)",
-            ConstantDifferencesWarning, stacklevel=3)
+    floored = floored_datasets(scores.dataset_names, ss, n, scores.rho, floor)
+    if floored:
+        warnings.warn(f"{first} - {second} {floored}; there sigma_i is bounded below by the "
+                      "floor, the scores' resolution / sqrt(12) (see bayescomp.hierarchical)",
+                      ConstantDifferencesWarning, stacklevel=3)
 
     rho = scores.rho
     # the floor stands in for the spread of constant datasets: the scale and the default

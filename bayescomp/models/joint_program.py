@@ -16,7 +16,7 @@ from itertools import combinations
 
 import numpy as np
 
-from bayescomp.data.resolution import steps
+from bayescomp.data.resolution import floored_datasets, steps
 from bayescomp.data.scores import Scores
 from bayescomp.exceptions import ConstantDifferencesWarning
 from bayescomp.formatting import first_few
@@ -54,25 +54,26 @@ def _statistics(values: np.ndarray, basis: np.ndarray):
     return z, mean, centred @ centred.T
 
 
-def _warn_constant_pairs(scores: Scores) -> None:
-    """A :class:`ConstantDifferencesWarning` for every pair of algorithms whose differences
-    are constant on some datasets (named): there the noise of that contrast is no more than
-    the soft floor of the program's device 2 says, as the pairwise model's sigma_i is
-    bounded below by its floor."""
+def _warn_floored_pairs(scores: Scores, floor: np.ndarray) -> None:
+    """A :class:`ConstantDifferencesWarning` for every pair of algorithms with datasets whose
+    noise the floor sets (:func:`bayescomp.data.resolution.floored_datasets`, named): there
+    the soft floor of the program's device 2, not the splits, sets the noise of that contrast,
+    as the pairwise model's floor sets sigma_i."""
     names = scores.algorithms
     for a, b in combinations(range(len(names)), 2):
-        constant = []
-        for name, dataset in zip(scores.dataset_names, scores.datasets):
+        ss = []
+        for dataset in scores.datasets:
             difference = dataset.values[a] - dataset.values[b]
             magnitude = max(1.0, float(np.abs(dataset.values[[a, b]]).max()))
             # a - b with a = b + 0.02 differs from 0.02 by rounding: no spread
-            if np.ptp(difference) <= 1e-9 * magnitude:
-                constant.append(name)
-        if constant:
+            ss.append(0.0 if np.ptp(difference) <= 1e-9 * magnitude
+                      else float(np.sum((difference - difference.mean()) ** 2)))
+        floored = floored_datasets(scores.dataset_names, ss, scores.n_scores, scores.rho, floor)
+        if floored:
             warnings.warn(
-                f"{names[a]} - {names[b]} is constant on dataset(s) {constant}; the joint "
-                "model's noise there is bounded below by the scores' resolution / sqrt(12) "
-                "(see bayescomp.compare_many)", ConstantDifferencesWarning, stacklevel=4)
+                f"{names[a]} - {names[b]} {floored}; the joint model's noise there is bounded "
+                "below by the scores' resolution / sqrt(12) (see bayescomp.compare_many)",
+                ConstantDifferencesWarning, stacklevel=4)
 
 
 def prepare(scores: Scores, prior) -> tuple[dict, float]:
@@ -97,12 +98,12 @@ def prepare(scores: Scores, prior) -> tuple[dict, float]:
                          f"noise has n_i - 2 degrees of freedom); {len(short)} of {len(n)} "
                          f"have 2 ({first_few([repr(name) for name in short])}); all-pairs "
                          "compares two algorithms on any number")
-    _warn_constant_pairs(scores)
     rho = scores.rho.astype(float)
     step = steps(scores.datasets)       # each dataset's, from every algorithm's scores
     if np.isnan(step).all():
         raise ValueError("every score is the same number on every dataset: nothing to compare")
     floor = step / np.sqrt(12)
+    _warn_floored_pairs(scores, floor)
     stats = [_statistics(ds.values, basis) for ds in scores.datasets]
     means = np.array([s[1] for s in stats])
     scatter = np.array([s[2] for s in stats])
