@@ -320,6 +320,7 @@ def test_a_clean_fit_too_close_to_call_is_answered_by_the_quadrature(stan_backen
     answered = bc.hierarchical(scores, "a", "b", **options)
     doubled = bc.hierarchical(scores, "a", "b", quadrature=False, **options)
     assert answered.diagnostics.ok and answered.reliable and answered.quadrature.ok
+    assert answered.close_call_by_quadrature
     assert [a["verdict"] for a in answered.settings["attempts"]] == [
         "ok; by quadrature, no extension"]
     data, scale = prepare(scores, "a", "b", bc.PRIORS["paper"])
@@ -359,6 +360,7 @@ def test_a_real_pair_whose_chains_do_not_mix_gets_the_same_numbers_on_every_seed
     first, second = results
     for result in results:
         assert result.reliable and result.by_quadrature and not result.modes
+        assert not result.close_call_by_quadrature        # its chains did not mix
         assert result.population.probabilities[0] == pytest.approx(0.992, abs=0.002)
         assert result.population.decision() == "xgb better"
         assert result.next_dataset.decision() == "undecided"

@@ -120,6 +120,13 @@ class HierarchicalResult(SamplerChecked, Reportable):
         the quadrature's (:attr:`quadrature`, reliable), not the draws'."""
         return self.quadrature is not None and self.quadrature.ok
 
+    @property
+    def close_call_by_quadrature(self) -> bool:
+        """Whether the quadrature answered a fit that passed its diagnostics, because a
+        probability of its draws lay within two Monte Carlo errors of the threshold (where
+        it answers a fit that failed them, its chains did not mix)."""
+        return self.by_quadrature and self.diagnostics.ok
+
     def to_frame(self) -> pd.DataFrame:
         """One row per dataset (see :attr:`datasets`)."""
         return self.datasets.copy()

@@ -118,7 +118,7 @@ def summary(result) -> str:
         f"  prior {s['prior_name']}, backend {s['backend']}, seed {s['seed']}"
         + ("; ESS of the reported quantities "
            + effective_draws(s["ess"], bool(result.modes), result.by_quadrature,
-                             result.diagnostics.ok)
+                             result.close_call_by_quadrature)
            if "ess" in s else ""),
         f"  engine {s.get('engine_version')}, route {s.get('route')}, Stan {s.get('stan_version')}",
         *estimate_lines(result),
@@ -322,9 +322,8 @@ def quadrature_lines(result) -> list[str]:
     # a normal population has no nu
     axes = "delta0, sigma0 and nu" if grid["nu"] else "delta0 and sigma0"
     sizes = " x ".join(str(grid[name]) for name in ("delta0", "sigma0", "nu") if grid[name]) or "no"
-    # why: the chains did not mix, or they mixed but left a probability too close to call
     why = ("a probability lay within two Monte Carlo errors of the threshold"
-           if result.diagnostics.ok else "the chains did not mix")
+           if result.close_call_by_quadrature else "the chains did not mix")
     lines = [
         f"By quadrature: {why}, so "
         f"{'every probability is' if found.ok else 'the probabilities would be'} a sum over "
