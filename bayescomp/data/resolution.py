@@ -81,8 +81,8 @@ def floored_datasets(names, ss, n_scores, rho, floor) -> str:
     [...]": those whose noise's mode given their spread alone, ``sqrt(ss / ((1 - rho)
     (n - 1)))``, is below ``floor``. The second kind are two algorithms that differ on a fold
     or two of a hundred: the tutorial's aode - j48gr on 2 of its 54 datasets, at 0.34 and
-    0.37 times the floor, where the floor moves P(equivalent) of delta0 from 0.954 to 0.948
-    (``benchmarks/results/real_pairs.md``, section 31). "" where there are none."""
+    0.37 times the floor (``benchmarks/results/real_pairs.md``, section 31). "" where there
+    are none."""
     ss = np.asarray(ss, dtype=float)
     alone = np.sqrt(ss / ((1 - np.asarray(rho)) * np.maximum(np.asarray(n_scores) - 1, 1)))
     constant = [name for name, s in zip(names, ss) if s == 0]
