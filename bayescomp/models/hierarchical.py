@@ -22,8 +22,8 @@ where its scores are one number). Below it the data cannot tell variances apart.
 is deterministic and, where the differences vary from fold to fold, far below ``sigma_i``;
 where two algorithms differ on a fold or two of a hundred it lies above what the folds alone
 say and sets ``sigma_i`` (a :class:`ConstantDifferencesWarning` names those datasets, with the
-constant ones): on 2 of the tutorial's 54 datasets for aode - j48gr, which moved its
-P(equivalent) of delta0 from 0.954, under earlier and smaller floors, to 0.948
+constant ones): on 2 of the tutorial's 54 datasets for aode - j48gr, which moves its
+P(equivalent) of delta0 from 0.954, what their folds alone say, to 0.948
 (``benchmarks/results/real_pairs.md``, section 31).
 """
 from __future__ import annotations
