@@ -75,14 +75,13 @@ def table_steps(frame: pd.DataFrame, dataset: str, algorithm: str, run: str, fol
 
 
 def floored_datasets(names, ss, n_scores, rho, floor) -> str:
-    """The datasets whose noise a floor sets, as a warning names them after the pair's name:
-    "is constant on dataset(s) [...]" (``ss`` 0: the caller zeroes spreads at rounding
-    noise) "and has folds that alone would put its noise below the floor on dataset(s)
-    [...]": those whose noise's mode given their spread alone, ``sqrt(ss / ((1 - rho)
-    (n - 1)))``, is below ``floor``. The second kind are two algorithms that differ on a fold
-    or two of a hundred: the tutorial's aode - j48gr on 2 of its 54 datasets, at 0.34 and
-    0.37 times the floor (``benchmarks/results/real_pairs.md``, section 31). "" where there
-    are none."""
+    """What a warning says, after the pair's name, of the datasets whose noise a floor sets:
+    "is constant on dataset(s) [...]" for those with ``ss`` 0 (the caller zeroes spreads at
+    rounding noise), "and has folds that alone would put its noise below the floor on
+    dataset(s) [...]" for those whose noise's mode given their folds alone, ``sqrt(ss / ((1 -
+    rho) (n - 1)))``, is below ``floor``: two algorithms that differ on a fold or two of a
+    hundred (the tutorial's aode - j48gr on 2 of its 54 datasets, at 0.34 and 0.37 times the
+    floor; ``benchmarks/results/real_pairs.md``, section 31). "" where there are none."""
     ss = np.asarray(ss, dtype=float)
     alone = np.sqrt(ss / ((1 - np.asarray(rho)) * np.maximum(np.asarray(n_scores) - 1, 1)))
     constant = [name for name, s in zip(names, ss) if s == 0]
