@@ -152,3 +152,18 @@ def test_retries_must_be_a_non_negative_integer(three_algorithms):
         with pytest.raises(ValueError, match="retries must be a non-negative integer"):
             bc.hierarchical(three_algorithms, "a", "b", retries=bad)
 
+
+
+def test_a_rope_or_one_name_in_place_of_the_algorithms_is_refused(three_algorithms):
+    # compare_all(scores, 0.01) takes the ROPE second; compare_many's second argument is the
+    # algorithms, so a ROPE there (or one name, whose letters are no names) is refused before
+    # anything is sampled, by paper_analysis too; the ROPE and the seed are keyword-only
+    from bayescomp.models.paper_analysis import paper_analysis
+    for wrong in (0.01, "a"):
+        for entry in (bc.compare_many, paper_analysis):
+            with pytest.raises(TypeError, match=r"algorithms must be a sequence of names of "
+                               r"\['a', 'b', 'c'\], got " + repr(wrong)):
+                entry(three_algorithms, wrong)
+    for entry in (bc.compare_many, paper_analysis):
+        with pytest.raises(TypeError, match="positional"):
+            entry(three_algorithms, None, 0.01)

@@ -72,10 +72,15 @@ REPORTED = CHECKED + ["population_sd"]
 
 def select_algorithms(scores: Scores, algorithms) -> Scores:
     """The scores of ``algorithms`` (default all), in that order; a ValueError names what is
-    unknown or repeated, or says that fewer than 2 are left."""
+    unknown or repeated, or says that fewer than 2 are left, and a TypeError what is not a
+    sequence of names (a ROPE given in its place, or one name: its letters are no names)."""
     if algorithms is None:
         chosen = tuple(scores.algorithms)
     else:
+        if isinstance(algorithms, str) or not hasattr(algorithms, "__iter__"):
+            raise TypeError(f"algorithms must be a sequence of names of "
+                            f"{list(scores.algorithms)}, got {algorithms!r} (the ROPE and the "
+                            "seed are rope= and seed=)")
         chosen = tuple(algorithms)
         unknown = [a for a in chosen if a not in scores.algorithms]
         if unknown or len(set(chosen)) != len(chosen):
@@ -86,8 +91,9 @@ def select_algorithms(scores: Scores, algorithms) -> Scores:
     return scores if chosen == tuple(scores.algorithms) else scores.subset(algorithms=chosen)
 
 
-def compare_many(scores: Scores, algorithms=None, rope: RopeLike = 0.01, seed: int | None = None,
-                 *, prior: str | HierarchicalPrior = "paper", backend: str = "auto",
+def compare_many(scores: Scores, algorithms=None, *, rope: RopeLike = 0.01,
+                 seed: int | None = None, prior: str | HierarchicalPrior = "paper",
+                 backend: str = "auto",
                  chains: int = 4, iter_warmup: int = 500, iter_sampling: int = 1000,
                  adapt_delta: float = 0.95, max_treedepth: int = 10, retries: int = 2,
                  ess: int = 1000, show_progress: bool = False) -> JointResult:

@@ -271,8 +271,8 @@ class PaperAnalysis(Summarised):
         return to_dict(self)
 
 
-def paper_analysis(scores: Scores, algorithms=None, rope: RopeLike = 0.01,
-                   seed: int | None = None, *, prior: str = "paper",
+def paper_analysis(scores: Scores, algorithms=None, *, rope: RopeLike = 0.01,
+                   seed: int | None = None, prior: str = "paper",
                    prior_sensitivity: bool = True, reweight: bool = True,
                    rope_factors=ROPE_FACTORS, alpha: float = 0.05,
                    **options) -> PaperAnalysis:
