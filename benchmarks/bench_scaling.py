@@ -139,7 +139,7 @@ def all_pairs(scores, n_jobs, options) -> float:
     start = time.perf_counter()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", SamplingWarning)
-        compare_all(scores, 0.01, method="hierarchical", n_jobs=n_jobs, seed=1, **options)
+        compare_all(scores, rope=0.01, method="hierarchical", n_jobs=n_jobs, seed=1, **options)
     return time.perf_counter() - start
 
 

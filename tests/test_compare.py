@@ -25,7 +25,7 @@ def one_dataset():
 
 @pytest.fixture(scope="module")
 def single(one_dataset):
-    return compare_all(one_dataset, 0.01, seed=1)
+    return compare_all(one_dataset, rope=0.01, seed=1)
 
 
 # --- one dataset: the correlated t-test, no Stan ----------------------------------------
@@ -68,7 +68,7 @@ def test_probability_matrix_positions(single):
 
 @pytest.mark.parametrize("correction", ["holm", "bonferroni", None])
 def test_table_correction_by_hand(one_dataset, correction):
-    table = compare_all(one_dataset, 0.01, seed=1, correction=correction).table
+    table = compare_all(one_dataset, rope=0.01, seed=1, correction=correction).table
     p = table.p_value.to_numpy()
     m = len(p)
     if correction == "bonferroni":
@@ -88,21 +88,21 @@ def test_table_correction_by_hand(one_dataset, correction):
 @pytest.mark.parametrize("backend", ["threading", "loky"])
 def test_same_results_whatever_n_jobs(one_dataset, single, backend):
     with joblib.parallel_backend(backend, n_jobs=2):
-        parallel = compare_all(one_dataset, 0.01, seed=1)
+        parallel = compare_all(one_dataset, rope=0.01, seed=1)
     pd.testing.assert_frame_equal(parallel.table, single.table)
-    assert compare_all(one_dataset, 0.01, seed=1, n_jobs=2).table.equals(single.table)
+    assert compare_all(one_dataset, rope=0.01, seed=1, n_jobs=2).table.equals(single.table)
 
 
 def test_every_pair_has_the_users_seed(one_dataset, single):
     # the seed that reproduces a row with a single-pair call is the user's, in every row
     assert single.seed == 1 and single.table.seed.tolist() == [1, 1, 1]
-    assert compare_all(one_dataset, 0.01, seed=2).table.seed.tolist() == [2, 2, 2]
+    assert compare_all(one_dataset, rope=0.01, seed=2).table.seed.tolist() == [2, 2, 2]
     # None: one seed is drawn, once, and recorded in the result and every row
-    drawn = compare_all(one_dataset, 0.01)
+    drawn = compare_all(one_dataset, rope=0.01)
     assert isinstance(drawn.seed, int) and drawn.table.seed.tolist() == [drawn.seed] * 3
     assert drawn.to_dict()["seed"] == drawn.seed
     with pytest.raises(TypeError, match="seed must be an integer"):
-        compare_all(one_dataset, 0.01, seed=np.random.SeedSequence(1))
+        compare_all(one_dataset, rope=0.01, seed=np.random.SeedSequence(1))
 
 
 def test_summary_frame_and_progress(single, one_dataset, capsys):
@@ -160,7 +160,7 @@ def collection():
 def serial(collection, stan_backend):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        return compare_all(collection, 0.01, seed=5, backend=stan_backend, **SMALL)
+        return compare_all(collection, rope=0.01, seed=5, backend=stan_backend, **SMALL)
 
 
 @pytest.mark.stan
@@ -227,7 +227,8 @@ def test_hierarchical_in_threads_equals_serial(serial, collection, stan_backend)
     stdout, stderr, show = sys.stdout, sys.stderr, warnings._showwarnmsg
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        threaded = compare_all(collection, 0.01, seed=5, n_jobs=2, backend=stan_backend, **SMALL)
+        threaded = compare_all(collection, rope=0.01, seed=5, n_jobs=2, backend=stan_backend,
+                               **SMALL)
     pd.testing.assert_frame_equal(threaded.table, serial.table)
     # pystan's quieting swaps sys.stdout/err process-wide; concurrent fits must not leak it
     assert sys.stdout is stdout and sys.stderr is stderr
@@ -266,7 +267,7 @@ def test_dask_cluster_equals_serial(serial, collection, stan_backend, processes)
             distributed.Client(cluster), joblib.parallel_backend("dask"), \
             warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        remote = compare_all(collection, 0.01, seed=5, backend=stan_backend, **SMALL)
+        remote = compare_all(collection, rope=0.01, seed=5, backend=stan_backend, **SMALL)
     pd.testing.assert_frame_equal(remote.table, serial.table)
     assert remote.results[("a", "b")].next_dataset.probabilities.tolist() == \
         serial.results[("a", "b")].next_dataset.probabilities.tolist()

@@ -155,9 +155,9 @@ def test_retries_must_be_a_non_negative_integer(three_algorithms):
 
 
 def test_a_rope_or_one_name_in_place_of_the_algorithms_is_refused(three_algorithms):
-    # compare_all(scores, 0.01) takes the ROPE second; compare_many's second argument is the
-    # algorithms, so a ROPE there (or one name, whose letters are no names) is refused before
-    # anything is sampled, by paper_analysis too; the ROPE and the seed are keyword-only
+    # compare_many's second argument is the algorithms: a ROPE there (or one name, whose
+    # letters are no names) is refused before anything is sampled, by paper_analysis too; the
+    # ROPE and the seed are keyword-only, as in every entry point
     from bayescomp.models.paper_analysis import paper_analysis
     for wrong in (0.01, "a"):
         for entry in (bc.compare_many, paper_analysis):
@@ -167,3 +167,5 @@ def test_a_rope_or_one_name_in_place_of_the_algorithms_is_refused(three_algorith
     for entry in (bc.compare_many, paper_analysis):
         with pytest.raises(TypeError, match="positional"):
             entry(three_algorithms, None, 0.01)
+    with pytest.raises(TypeError, match="positional"):
+        bc.compare_all(three_algorithms, 0.01)

@@ -510,7 +510,7 @@ def test_all_pairs_of_compare_all_on_one_dataset(save):
     scores = bc.from_arrays({name: [rng.normal(0.8 + shift, 0.02, 100)]
                              for name, shift in (("x", 0), ("y", 0.001), ("z", -0.03))},
                             n_folds=10)
-    result = bc.compare_all(scores, 0.01, seed=1)
+    result = bc.compare_all(scores, rope=0.01, seed=1)
     ax = plots.plot_all_pairs(result)
     widths = np.array([p.get_width() for p in by_gid(ax.patches, "segment")]).reshape(3, 3)
     np.testing.assert_array_equal(

@@ -355,7 +355,7 @@ def test_all_pairs_flags_unreliable_fits(three_algorithms):
     three = three_algorithms
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        result = bc.compare_all(three, 0.01, seed=2, retries=0, **STARVED)
+        result = bc.compare_all(three, rope=0.01, seed=2, retries=0, **STARVED)
     table = result.table
     assert not result.reliable and result.unreliable_pairs() == [("a", "b"), ("a", "c"),
                                                                  ("b", "c")]

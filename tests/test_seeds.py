@@ -144,10 +144,10 @@ def test_compare_all_draws_one_seed_for_every_pair(three_algorithms, count_draws
     three = three_algorithms
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        drawn = bc.compare_all(three, 0.01, retries=0, baselines=False, **STARVED)
+        drawn = bc.compare_all(three, rope=0.01, retries=0, baselines=False, **STARVED)
         assert count_draws == [drawn.seed]                 # once, for the three pairs
         assert drawn.table.seed.tolist() == [drawn.seed] * 3
-        given = bc.compare_all(three, 0.01, seed=drawn.seed, retries=0, baselines=False,
+        given = bc.compare_all(three, rope=0.01, seed=drawn.seed, retries=0, baselines=False,
                                **STARVED)
     assert count_draws == [drawn.seed]                     # none for a given seed
     for pair, fit in drawn.results.items():

@@ -92,7 +92,7 @@ def test_all_pairs_verdicts_and_dict():
     scores = bc.from_arrays({name: [rng.normal(0.8 + shift, 0.02, 100)]
                              for name, shift in (("x", 0.0), ("y", 0.0), ("z", -0.03))},
                             n_folds=10)
-    result = bc.compare_all(scores, 0.01, seed=1)
+    result = bc.compare_all(scores, rope=0.01, seed=1)
     rows = result.table
     assert result.verdicts() == [verdict(r[["dataset_p_left", "dataset_p_rope", "dataset_p_right"]], r["first"],
                                          r["second"], scope=f"{r['first']} vs {r['second']}",
@@ -112,7 +112,7 @@ def test_all_pairs_verdicts_take_their_threshold():
     rng = np.random.default_rng(1)
     scores = bc.from_arrays({name: [rng.normal(0.8 + shift, 0.02, 100)]
                              for name, shift in (("x", 0.0), ("z", -0.008))}, n_folds=10)
-    result = bc.compare_all(scores, 0.01, seed=1)
+    result = bc.compare_all(scores, rope=0.01, seed=1)
     p = result.table.loc[0, ["dataset_p_left", "dataset_p_rope", "dataset_p_right"]].to_numpy(float)
     for threshold in (0.6, 0.95):
         assert result.verdicts(threshold) == [verdict(p, "x", "z", threshold=threshold,

@@ -160,7 +160,7 @@ def _row(result, method: str, seed: int) -> dict:
     return row
 
 
-def compare_all(scores: Scores, rope: RopeLike = 0.01, *, method: str = "auto",
+def compare_all(scores: Scores, *, rope: RopeLike = 0.01, method: str = "auto",
                 n_jobs: int | None = None, seed: int | None = None,
                 correction: str | None = "holm", show_progress: bool = False,
                 **fit_options) -> AllPairsResult:
@@ -205,7 +205,7 @@ def compare_all(scores: Scores, rope: RopeLike = 0.01, *, method: str = "auto",
     --------
     >>> import joblib                                                 # doctest: +SKIP
     >>> with joblib.parallel_backend("dask"):                         # doctest: +SKIP
-    ...     result = compare_all(scores, 0.01, seed=1, chains=4)
+    ...     result = compare_all(scores, rope=0.01, seed=1, chains=4)
     """
     if method not in METHODS:
         raise ValueError(f"unknown method {method!r}; choose from {METHODS}")
