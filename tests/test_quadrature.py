@@ -19,6 +19,8 @@ from scipy import integrate, special
 import bayescomp as bc
 from bayescomp.exceptions import ConstantDifferencesWarning, InputWarning
 from bayescomp.models.hierarchical_program import prepare
+from bayescomp.models.hierarchical_runs import region_estimates, too_close_to_call
+from bayescomp.models.region_masses import next_dataset_masses, population_masses
 from bayescomp.models.quadrature import (TOLERANCE, quadrature_at_ropes,
                                          quadrature_probabilities, quadrature_under_priors)
 from bayescomp.models.quadrature_rules import lambda_cells, sigma_rule
@@ -337,6 +339,41 @@ def test_a_clean_fit_too_close_to_call_is_answered_by_the_quadrature(stan_backen
     assert doubled.next_dataset.decision() == answered.next_dataset.decision() == "undecided"
     assert abs(doubled.next_dataset.probabilities[1] - grid.next_dataset[1]) <= 3 * np.hypot(
         doubled.next_dataset.mcse[1], grid.next_dataset_error[1])
+
+
+@pytest.mark.stan
+def test_a_sensitivity_analysis_reads_a_close_call_at_another_rope_as_a_fit_there(stan_backend):
+    """The "twelve" collection on seed 3 (the test above): fitted at a ROPE of 0, the draws
+    are those of the fit at 0.065, where the next dataset's P(equivalent) lies within two
+    Monte Carlo errors of 0.95. A sensitivity analysis reads that ROPE as bc.hierarchical at
+    0.065 does, by the quadrature, to the digit; with quadrature=False, by the draws: the
+    mean of their masses there, within three combined errors of the quadrature's (two
+    routes to one number)."""
+    scores = COLLECTIONS["twelve"]()
+    rope = bc.Rope(-0.065, 0.065)
+    options = dict(seed=3, backend=stan_backend, ropes=(0.0, 0.065), priors=["paper"])
+    there = bc.hierarchical(scores, "a", "b", rope=rope, seed=3, baselines=False,
+                            backend=stan_backend)
+    assert there.close_call_by_quadrature
+
+    def next_dataset_row(result):
+        table = result.to_frame()
+        row = table[(table.rope == 0.065) & (table.quantity == "next")]
+        return row[["p_left", "p_rope", "p_right"]].to_numpy(float)[0], row.decision.iloc[0]
+
+    probabilities, decision = next_dataset_row(bc.sensitivity(scores, "a", "b", **options))
+    np.testing.assert_array_equal(probabilities, there.next_dataset.probabilities)
+    assert decision == there.next_dataset.decision() == "undecided"
+    by_draws = bc.sensitivity(scores, "a", "b", quadrature=False, **options)
+    drawn, decision = next_dataset_row(by_draws)
+    posterior = by_draws.fits["paper"].idata.posterior
+    (_, _), (mean, errors) = region_estimates(population_masses(posterior, rope),
+                                              next_dataset_masses(posterior, rope))
+    assert too_close_to_call([(mean, errors)])
+    np.testing.assert_allclose(drawn, mean, rtol=0, atol=1e-12)
+    assert decision == "undecided"
+    assert abs(drawn[1] - probabilities[1]) <= 3 * np.hypot(errors[1],
+                                                            there.next_dataset.mcse[1])
 
 
 @pytest.mark.stan
