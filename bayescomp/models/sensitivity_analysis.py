@@ -297,12 +297,7 @@ def _modes_or_quadrature(fit, scores: Scores, ropes: list[Rope], masses: list, l
               if (rope.low, rope.high) != own and _hierarchical.parts_differ(
                   *([per_draw[part].reshape(-1, 3).mean(axis=0) for part in parts]
                     for per_draw in both))]
-    if not differ:
-        return {}, {}
-    found = _quadratures(scores, fit.first, fit.second, [fit.settings["prior"], *later.values()],
-                         [ropes[k] for k in differ])
-    answered = [{k: _answers(q) for k, q in zip(differ, at_ropes) if q.ok} for at_ropes in found]
-    return answered[0], dict(zip(later, answered[1:]))
+    return _quadrature_at(fit, scores, ropes, differ, later, lambda found: found.ok)
 
 
 def _close_calls(fit, scores: Scores, ropes: list[Rope], masses: list, later: dict,
@@ -316,12 +311,21 @@ def _close_calls(fit, scores: Scores, ropes: list[Rope], masses: list, later: di
     close = [k for k, (rope, both) in enumerate(zip(ropes, masses))
              if (rope.low, rope.high) != own
              and too_close_to_call(region_estimates(*both), threshold)]
-    if not close:
+    return _quadrature_at(fit, scores, ropes, close, later, lambda found: (
+        found.ok and not too_close_to_call(found.estimates, threshold)))
+
+
+def _quadrature_at(fit, scores: Scores, ropes: list[Rope], places: list[int], later: dict,
+                   answers) -> tuple[dict, dict]:
+    """The quadrature of ``fit``'s posterior at the ROPEs in ``places`` (one grid), and on
+    the same grid each of the ``later`` priors' (name -> prior, differing from the fit's
+    only in nu's): {place: both questions' (probabilities, errors, True)} where ``answers``
+    (a Quadrature -> bool) says it answers there, and {name: the same} per later prior."""
+    if not places:
         return {}, {}
     found = _quadratures(scores, fit.first, fit.second, [fit.settings["prior"], *later.values()],
-                         [ropes[k] for k in close])
-    answered = [{k: _answers(q) for k, q in zip(close, at_ropes)
-                 if q.ok and not too_close_to_call(q.estimates, threshold)}
+                         [ropes[k] for k in places])
+    answered = [{k: _answers(q) for k, q in zip(places, at_ropes) if answers(q)}
                 for at_ropes in found]
     return answered[0], dict(zip(later, answered[1:]))
 
