@@ -150,6 +150,19 @@ def test_compare_all_pairs_and_the_api_give_a_pair_the_same_numbers(tmp_path, ca
         assert pair[scope]["probabilities"] == pytest.approx(expected, abs=1e-12)
 
 
+def sparse_dense_same():
+    """a, b and c on 30-case test sets (step 1/30), 10 x 10 folds, rho 0.1: a - b differs by
+    one case on 1 fold of 100 ("sparse"), on 30 ("dense"), on none ("same"); c differs from
+    both by several cases on every fold."""
+    b = (20 + np.arange(100) % 5) / 30
+    sparse, dense = b.copy(), b.copy()
+    sparse[0] += 1 / 30
+    dense[:30] += 1 / 30
+    c = b + (np.arange(100) * 7 % 11) / 30
+    return bc.from_arrays({"a": [sparse, dense, b], "b": [b, b, b], "c": [c, c, c]},
+                          rho=0.1, datasets=["sparse", "dense", "same"])
+
+
 def test_the_warnings_name_datasets_whose_folds_alone_put_the_noise_below_the_floor():
     """Accuracies on 30 test cases (step 1/30, floor 1/(30 sqrt(12)) = 0.00962), 10 x 10
     folds, rho 0.1: where a and b differ by one case on 1 fold of 100, sigma_i's mode from
@@ -159,13 +172,7 @@ def test_the_warnings_name_datasets_whose_folds_alone_put_the_noise_below_the_fl
     floor is above the first's mode as it says; the joint model's, from its own pass over
     every pair, names the same datasets for a - b and none for c, whose differences from
     both vary by several cases on every fold."""
-    b = (20 + np.arange(100) % 5) / 30
-    sparse, dense = b.copy(), b.copy()
-    sparse[0] += 1 / 30
-    dense[:30] += 1 / 30
-    c = b + (np.arange(100) * 7 % 11) / 30
-    scores = bc.from_arrays({"a": [sparse, dense, b], "b": [b, b, b], "c": [c, c, c]},
-                            rho=0.1, datasets=["sparse", "dense", "same"])
+    scores = sparse_dense_same()
     named = ("is constant on dataset(s) ['same'] and has folds that alone would put its "
              "noise below the floor on dataset(s) ['sparse']; ")
     with pytest.warns(ConstantDifferencesWarning) as caught:
@@ -184,3 +191,19 @@ def test_the_warnings_name_datasets_whose_folds_alone_put_the_noise_below_the_fl
     assert [str(w.message) for w in caught] == [
         f"a - b {named}the joint model's noise there is bounded below by the scores' "
         "resolution / sqrt(12) (see bayescomp.compare_many)"]
+
+
+@pytest.mark.stan
+def test_the_result_holds_the_datasets_the_floor_sets(stan_backend):
+    """The collection above fitted: ``datasets.floored`` marks the constant and the sparse
+    dataset, not the dense one (the warning's datasets, by the arithmetic of the test above),
+    and the summary, the report's facts and the JSON say so."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")    # the warning is the test above's
+        result = bc.hierarchical(sparse_dense_same(), "a", "b", seed=1, baselines=False,
+                                 backend=stan_backend)
+    assert result.datasets["floored"].tolist() == [True, False, True]
+    line = ("sigma_i set by the floor (the scores' resolution / sqrt(12)), not by the folds, "
+            "on 2 dataset(s): sparse, same")
+    assert line in result.summary() and line in result.to_markdown()
+    assert [d["floored"] for d in result.to_dict()["datasets"]] == [True, False, True]

@@ -74,18 +74,24 @@ def table_steps(frame: pd.DataFrame, dataset: str, algorithm: str, run: str, fol
             for name, block in table.groupby(level=0, sort=False)}
 
 
-def floored_datasets(names, ss, n_scores, rho, floor) -> str:
-    """What a warning says, after the pair's name, of the datasets whose noise a floor sets:
-    "is constant on dataset(s) [...]" for those with ``ss`` 0 (the caller zeroes spreads at
-    rounding noise), "and has folds that alone would put its noise below the floor on
-    dataset(s) [...]" for those whose noise's mode given their folds alone, ``sqrt(ss / ((1 -
-    rho) (n - 1)))``, is below ``floor``: two algorithms that differ on a fold or two of a
-    hundred (the tutorial's aode - j48gr on 2 of its 54 datasets, at 0.34 and 0.37 times the
-    floor; ``benchmarks/results/real_pairs.md``, section 31). "" where there are none."""
+def floored_masks(ss, n_scores, rho, floor) -> tuple[np.ndarray, np.ndarray]:
+    """Per dataset, whether the floor sets its noise: whether its differences are constant
+    (``ss`` 0: the caller zeroes spreads at rounding noise), and whether they vary but their
+    folds alone would put the noise below ``floor`` (its mode given them, ``sqrt(ss / ((1 -
+    rho) (n - 1)))``): two algorithms that differ on a fold or two of a hundred, as the
+    tutorial's aode - j48gr on 2 of its 54 datasets, at 0.34 and 0.37 times the floor
+    (``benchmarks/results/real_pairs.md``, section 31)."""
     ss = np.asarray(ss, dtype=float)
     alone = np.sqrt(ss / ((1 - np.asarray(rho)) * np.maximum(np.asarray(n_scores) - 1, 1)))
-    constant = [name for name, s in zip(names, ss) if s == 0]
-    below = [name for name, s, f in zip(names, alone, floor) if 0 < s < f]
+    return ss == 0, (ss > 0) & (alone < np.asarray(floor))
+
+
+def floored_datasets(names, ss, n_scores, rho, floor) -> str:
+    """What a warning says, after the pair's name, of the datasets whose noise the floor sets
+    (:func:`floored_masks`): "is constant on dataset(s) [...] and has folds that alone would
+    put its noise below the floor on dataset(s) [...]"; "" where there are none."""
+    constant, below = ([name for name, chosen in zip(names, mask) if chosen]
+                       for mask in floored_masks(ss, n_scores, rho, floor))
     parts = ([f"is constant on dataset(s) {constant}"] if constant else []) + (
         [f"has folds that alone would put its noise below the floor on dataset(s) {below}"]
         if below else [])

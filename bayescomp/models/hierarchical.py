@@ -38,6 +38,7 @@ import pandas as pd
 from bayescomp import sampling
 from bayescomp.arguments import check_count
 from bayescomp.baselines.across_datasets import baselines as run_baselines
+from bayescomp.data.resolution import floored_masks
 from bayescomp.data.scores import Scores
 from bayescomp.exceptions import ConstantDifferencesWarning, InputWarning, RetryWarning
 from bayescomp.models import region_masses
@@ -365,8 +366,11 @@ def hierarchical(scores: Scores, first: str, second: str, *, rope: RopeLike = 0.
         shrunken = [region_summary(delta[:, i], rope, probabilities=dataset_probabilities[i])
                     for i in range(len(scores))]
     rows = []
-    for name, test, shrunk in zip(scores.dataset_names, ttests, shrunken):
+    floored = np.logical_or(*floored_masks(data["ss"], data["n_scores"], data["rho"],
+                                           data["sigma_lower"]))     # the warning's datasets
+    for name, test, shrunk, set_by_floor in zip(scores.dataset_names, ttests, shrunken, floored):
         rows.append({"dataset": name, "n": test.posterior.n, "rho": test.posterior.rho,
+                     "floored": bool(set_by_floor),
                      "mean": test.posterior.mean, "p_left_ttest": test.probabilities[0],
                      "p_rope_ttest": test.probabilities[1], "p_right_ttest": test.probabilities[2],
                      **dict(zip(("ttest_hdi_low", "ttest_hdi_high"), test.interval())),

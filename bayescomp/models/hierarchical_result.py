@@ -70,7 +70,9 @@ class HierarchicalResult(SamplerChecked, Reportable):
         ``delta_hdi_low``, ``delta_hdi_high`` of its draws; ``p_left``, ``p_rope``,
         ``p_right`` the means of its normal conditional's masses,
         :func:`bayescomp.models.region_masses.dataset_probabilities`; all the quadrature's
-        where it answers).
+        where it answers), and ``floored``: whether the floor of the scores' resolution, not
+        the folds, sets its sigma_i (:func:`bayescomp.data.resolution.floored_masks`; the
+        datasets the :class:`~bayescomp.ConstantDifferencesWarning` names).
     """
 
     first: str

@@ -131,6 +131,7 @@ def summary(result) -> str:
                   "to_frame(), the report (to_markdown) and the JSON (--json)"]
     else:
         lines.append(text_table(table))
+    lines += floor_lines(result)
     if result.modes:
         lines += mode_lines(result)
     if result.quadrature is not None:
@@ -162,6 +163,7 @@ def report(result):
         f"sampler: {g.verdict} (max R-hat {g.max_rhat:.3f}, "
         f"min ESS {min(g.min_ess_bulk, g.min_ess_tail):.0f}, {g.divergences} divergences)",
     ]
+    facts.extend(line.strip() for line in floor_lines(result))
     if result.modes:
         # one fact a mode (or chain, or stratum): a bullet each in the reports
         facts.extend(line.strip() for line in mode_lines(result))
@@ -193,6 +195,7 @@ def to_dict(result, threshold: float = THRESHOLD) -> dict:
         "delta_hdi_95": [num(row["delta_hdi_low"]), num(row["delta_hdi_high"])],
         "probabilities": keyed(row[["p_left", "p_rope", "p_right"]]),
         "ttest_probabilities": keyed(row[["p_left_ttest", "p_rope_ttest", "p_right_ttest"]]),
+        "floored": bool(row["floored"]),
     } for name, row in result.datasets.iterrows()]
     return {
         "test": "hierarchical", "first": result.first, "second": result.second,
@@ -310,6 +313,13 @@ def mode_lines(result) -> list[str]:
                          "them." if MODES_DISAGREE not in agreed else
                          "The modes disagree: no decision where they do."))
     return lines
+
+
+def floor_lines(result) -> list[str]:
+    """The datasets whose sigma_i the floor sets (``datasets.floored``), if any."""
+    floored = [str(name) for name in result.datasets.index[result.datasets["floored"]]]
+    return ([f"  sigma_i set by the floor (the scores' resolution / sqrt(12)), not by the "
+             f"folds, on {len(floored)} dataset(s): {', '.join(floored)}"] if floored else [])
 
 
 def quadrature_lines(result) -> list[str]:
