@@ -88,6 +88,14 @@ def too_close(probabilities: ArrayLike, threshold: float, mcse: ArrayLike | None
     return bool(np.any(within_margin(_as_probabilities(probabilities), threshold, mcse)))
 
 
+def too_close_to_call(estimates, threshold: float = THRESHOLD) -> bool:
+    """Whether a probability of ``estimates``, ``((probabilities, errors), ...)`` (a fit's
+    :func:`~bayescomp.models.hierarchical_runs.region_estimates`, a quadrature's
+    ``estimates``), lies within two of its errors of ``threshold`` (:func:`too_close`): the
+    close call that a fit's draws are doubled for, or the quadrature answers."""
+    return any(too_close(probabilities, threshold, errors) for probabilities, errors in estimates)
+
+
 def within_margin(probabilities: ArrayLike, threshold: float, mcse: ArrayLike) -> np.ndarray:
     """Elementwise, whether a sampled probability neither clears ``threshold`` by
     :data:`MC_MARGIN` Monte Carlo standard errors nor falls short of it by more: on which

@@ -65,7 +65,8 @@ def test_a_fit_too_close_to_call_doubles_its_draws_up_to_its_own_cap():
 def test_too_close_to_call_reads_both_questions_with_their_errors():
     """Known answers: draws whose regions are fixed, so the shares and their errors are
     exact (independent draws: ESS = draws)."""
-    from bayescomp.models.hierarchical_runs import region_estimates, too_close_to_call
+    from bayescomp.decisions import too_close_to_call
+    from bayescomp.models.hierarchical_runs import region_estimates
     rope = bc.Rope(-0.01, 0.01)
     rng = np.random.default_rng(3)
     chains, draws = 4, 1000

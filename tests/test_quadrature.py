@@ -19,7 +19,8 @@ from scipy import integrate, special
 import bayescomp as bc
 from bayescomp.exceptions import ConstantDifferencesWarning, InputWarning
 from bayescomp.models.hierarchical_program import prepare
-from bayescomp.models.hierarchical_runs import region_estimates, too_close_to_call
+from bayescomp.decisions import too_close_to_call
+from bayescomp.models.hierarchical_runs import region_estimates
 from bayescomp.models.region_masses import next_dataset_masses, population_masses
 from bayescomp.models.quadrature import (TOLERANCE, quadrature_at_ropes,
                                          quadrature_probabilities, quadrature_under_priors)

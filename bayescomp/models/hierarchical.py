@@ -53,12 +53,12 @@ from bayescomp.models.hierarchical_program import (PROGRAM, continuation_inits, 
 from bayescomp.models.hierarchical_result import HierarchicalResult, region_summary
 from bayescomp.models.hierarchical_runs import (REPORTED, Assessment, energy_explained,
                                                 region_estimates, reported_ess, run_fits,
-                                                steps_failed, too_close_to_call)
+                                                steps_failed)
 from bayescomp.models.modes import (find_modes, found_their_way, mixture_indices,
                                     settled_decisions)
 from bayescomp.models.quadrature import TOLERANCE, quadrature_probabilities
 from bayescomp.models.strata import strata_decide, strata_parts
-from bayescomp.decisions import THRESHOLD
+from bayescomp.decisions import THRESHOLD, too_close_to_call
 from bayescomp.rope import Rope, check_rope, region_labels
 
 if TYPE_CHECKING:
@@ -267,7 +267,7 @@ def hierarchical(scores: Scores, first: str, second: str, *, rope: RopeLike = 0.
         # doubled (at 17 datasets their error can fall below the grid's)
         if quadrature and diagnostics.ok and close and not answered:
             found = by_quadrature_once()
-            if found.ok and not too_close_to_call(found.estimates):
+            if found.settles():
                 answered = "quadrature"
         return Assessment(diagnostics, reported_ess(statistics), close=close, settled=settled,
                           answered=answered, separate=separate,

@@ -14,7 +14,6 @@ import arviz as az
 import numpy as np
 import xarray as xr
 
-from bayescomp.decisions import THRESHOLD, too_close
 from bayescomp.models.diagnostics import BFMI_MIN, Diagnostics
 from bayescomp.models.modes import probability_mcse
 
@@ -94,12 +93,6 @@ def region_estimates(population_masses: np.ndarray, next_masses: np.ndarray) -> 
                  for values in (population_masses, next_masses))
 
 
-def too_close_to_call(estimates: tuple, threshold: float = THRESHOLD) -> bool:
-    """Whether a probability of ``estimates`` (:func:`region_estimates`) lies within two
-    Monte Carlo errors of ``threshold``, so that the draws cannot tell on which side it is."""
-    return any(too_close(probabilities, threshold, errors) for probabilities, errors in estimates)
-
-
 def extension(run: dict, draws: int, achieved: float, ess: int, cap: int, *,
               previous: float | None = None, close: bool = False,
               close_cap: int = 0) -> dict | None:
@@ -116,7 +109,7 @@ def extension(run: dict, draws: int, achieved: float, ess: int, cap: int, *,
     heavy-tailed mode took the smallest ESS from 626 to 437, nu's tail, over 657 draws per
     chain; 2343 more left it at 417, and the fit took 3.9 times an easy pair's time.) A fit
     with enough ESS whose probabilities are ``close`` to the threshold
-    (:func:`too_close_to_call`) doubles its draws, up to ``close_cap``: the Monte Carlo
+    (:func:`~bayescomp.decisions.too_close_to_call`) doubles its draws, up to ``close_cap``: the Monte Carlo
     error falls as one over the square root of the draws, and each doubling narrows the
     band in which a decision could differ between seeds.
     """
@@ -275,7 +268,7 @@ class Assessment:
     achieved : tuple of float
         The smallest bulk and tail ESS of the reported quantities (:func:`reported_ess`).
     close : bool
-        A probability lies too close to the threshold to decide (:func:`too_close_to_call`):
+        A probability lies too close to the threshold to decide (:func:`~bayescomp.decisions.too_close_to_call`):
         unless answered, the fit is extended up to :data:`MAX_CLOSE_FACTOR` times its draws.
     settled : bool
         The chains, read as modes, decide though the diagnostics failed: no retry.

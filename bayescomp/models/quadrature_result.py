@@ -7,6 +7,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from bayescomp.decisions import THRESHOLD, too_close_to_call
+
 
 @dataclass(frozen=True)
 class Quadrature:
@@ -80,3 +82,10 @@ class Quadrature:
         :func:`~bayescomp.models.hierarchical_runs.region_estimates` gives the draws'."""
         return ((self.population, self.population_error),
                 (self.next_dataset, self.next_dataset_error))
+
+    def settles(self, threshold: float = THRESHOLD) -> bool:
+        """Whether it answers a close call of a fit's draws: within its tolerance, and its own
+        errors place every probability clear of ``threshold``
+        (:func:`~bayescomp.decisions.too_close_to_call`): the rule of
+        :func:`bayescomp.hierarchical` at its ROPE and of a sensitivity analysis at the others."""
+        return self.ok and not too_close_to_call(self.estimates, threshold)

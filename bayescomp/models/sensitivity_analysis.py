@@ -35,9 +35,9 @@ import numpy as np
 import pandas as pd
 
 from bayescomp.data.scores import Scores
-from bayescomp.decisions import THRESHOLD, UNRELIABLE, decide, decide_modes
+from bayescomp.decisions import THRESHOLD, UNRELIABLE, decide, decide_modes, too_close_to_call
 from bayescomp.models.hierarchical_prior import PRIORS, HierarchicalPrior, resolve_prior
-from bayescomp.models.hierarchical_runs import region_estimates, too_close_to_call
+from bayescomp.models.hierarchical_runs import region_estimates
 from bayescomp.models.hierarchical_program import prepare
 from bayescomp.models.modes import probability_mcse
 from bayescomp.models.quadrature import quadrature_under_priors
@@ -311,8 +311,8 @@ def _close_calls(fit, scores: Scores, ropes: list[Rope], masses: list, later: di
     close = [k for k, (rope, both) in enumerate(zip(ropes, masses))
              if (rope.low, rope.high) != own
              and too_close_to_call(region_estimates(*both), threshold)]
-    return _quadrature_at(fit, scores, ropes, close, later, lambda found: (
-        found.ok and not too_close_to_call(found.estimates, threshold)))
+    return _quadrature_at(fit, scores, ropes, close, later,
+                          lambda found: found.settles(threshold))
 
 
 def _quadrature_at(fit, scores: Scores, ropes: list[Rope], places: list[int], later: dict,
