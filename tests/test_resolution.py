@@ -207,3 +207,25 @@ def test_the_result_holds_the_datasets_the_floor_sets(stan_backend):
             "on 2 dataset(s): sparse, same")
     assert line in result.summary() and line in result.to_markdown()
     assert [d["floored"] for d in result.to_dict()["datasets"]] == [True, False, True]
+
+
+@pytest.mark.stan
+def test_the_joint_result_holds_each_pairs_floored_datasets(stan_backend):
+    """The same collection in one joint fit: ``datasets.floored`` marks a - b's constant
+    and sparse datasets, as the pairwise result does, and no dataset of a - c or b - c
+    (their differences vary by several cases on every fold); the summary, the report's facts
+    and the JSON name them per pair."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")    # the warning is the test above's
+        result = bc.compare_many(sparse_dense_same(), seed=1, backend=stan_backend)
+    frame = result.datasets
+    flags = {pair: frame["floored"][(frame["first"] == pair[0])
+                                    & (frame["second"] == pair[1])].tolist()
+             for pair in (("a", "b"), ("a", "c"), ("b", "c"))}
+    assert flags == {("a", "b"): [True, False, True], ("a", "c"): [False] * 3,
+                     ("b", "c"): [False] * 3}
+    line = ("a - b: noise set by the floor (the scores' resolution / sqrt(12)), not by the "
+            "splits, on 2 dataset(s): sparse, same")
+    assert line in result.summary() and line in result.to_markdown()
+    assert {(p["first"], p["second"]): p["floored"] for p in result.to_dict()["pairs"]} == {
+        ("a", "b"): ["sparse", "same"], ("a", "c"): [], ("b", "c"): []}

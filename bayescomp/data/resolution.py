@@ -74,6 +74,24 @@ def table_steps(frame: pd.DataFrame, dataset: str, algorithm: str, run: str, fol
             for name, block in table.groupby(level=0, sort=False)}
 
 
+def difference_ss(datasets, first: int, second: int) -> np.ndarray:
+    """Per dataset (:class:`~bayescomp.data.scores.DatasetScores`), the sum of squared
+    deviations of the differences ``values[first] - values[second]`` from their mean, 0
+    where it is rounding noise (their root mean square deviation at most :data:`NOISE` times
+    the two algorithms' largest score, at least 1): a - b with a = b + 0.02 differs from 0.02
+    by rounding, a spread that is no information. One rule for the pairwise model's data and
+    the joint model's floored pairs, so that both name the same constant datasets."""
+    ss = np.empty(len(datasets))
+    for i, dataset in enumerate(datasets):
+        values = dataset.values[[first, second]]
+        difference = values[0] - values[1]
+        ss[i] = np.sum((difference - difference.mean()) ** 2)
+        magnitude = max(1.0, float(np.abs(values).max()))
+        if np.sqrt(ss[i] / difference.size) <= NOISE * magnitude:
+            ss[i] = 0.0
+    return ss
+
+
 def floored_masks(ss, n_scores, rho, floor) -> tuple[np.ndarray, np.ndarray]:
     """Per dataset, whether the floor sets its noise: whether its differences are constant
     (``ss`` 0: the caller zeroes spreads at rounding noise), and whether they vary but their

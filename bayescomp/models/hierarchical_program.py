@@ -20,7 +20,7 @@ from bayescomp.models import nu_prior
 from bayescomp.models.hierarchical_density import (data_terms, log_lambda_given,
                                                    sigma_coordinates, sigma_given,
                                                    squared_standard_errors, unbounded)
-from bayescomp.data.resolution import floored_datasets, score_step, steps
+from bayescomp.data.resolution import difference_ss, floored_datasets, score_step, steps
 from bayescomp.data.scores import Scores
 from bayescomp.exceptions import ConstantDifferencesWarning
 from bayescomp.models.likelihood import compound_symmetric_logpdf
@@ -137,10 +137,7 @@ def prepare(scores: Scores, first: str, second: str, prior) -> tuple[dict, float
     rows = [scores.algorithm_index(first), scores.algorithm_index(second)]
     n = scores.n_scores
     means = np.array([x.mean() for x in differences])
-    ss = np.array([np.sum((x - x.mean()) ** 2) for x in differences])
-    magnitude = np.array([max(1.0, float(np.abs(d.values[rows]).max())) for d in scores.datasets])
-    # a - b with a = b + 0.02 differs from 0.02 by rounding: that spread is no information
-    ss = np.where(np.sqrt(ss / n) <= 1e-9 * magnitude, 0.0, ss)
+    ss = difference_ss(scores.datasets, *rows)     # 0 where the spread is rounding noise
     if np.isnan([score_step(d.values[rows]) for d in scores.datasets]).all():
         raise ValueError(f"every score of {first} and {second} is the same number on every "
                          "dataset: there is nothing to compare")

@@ -280,6 +280,7 @@ def compare_many(scores: Scores, algorithms=None, *, rope: RopeLike = 0.01,
     for i, ds in enumerate(scores.datasets):
         for p, (a, b) in enumerate(index_pairs):
             per_dataset.append(dict(dataset=ds.name, first=names[a], second=names[b],
+                                    floored=bool(data["floored"][i, p]),
                                     mean=float((ds.values[a] - ds.values[b]).mean()),
                                     **{f"delta_{key}" if key in ("mean", "sd", "hdi_low", "hdi_high")
                                        else key: value for key, value in

@@ -16,7 +16,8 @@ from itertools import combinations
 
 import numpy as np
 
-from bayescomp.data.resolution import floored_datasets, steps
+from bayescomp.data.resolution import (difference_ss, floored_datasets, floored_masks,
+                                       steps)
 from bayescomp.data.scores import Scores
 from bayescomp.exceptions import ConstantDifferencesWarning
 from bayescomp.formatting import first_few
@@ -54,26 +55,26 @@ def _statistics(values: np.ndarray, basis: np.ndarray):
     return z, mean, centred @ centred.T
 
 
-def _warn_floored_pairs(scores: Scores, floor: np.ndarray) -> None:
-    """A :class:`ConstantDifferencesWarning` for every pair of algorithms with datasets whose
-    noise the floor sets (:func:`bayescomp.data.resolution.floored_datasets`, named): there
-    the soft floor of the program's device 2, not the splits, sets the noise of that contrast,
-    as the pairwise model's floor sets sigma_i."""
+def floored_pairs(scores: Scores, floor: np.ndarray) -> np.ndarray:
+    """(datasets x pairs, in :func:`pair_vectors`' order) whether the floor, not the splits,
+    sets the noise of that pair's differences on that dataset: the soft floor of the
+    program's device 2, as the pairwise model's floor sets sigma_i; the same rule
+    (:func:`bayescomp.data.resolution.floored_masks` on
+    :func:`~bayescomp.data.resolution.difference_ss`). A
+    :class:`ConstantDifferencesWarning` names every pair with such datasets, and them."""
     names = scores.algorithms
-    for a, b in combinations(range(len(names)), 2):
-        ss = []
-        for dataset in scores.datasets:
-            difference = dataset.values[a] - dataset.values[b]
-            magnitude = max(1.0, float(np.abs(dataset.values[[a, b]]).max()))
-            # a - b with a = b + 0.02 differs from 0.02 by rounding: no spread
-            ss.append(0.0 if np.ptp(difference) <= 1e-9 * magnitude
-                      else float(np.sum((difference - difference.mean()) ** 2)))
-        floored = floored_datasets(scores.dataset_names, ss, scores.n_scores, scores.rho, floor)
-        if floored:
+    pairs = list(combinations(range(len(names)), 2))
+    floored = np.zeros((len(scores), len(pairs)), dtype=bool)
+    for p, (a, b) in enumerate(pairs):
+        ss = difference_ss(scores.datasets, a, b)
+        floored[:, p] = np.logical_or(*floored_masks(ss, scores.n_scores, scores.rho, floor))
+        said = floored_datasets(scores.dataset_names, ss, scores.n_scores, scores.rho, floor)
+        if said:
             warnings.warn(
-                f"{names[a]} - {names[b]} {floored}; the joint model's noise there is bounded "
+                f"{names[a]} - {names[b]} {said}; the joint model's noise there is bounded "
                 "below by the scores' resolution / sqrt(12) (see bayescomp.compare_many)",
                 ConstantDifferencesWarning, stacklevel=4)
+    return floored
 
 
 def prepare(scores: Scores, prior) -> tuple[dict, float]:
@@ -85,7 +86,8 @@ def prepare(scores: Scores, prior) -> tuple[dict, float]:
     ``sigma_factor``, ``sigma0_upper``, ``nu``, ``alpha``, ``beta``; delta0 is flat, so
     ``delta0_bound`` is not used).
     Also holds, for the reference program and the caller, ``n_scores``, ``rho``,
-    ``scatter``, ``floor_sd`` and ``noise_scale`` (Psi_i).
+    ``scatter``, ``floor_sd``, ``noise_scale`` (Psi_i) and ``floored`` (datasets x pairs,
+    :func:`floored_pairs`).
     """
     k = len(scores.algorithms)
     d = k - 1
@@ -103,7 +105,7 @@ def prepare(scores: Scores, prior) -> tuple[dict, float]:
     if np.isnan(step).all():
         raise ValueError("every score is the same number on every dataset: nothing to compare")
     floor = step / np.sqrt(12)
-    _warn_floored_pairs(scores, floor)
+    floored = floored_pairs(scores, floor)
     stats = [_statistics(ds.values, basis) for ds in scores.datasets]
     means = np.array([s[1] for s in stats])
     scatter = np.array([s[2] for s in stats])
@@ -125,7 +127,7 @@ def prepare(scores: Scores, prior) -> tuple[dict, float]:
         sigma0_upper=float(sigma0_upper / scale),
         **nu_prior.stan_data_for(prior.nu, prior.alpha, prior.beta))
     extra = dict(n_scores=n, rho=rho, scatter=scatter / scale ** 2, floor_sd=floor / scale,
-                 noise_scale=psi / scale ** 2)
+                 noise_scale=psi / scale ** 2, floored=floored)
     return {**data, **extra}, scale
 
 

@@ -54,7 +54,10 @@ class JointResult(SamplerChecked, Reportable):
         Algorithms x ranks 1..K of the population means, algorithms within the ROPE of the
         best of their group sharing their places (:mod:`bayescomp.models.joint`).
     datasets : pandas.DataFrame
-        One row per dataset and pair: ``dataset``, ``first``, ``second``, the raw ``mean``
+        One row per dataset and pair: ``dataset``, ``first``, ``second``, ``floored``
+        (whether the scores' resolution, not the splits, sets the noise of the pair's
+        differences there: the datasets its
+        :class:`~bayescomp.ConstantDifferencesWarning` names), the raw ``mean``
         difference, the shrunken delta_i (``delta_mean``, ``delta_sd``, ``delta_hdi_low``,
         ``delta_hdi_high`` of its draws) and its ``p_left``, ``p_rope``, ``p_right`` (the
         means of its normal conditional's masses,

@@ -118,6 +118,26 @@ def modes_lines(result) -> list[str]:
             "probabilities shown, P(best) and the ranks mix the chains as sampled."]
 
 
+def floored_by_pair(result) -> dict:
+    """``(first, second) -> [dataset, ...]``: the datasets where the scores' resolution, not
+    the splits, sets the noise of a pair's differences (``datasets.floored``), for the pairs
+    that have any, in the pair table's order."""
+    rows = result.datasets[result.datasets["floored"]]
+    found = {}
+    for _, row in result.table.iterrows():
+        pair = rows[(rows["first"] == row["first"]) & (rows["second"] == row["second"])]
+        if len(pair):
+            found[(row["first"], row["second"])] = [str(name) for name in pair["dataset"]]
+    return found
+
+
+def floor_lines(result) -> list[str]:
+    """One line per pair whose noise the floor sets on some datasets (none if no pair's)."""
+    return [f"  {first} - {second}: noise set by the floor (the scores' resolution / "
+            f"sqrt(12)), not by the splits, on {len(names)} dataset(s): {', '.join(names)}"
+            for (first, second), names in floored_by_pair(result).items()]
+
+
 def summary(result) -> str:
     """The fit in text: verdicts, the pair table, the ranks and the sampler's diagnostics."""
     lines = [] if result.reliable else [
@@ -127,7 +147,8 @@ def summary(result) -> str:
               text_table(display_table(result), index=False),
               "Ranks of the population means (mean effect: relative to the mean of all "
               "algorithms; ties within the ROPE share their ranks):",
-              text_table(ranks_frame(result)), *modes_lines(result), result.diagnostics.summary()]
+              text_table(ranks_frame(result)), *floor_lines(result), *modes_lines(result),
+              result.diagnostics.summary()]
     return "\n".join(lines)
 
 
@@ -135,9 +156,11 @@ def to_dict(result) -> dict:
     """Every number the summary shows, JSON-ready, each pair's probabilities keyed by the
     algorithms' names."""
     pairs = []
+    floored = floored_by_pair(result)
     for _, row in result.table.iterrows():
         first, second = row["first"], row["second"]
         entry = {"first": first, "second": second, "reliable": bool(row["reliable"]),
+                 "floored": floored.get((first, second), []),
                  "delta0": {"mean": json_number(row["delta0_mean"]),
                             "hdi_low": json_number(row["delta0_hdi_low"]),
                             "hdi_high": json_number(row["delta0_hdi_high"])}}
@@ -187,7 +210,8 @@ def report(result):
                  f"P({name} best) = {p:.3f}"
                  for name, p in result.p_best.sort_values(ascending=False, kind="stable").items()),
              f"sampler: {d.verdict} (max R-hat {d.max_rhat:.3f}, min ESS "
-             f"{min(d.min_ess_bulk, d.min_ess_tail):.0f}, {d.divergences} divergences)"]
+             f"{min(d.min_ess_bulk, d.min_ess_tail):.0f}, {d.divergences} divergences)",
+             *(line.strip() for line in floor_lines(result))]
     title = f"Joint comparison of {len(result.algorithms)} algorithms"
     if not result.reliable:
         title += " (UNRELIABLE)"
