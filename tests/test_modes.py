@@ -221,8 +221,14 @@ def test_mode_weights_against_long_runs_that_cross(stan_backend):
     against shares of 0.69-0.82)."""
     made = near_identical_collection(54, seed=2)
     heavy, weight, weight_error = _heavy_weight_of_long_chains(made.scores, stan_backend)
-    # the chains cross: both modes hold a real share of every chain's draws
-    assert np.all(heavy.mean(axis=1) > 0.3) and np.all(heavy.mean(axis=1) < 0.99)
+    # the chains cross: every chain enters and leaves the other mode at least twice, so
+    # that the chains' shares scatter by the chance of their visits, which the share's error
+    # (their spread) measures. (Not a bound on each chain's share: on an AMD EPYC machine
+    # this seed's first chain spent 0.1% of its draws in the near-normal mode over 6
+    # crossings, the others 18-50 crossings, heavy shares 0.57-0.97; weight 0.64 +- 0.15
+    # against 0.84 +- 0.10)
+    assert np.all((np.diff(heavy.astype(int), axis=1) != 0).sum(axis=1) >= 4)
+    assert 0.3 < heavy.mean() < 0.99
     share, share_error = heavy.mean(), heavy.mean(axis=1).std(ddof=1) / 2
     assert abs(weight - share) < 3 * np.hypot(share_error, weight_error)
 
