@@ -214,10 +214,12 @@ def test_the_joint_result_holds_each_pairs_floored_datasets(stan_backend):
     """The same collection in one joint fit: ``datasets.floored`` marks a - b's constant
     and sparse datasets, as the pairwise result does, and no dataset of a - c or b - c
     (their differences vary by several cases on every fold); the summary, the report's facts
-    and the JSON name them per pair."""
+    and the JSON name them per pair, and so does a paper's report of the same fit."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")    # the warning is the test above's
         result = bc.compare_many(sparse_dense_same(), seed=1, backend=stan_backend)
+        paper = bc.paper_analysis(sparse_dense_same(), seed=1, prior_sensitivity=False,
+                                  backend=stan_backend)
     frame = result.datasets
     flags = {pair: frame["floored"][(frame["first"] == pair[0])
                                     & (frame["second"] == pair[1])].tolist()
@@ -227,5 +229,7 @@ def test_the_joint_result_holds_each_pairs_floored_datasets(stan_backend):
     line = ("a - b: noise set by the floor (the scores' resolution / sqrt(12)), not by the "
             "splits, on 2 dataset(s): sparse, same")
     assert line in result.summary() and line in result.to_markdown()
-    assert {(p["first"], p["second"]): p["floored"] for p in result.to_dict()["pairs"]} == {
-        ("a", "b"): ["sparse", "same"], ("a", "c"): [], ("b", "c"): []}
+    assert line in paper.summary() and line in paper.to_markdown()
+    floored = {("a", "b"): ["sparse", "same"], ("a", "c"): [], ("b", "c"): []}
+    for joint in (result.to_dict(), paper.to_dict()["joint"]):
+        assert {(p["first"], p["second"]): p["floored"] for p in joint["pairs"]} == floored

@@ -15,7 +15,8 @@ from bayescomp.formatting import effective_draws, format_number, json_number
 from bayescomp.presentation.paper_paragraph import paragraph, sentences
 from bayescomp.presentation.reports import latex_escape, latex_table, markdown_table, text_table
 from bayescomp.presentation.results.classical import friedman_summary
-from bayescomp.presentation.results.joint import display_table, ranks_frame, with_scope_columns
+from bayescomp.presentation.results.joint import (display_table, floor_lines, ranks_frame,
+                                                 with_scope_columns)
 from bayescomp.presentation.verdicts import rope_dict
 
 #: the pair table's columns in the LaTeX table: (to_frame's column, header)
@@ -122,7 +123,9 @@ def _sections(analysis, table) -> list[tuple[str, list[str]]]:
              # one verdict a paragraph: in Markdown, lines without a blank one between run on
              ("The joint model: every pair",
               [line for verdict in joint.verdicts() for line in (verdict, "")]
-              + [table(display_table(joint))]),
+              + [table(display_table(joint))]
+              # a line each, separated: in Markdown, lines without a blank one run on
+              + [line for floored in floor_lines(joint) for line in ("", floored.strip())]),
              ("P(best) and the probability of every rank",
               ["Ranks of the population means; algorithms within the ROPE of the best of "
                "their group share their ranks.", "", table(ranks_table(analysis))]),
