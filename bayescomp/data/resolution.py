@@ -104,12 +104,13 @@ def floored_masks(ss, n_scores, rho, floor) -> tuple[np.ndarray, np.ndarray]:
     return ss == 0, (ss > 0) & (alone < np.asarray(floor))
 
 
-def floored_datasets(names, ss, n_scores, rho, floor) -> str:
-    """What a warning says, after the pair's name, of the datasets whose noise the floor sets
-    (:func:`floored_masks`): "is constant on dataset(s) [...] and has folds that alone would
-    put its noise below the floor on dataset(s) [...]"; "" where there are none."""
+def floored_datasets(names, constant, below) -> str:
+    """What a warning says, after the pair's name, of the datasets whose noise the floor sets,
+    from the two masks of :func:`floored_masks`: "is constant on dataset(s) [...] and has
+    folds that alone would put its noise below the floor on dataset(s) [...]"; "" where
+    there are none."""
     constant, below = ([name for name, chosen in zip(names, mask) if chosen]
-                       for mask in floored_masks(ss, n_scores, rho, floor))
+                       for mask in (constant, below))
     parts = ([f"is constant on dataset(s) {constant}"] if constant else []) + (
         [f"has folds that alone would put its noise below the floor on dataset(s) {below}"]
         if below else [])

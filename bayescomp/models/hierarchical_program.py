@@ -20,7 +20,8 @@ from bayescomp.models import nu_prior
 from bayescomp.models.hierarchical_density import (data_terms, log_lambda_given,
                                                    sigma_coordinates, sigma_given,
                                                    squared_standard_errors, unbounded)
-from bayescomp.data.resolution import difference_ss, floored_datasets, score_step, steps
+from bayescomp.data.resolution import (difference_ss, floored_datasets, floored_masks,
+                                       score_step, steps)
 from bayescomp.data.scores import Scores
 from bayescomp.exceptions import ConstantDifferencesWarning
 from bayescomp.models.likelihood import compound_symmetric_logpdf
@@ -143,7 +144,7 @@ def prepare(scores: Scores, first: str, second: str, prior) -> tuple[dict, float
                          "dataset: there is nothing to compare")
     # each dataset's step from every algorithm's scores (bayescomp.data.resolution)
     floor = steps(scores.datasets) / np.sqrt(12)
-    floored = floored_datasets(scores.dataset_names, ss, n, scores.rho, floor)
+    floored = floored_datasets(scores.dataset_names, *floored_masks(ss, n, scores.rho, floor))
     if floored:
         warnings.warn(f"{first} - {second} {floored}; there sigma_i is bounded below by the "
                       "floor, the scores' resolution / sqrt(12) (see bayescomp.hierarchical)",

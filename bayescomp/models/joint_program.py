@@ -67,8 +67,9 @@ def floored_pairs(scores: Scores, floor: np.ndarray) -> np.ndarray:
     floored = np.zeros((len(scores), len(pairs)), dtype=bool)
     for p, (a, b) in enumerate(pairs):
         ss = difference_ss(scores.datasets, a, b)
-        floored[:, p] = np.logical_or(*floored_masks(ss, scores.n_scores, scores.rho, floor))
-        said = floored_datasets(scores.dataset_names, ss, scores.n_scores, scores.rho, floor)
+        masks = floored_masks(ss, scores.n_scores, scores.rho, floor)
+        floored[:, p] = np.logical_or(*masks)
+        said = floored_datasets(scores.dataset_names, *masks)
         if said:
             warnings.warn(
                 f"{names[a]} - {names[b]} {said}; the joint model's noise there is bounded "
