@@ -19,8 +19,10 @@ from bayescomp.validation import study
 from bayescomp.presentation.plots import validation as validation_plots
 from bayescomp.validation.simulate import stratified_folds
 
-REDUCED = dict(n_scores=20, seed=20170518, n_jobs=2,
-               fit_options=dict(chains=2, iter_warmup=200, iter_sampling=200))
+# 20 splits per dataset instead of 100; the fits at the package's settings, which pass their
+# diagnostics here (shorter chains failed R-hat on every fit and paid for retries: 2.4 s a fit
+# against 1.1 s)
+REDUCED = dict(n_scores=20, seed=20170518, n_jobs=2)
 
 
 # --------------------------------------------------------------------------- naive Bayes
