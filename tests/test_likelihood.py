@@ -5,6 +5,8 @@ delta_i by quadrature (the program integrates delta_i out in closed form), scipy
 density of the mixing weights lambda_i and the paper's prior of nu by dblquad, against the
 log density of ``stan/hierarchical.stan`` itself; and scipy's truncated Gamma.
 """
+from pathlib import Path
+
 import numpy as np
 import pytest
 from scipy import integrate, special, stats
@@ -45,6 +47,8 @@ def test_stan_log_density_equals_scipy(cmdstanpy_backend, population):
     (nu/2 below and above 10, where the program switches to Stirling's series), the
     paper's prior of nu, and the Jacobian of sigma_i's log-odds u_i, which the program writes
     in its model block."""
+    import cmdstanpy
+
     rng = np.random.default_rng(11)
     n = np.array([2, 3, 5, 30, 12, 10])
     rho = np.array([0.0, 0.5, 0.1, 0.2, 0.3, 0.1])
@@ -58,10 +62,16 @@ def test_stan_log_density_equals_scipy(cmdstanpy_backend, population):
                 sigma_lower=lower.tolist(), sigma_upper=upper, population=population,
                 **nu_prior.stan_data((0.5, 5.0), (0.05, 0.15)))
     data["mean_centre"] = mean_centre(data)
-    # CmdStan's log_prob with the executable the package's engine built (pystan's public
-    # route would compile the program once more, a minute and a half, for this test only)
-    model = sampling.engine("cmdstanpy")._model("hierarchical",
-                                                sampling.program_code("hierarchical")[1], False)
+    # CmdStan's log_prob with the executable the package's engine built into its cache
+    # (pystan's public route would compile the program once more, a minute and a half, for
+    # this test alone)
+    _, code = sampling.program_code("hierarchical")
+    sampling.engine("cmdstanpy").compile("hierarchical", code)
+    [entry] = [Path(e["path"]) for e in sampling.cache_info()["entries"]
+               if e["engine"] == "cmdstanpy" and e["program"] == "hierarchical"
+               and e["status"] == "ok"
+               and (Path(e["path"]) / "hierarchical.stan").read_text() == code]
+    model = cmdstanpy.CmdStanModel(exe_file=entry / "hierarchical")
 
     def point(sigma0, sigma, nu, lambda_z):
         share = (sigma - lower) / (upper - lower)
