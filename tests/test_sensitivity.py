@@ -19,8 +19,11 @@ from bayescomp.models.region_masses import next_dataset_masses, population_masse
 
 import bayescomp as bc
 from bayescomp.models.hierarchical_prior import PRIORS, HierarchicalPrior
+from bayescomp.models.hierarchical_program import prepare
+from bayescomp.models.quadrature import quadrature_probabilities
 from bayescomp.models.sensitivity_analysis import DEFAULT_ROPES, default_ropes, sensitivity
 from bayescomp.models.sensitivity_result import SensitivityResult
+from bayescomp.rope import region_labels
 
 matplotlib.use("Agg")
 # 4 chains: R-hat <= 1.01 from 2 short chains fails by chance on some of the five priors
@@ -264,3 +267,65 @@ def test_weights_beyond_the_pareto_bound_mean_a_fit(scores, stan_backend, monkey
                          backend=stan_backend, **SHORT)
     assert list(result.fits) == ["paper", "kruschke"] and not result.reweighted
     assert result.table.pareto_k.isna().all()
+
+
+def outlier_collection(seed=3):
+    """8 datasets, 100 scores each (rho 0.1): differences about 0 (sd 0.002 between datasets,
+    0.01 within) but for two outliers at +0.03 and -0.02, so that the prior of nu moves the
+    population's probabilities by more than their Monte Carlo errors."""
+    rng = np.random.default_rng(seed)
+    delta = rng.normal(0, 0.002, 8)
+    delta[:2] = 0.03, -0.02
+    second = rng.uniform(0.7, 0.9, 8)[:, None] + rng.normal(0, 0.02, (8, 100))
+    first = second + delta[:, None] + rng.normal(0, 0.01, (8, 100))
+    return bc.from_arrays({"a": first, "b": second}, rho=0.1)
+
+
+@pytest.mark.stan
+def test_a_reweighted_prior_too_close_to_call_is_read_by_its_own_quadrature(stan_backend):
+    """Kruschke's prior read off the paper prior's clean fit by importance weights, at the
+    (ROPE, question) where the two posteriors' largest probabilities lie furthest apart in the
+    base fit's errors (on this collection the next dataset's P(rope) at a ROPE of 0.01:
+    0.5371 against 0.5284, errors 0.0031 and 0.0029). A threshold 1.7 of the reweighted
+    draws' errors beyond their probability, away from the base's (0.5423), is a close call
+    for them and not for the base fit's draws, and Kruschke's quadrature (0.5359, error
+    0.0015) lies clear of it. The reweighted row is then that quadrature, to the digit,
+    decided by its own error, as bc.hierarchical reads a close call (before, it was the
+    weighted draws); the base's row stays its draws; the quadrature and the weighted draws
+    agree within three combined errors (two routes to one number)."""
+    scores = outlier_collection()
+    ropes = (0.004, 0.006, 0.01)
+    options = dict(ropes=ropes, priors=["paper", "kruschke"], seed=3, backend=stan_backend)
+    first = sensitivity(scores, "a", "b", **options)
+    weights = first.reweighted["kruschke"]
+    assert weights.base == "paper"
+    posterior = first.fits["paper"].idata.posterior
+    candidates = []
+    for width in ropes:
+        rope = bc.Rope(-width, width)
+        for question, masses in (("delta0", population_masses(posterior, rope)),
+                                 ("next", next_dataset_masses(posterior, rope))):
+            base, base_error = masses.reshape(-1, 3).mean(axis=0), probability_mcse(masses)
+            own, own_error = prior_reweighting.weighted_estimate(masses, weights.weights)
+            k = int(np.argmax(own))
+            candidates.append((abs(own[k] - base[k]) / base_error[k], width, question, k,
+                               own[k], own_error[k], base[k], base_error[k]))
+    _, width, question, k, own, own_error, base, base_error = max(
+        c for c in candidates if c[4] > 0.5)
+    threshold = own + np.sign(own - base) * 1.7 * own_error
+    assert 0.5 < threshold <= 1 and abs(threshold - base) > 2 * base_error
+    data, scale = prepare(scores, "a", "b", PRIORS["kruschke"])
+    grid = quadrature_probabilities(data, scale, bc.Rope(-width, width))
+    assert grid.settles(threshold)
+    exact, error = ((grid.population, grid.population_error) if question == "delta0"
+                    else (grid.next_dataset, grid.next_dataset_error))
+
+    closer = sensitivity(scores, "a", "b", threshold=threshold, **options).to_frame()
+    at = closer[(closer.rope == width) & (closer.quantity == question)].set_index("prior")
+    assert at.loc["paper", "read_from"] == "paper"
+    row = at.loc["kruschke"]
+    assert row.read_from == "quadrature" and np.isnan(row.pareto_k)
+    np.testing.assert_allclose(row[["p_left", "p_rope", "p_right"]].to_numpy(float), exact,
+                               rtol=0, atol=1e-12)
+    assert row.decision == bc.decide(exact, threshold, region_labels("a", "b"), mcse=error)
+    assert abs(exact[k] - own) <= 3 * np.hypot(own_error, error[k])

@@ -20,7 +20,8 @@ quadrature; and so is a fit that passed its diagnostics: by its draws, but by th
 at a ROPE where a probability of the draws lies within two Monte Carlo errors of the
 threshold and the quadrature's own error places it clear of it (the tutorial's aode - j48gr
 at 0.01 then reads 0.9481 by quadrature, as the fit at that ROPE does, not 0.9462 from draws
-of a fit at 0).
+of a fit at 0). A prior reweighted off a clean fit is read likewise where its own weighted
+estimate is too close to call, by the quadrature of its own posterior.
 
 (The module is not called ``sensitivity``: importing a submodule sets the package attribute
 of its name, which would hide the function ``bayescomp.sensitivity``.)
@@ -209,6 +210,13 @@ def sensitivity(scores: Scores, first: str, second: str, *,
         else:
             reweighted[name] = weights
             fit = fits[weights.base]
+            if options.get("quadrature", True) and not fit.modes:
+                # its own close calls, not only the base fit's: as its own fit would read them
+                key = (weights.base, name)
+                swapped[key] = swapped.get(key, {})
+                swapped[key].update(_reweighted_close_calls(
+                    scores, first, second, resolved, weights.weights, masses[weights.base],
+                    ropes, swapped[key], threshold))
         base = name if weights is None else weights.base   # whose draws or grid it reads
         swaps = swapped.get(name if weights is None else (base, name), {})
         for k, (rope, both) in enumerate(zip(ropes, masses[base])):
@@ -313,6 +321,24 @@ def _close_calls(fit, scores: Scores, ropes: list[Rope], masses: list, later: di
              and too_close_to_call(region_estimates(*both), threshold)]
     return _quadrature_at(fit, scores, ropes, close, later,
                           lambda found: found.settles(threshold))
+
+
+def _reweighted_close_calls(scores: Scores, first: str, second: str, prior: HierarchicalPrior,
+                            weights: np.ndarray, masses: list, ropes: list[Rope],
+                            answered: dict, threshold: float) -> dict:
+    """A prior read off a clean fit's draws by importance ``weights``: at the ROPEs not
+    ``answered`` yet where a probability of its weighted estimate (``masses``: both
+    questions' per-draw masses at each ROPE) lies within two Monte Carlo errors of
+    ``threshold``, the quadrature of its own posterior (one grid) where that quadrature's
+    error places every probability clear of it: {ROPE's place: both questions'
+    (probabilities, errors, True)}. (The base fit's close calls are not its close calls: the
+    two posteriors' probabilities differ by more than the draws' errors.)"""
+    close = [k for k, both in enumerate(masses) if k not in answered and too_close_to_call(
+        [weighted_estimate(per_draw, weights) for per_draw in both], threshold)]
+    if not close:
+        return {}
+    found = _quadratures(scores, first, second, [prior], [ropes[k] for k in close])[0]
+    return {k: _answers(q) for k, q in zip(close, found) if q.settles(threshold)}
 
 
 def _quadrature_at(fit, scores: Scores, ropes: list[Rope], places: list[int], later: dict,
