@@ -52,6 +52,7 @@ def test_a_wide_file_is_read_without_format(csv, capsys, tmp_path):
     np.testing.assert_allclose(probabilities_in(capsys.readouterr().out), expected, atol=1e-4)
 
 
+@pytest.mark.stan
 def test_compare_across_datasets_runs_the_hierarchical_model(csv, capsys, tmp_path):
     path, scores = csv
     out = tmp_path / "many"

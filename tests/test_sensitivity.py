@@ -86,11 +86,11 @@ def test_every_prior_every_rope(result):
     assert np.all(wide.p_rope == 1) and np.all(wide.decision == "equivalent")
 
 
-@pytest.mark.stan
 def rope_indicators(draws, width):
     return bc.Rope(-width, width).indicators(draws)
 
 
+@pytest.mark.stan
 def test_numbers_are_the_direct_computation_from_the_draws(result):
     for prior, fit in result.fits.items():
         post = fit.idata.posterior
@@ -134,7 +134,6 @@ def test_numbers_are_the_direct_computation_from_the_draws(result):
 
 
 @pytest.mark.stan
-@pytest.mark.stan
 def test_a_prior_is_hierarchical_with_the_same_seed(result, scores, stan_backend):
     """The "paper" column is bc.hierarchical on the pair with the user's seed: the same draws,
     and at a ROPE of 0.01 the same probabilities of delta0 and of the next dataset."""
@@ -150,6 +149,7 @@ def test_a_prior_is_hierarchical_with_the_same_seed(result, scores, stan_backend
                                direct.next_dataset.probabilities, rtol=0, atol=1e-12)
 
 
+@pytest.mark.stan
 def test_outputs_and_figure(result):
     decisions = result.decisions("next")
     assert list(decisions.columns) == result.priors and list(decisions.index) == list(ROPES)
