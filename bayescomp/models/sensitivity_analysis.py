@@ -331,8 +331,8 @@ def _reweighted_close_calls(scores: Scores, first: str, second: str, prior: Hier
     questions' per-draw masses at each ROPE) lies within two Monte Carlo errors of
     ``threshold``, the quadrature of its own posterior (one grid) where that quadrature's
     error places every probability clear of it: {ROPE's place: both questions'
-    (probabilities, errors, True)}. (The base fit's close calls are not its close calls: the
-    two posteriors' probabilities differ by more than the draws' errors.)"""
+    (probabilities, errors, True)}. (The base fit's close calls need not be its own: the two
+    posteriors' probabilities can differ by more than the draws' errors.)"""
     close = [k for k, both in enumerate(masses) if k not in answered and too_close_to_call(
         [weighted_estimate(per_draw, weights) for per_draw in both], threshold)]
     if not close:
