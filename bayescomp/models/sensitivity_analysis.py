@@ -200,9 +200,11 @@ def sensitivity(scores: Scores, first: str, second: str, *,
             else:
                 masses[name] = [(population_masses(posterior, rope),
                                  next_dataset_masses(posterior, rope)) for rope in ropes]
-            if options.get("quadrature", True) and (fit.modes or fit.diagnostics.ok):
+            if options.get("quadrature", True) and not fit.by_quadrature and (
+                    fit.modes or fit.diagnostics.ok):
                 # at every other ROPE as bayescomp.hierarchical reads it there: modes that
-                # differ, or a close call, by quadrature
+                # differ, or a close call, by quadrature (a fit the quadrature answered, a
+                # close call at its own ROPE too, is read by it at every ROPE already)
                 swapped[name], found = (
                     _modes_or_quadrature(fit, scores, ropes, masses[name], later) if fit.modes
                     else _close_calls(fit, scores, ropes, masses[name], later, threshold))
