@@ -14,7 +14,8 @@ seed=seed)`` at the package's defaults (every prior of ``bc.PRIORS``, the defaul
 allow) and the same with ``reweight=False`` (the baseline: a fit per prior). Reported: the
 seconds of each and their ratio, the fits each made, the priors reweighted with their Pareto
 shapes, and over every reweighted prior, ROPE and question the largest difference of a
-probability from the baseline's own fit of that prior and the rows whose decisions differ.
+probability from the baseline's own fit of that prior, the rows whose decisions differ and
+the rows the quadrature answered.
 
 With ``--report``, per collection and seed: a paper's analysis of every algorithm
 (``bayescomp.models.paper_analysis.paper_analysis(scores, rope=0.01, seed=seed)``, what
@@ -61,7 +62,9 @@ def compare(fast, full) -> dict:
         or "-",
         max_difference=float(difference.max()) if difference.size else float("nan"),
         decisions_differ=int((a.loc[chosen, "decision"] != b.loc[chosen, "decision"]).sum()),
-        rows=int(chosen.sum()))
+        rows=int(chosen.sum()),
+        # the reweighted rows that the quadrature answered (a close call, or modes that differ)
+        by_quadrature=int((a.loc[chosen, "read_from"] == "quadrature").sum()))
 
 
 def report_row(scores, seed: int) -> dict:
