@@ -212,17 +212,19 @@ def sensitivity(scores: Scores, first: str, second: str, *,
         else:
             reweighted[name] = weights
             fit = fits[weights.base]
+            # per ROPE, both questions' weighted (probabilities, errors): its rows and its
+            # close calls read them
+            estimates = [[weighted_estimate(per_draw, weights.weights) for per_draw in both]
+                         for both in masses[weights.base]]
             if options.get("quadrature", True) and not fit.modes:
                 # its own close calls, not only the base fit's: as its own fit would read them
-                key = (weights.base, name)
-                swapped[key] = swapped.get(key, {})
-                swapped[key].update(_reweighted_close_calls(
-                    scores, first, second, resolved, weights.weights, masses[weights.base],
-                    ropes, swapped[key], threshold))
+                answered = swapped.setdefault((weights.base, name), {})
+                answered.update(_reweighted_close_calls(scores, first, second, resolved,
+                                                        estimates, ropes, answered, threshold))
         base = name if weights is None else weights.base   # whose draws or grid it reads
         swaps = swapped.get(name if weights is None else (base, name), {})
         for k, (rope, both) in enumerate(zip(ropes, masses[base])):
-            for quantity, per_draw in zip(QUANTITIES, swaps.get(k, both)):
+            for j, (quantity, per_draw) in enumerate(zip(QUANTITIES, swaps.get(k, both))):
                 by_grid_here = isinstance(per_draw, tuple)
                 # a reweighted prior's row by quadrature is its own posterior, not base's draws
                 source = ("quadrature" if grid is not None or (by_grid_here and weights is not None)
@@ -241,7 +243,7 @@ def sensitivity(scores: Scores, first: str, second: str, *,
                     decision = _decision(fit, p, per_draw, threshold, labels)
                 else:
                     reliable = fit.reliable
-                    estimate = weighted_estimate(per_draw, weights.weights)
+                    estimate = estimates[k][j]
                     p = estimate[0]
                     decision = weighted_decision(estimate, per_draw, weights.weights,
                                                  [mode.chains for mode in fit.modes],
@@ -326,17 +328,17 @@ def _close_calls(fit, scores: Scores, ropes: list[Rope], masses: list, later: di
 
 
 def _reweighted_close_calls(scores: Scores, first: str, second: str, prior: HierarchicalPrior,
-                            weights: np.ndarray, masses: list, ropes: list[Rope],
-                            answered: dict, threshold: float) -> dict:
-    """A prior read off a clean fit's draws by importance ``weights``: at the ROPEs not
-    ``answered`` yet where a probability of its weighted estimate (``masses``: both
-    questions' per-draw masses at each ROPE) lies within two Monte Carlo errors of
+                            estimates: list, ropes: list[Rope], answered: dict,
+                            threshold: float) -> dict:
+    """A prior read off a clean fit's draws by importance weights: at the ROPEs not
+    ``answered`` yet where a probability of its weighted estimates (``estimates``: per ROPE,
+    both questions' (probabilities, errors)) lies within two Monte Carlo errors of
     ``threshold``, the quadrature of its own posterior (one grid) where that quadrature's
     error places every probability clear of it: {ROPE's place: both questions'
     (probabilities, errors, True)}. (The base fit's close calls need not be its own: the two
     posteriors' probabilities can differ by more than the draws' errors.)"""
-    close = [k for k, both in enumerate(masses) if k not in answered and too_close_to_call(
-        [weighted_estimate(per_draw, weights) for per_draw in both], threshold)]
+    close = [k for k, both in enumerate(estimates)
+             if k not in answered and too_close_to_call(both, threshold)]
     if not close:
         return {}
     found = _quadratures(scores, first, second, [prior], [ropes[k] for k in close])[0]
