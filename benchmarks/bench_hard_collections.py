@@ -125,7 +125,7 @@ def collections(quick: bool = False, only: str | None = None):
 
 
 def _row(label, scores, first, second, reference: bool, seed: int, iter_warmup: int,
-         iter_sampling: int, adapt_delta: float) -> dict:
+         iter_sampling: int, adapt_delta: float | None) -> dict:
     started = time.perf_counter()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -174,12 +174,14 @@ def main(argv=None) -> pd.DataFrame:
     parser.add_argument("--first-seed", type=int, default=1,
                         help="with --seeds N, run seeds FIRST..N (to add seeds to a run)")
     parser.add_argument("--max-datasets", type=int, help="skip larger collections")
+    parser.add_argument("--min-datasets", type=int, help="skip smaller collections")
     parser.add_argument("--iter-warmup", type=int, default=500,
                         help="warm-up iterations of every fit (the package's default 500)")
     parser.add_argument("--iter-sampling", type=int, default=1000,
                         help="draws per chain of every first fit (the package's default 1000)")
-    parser.add_argument("--adapt-delta", type=float, default=0.95,
-                        help="adapt_delta of every first fit (the package's default 0.95)")
+    parser.add_argument("--adapt-delta", type=float,
+                        help="adapt_delta of every first fit (default: the package's, by the "
+                        "number of datasets)")
     parser.add_argument("--out")
     args = parser.parse_args(argv)
     if args.seeds:
@@ -205,7 +207,8 @@ def _grid(args, seed: int) -> pd.DataFrame:
     """One row per collection and pair at one fitting seed, with ``vs_easy``."""
     rows = []
     for label, scores, first, second in collections(args.quick, args.only):
-        if args.max_datasets and len(scores) > args.max_datasets:
+        if ((args.max_datasets and len(scores) > args.max_datasets)
+                or (args.min_datasets and len(scores) < args.min_datasets)):
             continue
         rows.append(_row(label, scores, first, second, args.reference, seed, args.iter_warmup,
                          args.iter_sampling, args.adapt_delta))
@@ -227,7 +230,9 @@ def _over_seeds(args) -> pd.DataFrame:
     write(args.out or RESULTS / "hard_collections_seeds.md",
           f"bench_hard_collections.py --seeds {args.seeds} --first-seed {args.first_seed}"
           f" --iter-warmup {args.iter_warmup} --iter-sampling {args.iter_sampling}"
-          f"{f' --max-datasets {args.max_datasets}' if args.max_datasets else ''}",
+          f"{f' --max-datasets {args.max_datasets}' if args.max_datasets else ''}"
+          f"{f' --min-datasets {args.min_datasets}' if args.min_datasets else ''}"
+          f"{f' --adapt-delta {args.adapt_delta}' if args.adapt_delta else ''}",
           summary, table, "collection")
     return table
 

@@ -49,7 +49,8 @@ from bayescomp.models.estimate import Estimate
 from bayescomp.models.hierarchical_density import log_density
 from bayescomp.models.hierarchical_prior import HierarchicalPrior, resolve_prior
 from bayescomp.models.hierarchical_program import (PROGRAM, continuation_inits, initial_values,
-                                                   prepare, to_user_scale, unconstrained)
+                                                   prepare, size_adapt_delta, to_user_scale,
+                                                   unconstrained)
 from bayescomp.models.hierarchical_result import HierarchicalResult, region_summary
 from bayescomp.models.hierarchical_runs import (REPORTED, Assessment, energy_explained,
                                                 region_estimates, reported_ess, run_fits,
@@ -95,7 +96,7 @@ def hierarchical(scores: Scores, first: str, second: str, *, rope: RopeLike = 0.
                  prior: str | HierarchicalPrior = "paper",
                  backend: str = "auto", route: str = "auto", chains: int = 4,
                  iter_warmup: int = 500, iter_sampling: int = 1000, seed: int | None = None,
-                 adapt_delta: float = 0.95, max_treedepth: int = 10, baselines: bool = True,
+                 adapt_delta: float | None = None, max_treedepth: int = 10, baselines: bool = True,
                  log_likelihood: bool = False, show_progress: bool = False,
                  retries: int = 2, ess: int = 1000, quadrature: bool = True
                  ) -> HierarchicalResult:
@@ -117,16 +118,14 @@ def hierarchical(scores: Scores, first: str, second: str, *, rope: RopeLike = 0.
         How the engine reaches Stan (:func:`bayescomp.sampling.sample`); "auto" is its fastest.
     chains, iter_warmup, iter_sampling, adapt_delta, max_treedepth
         NUTS settings.
-        ``adapt_delta`` defaults to 0.95 rather than Stan's 0.8: with few datasets the
-        posterior of (nu, sigma0) is heavy-tailed, and a gradient here is cheap. (At 0.8 a
-        54-dataset fit is about 1.4 times as fast, but on near-identical pairs the chains
-        cross between the posterior's two modes far less often.) The warm-up of 500
-        iterations is Stan's schedule of adaptation windows whole (75, then 25 doubling to
-        200, then 50). Against 1000 it decided the same on the hard grid of up to 100
-        datasets (80 fits, 0.87x the time), on the easy and near-identical pairs of 400 and
-        1,000 datasets (3 seeds each) and on the tutorial's 10 real pairs (8 seeds, 0.90x),
-        where the near-identical j48 - j48gr took at most 1.84x the easy pair
-        (``benchmarks/results/warmup.md``, ``real_pairs.md``).
+        ``adapt_delta`` None (the default) is 0.95 up to 54 datasets, rather than Stan's 0.8:
+        with few datasets the posterior of (nu, sigma0) is heavy-tailed, and at 0.8 the
+        chains of near-identical pairs cross between its two modes far less often. Above 54
+        it falls to keep the step 0.95 gives at 54 (0.864 at 400 datasets;
+        :func:`~bayescomp.models.hierarchical_program.size_adapt_delta`). The warm-up of
+        500 is Stan's schedule of adaptation windows whole; against 1000 it decided the same
+        on the hard grid, 400 and 1,000 datasets and the tutorial's real pairs
+        (``benchmarks/results/warmup.md``).
     seed : int, optional
         In ``[0, 2**31 - 1]``; drawn when None. Recorded as given (``settings["seed"]``); it
         makes the fit reproducible. Every random step draws from its own stream spawned from
@@ -287,6 +286,7 @@ def hierarchical(scores: Scores, first: str, second: str, *, rope: RopeLike = 0.
         warnings.warn(f"{what}: {how} after: " + "; ".join(diagnostics.problems),
                       RetryWarning, stacklevel=4)
 
+    adapt_delta = size_adapt_delta(data["n_datasets"]) if adapt_delta is None else adapt_delta
     runs = run_fits(sample, assess, seeds, adapt_delta=adapt_delta, iter_warmup=iter_warmup,
                     iter_sampling=iter_sampling, retries=retries, ess=ess, on_retry=warn_retry)
     fit, attempts, diagnostics = runs.fit, runs.attempts, runs.assessment.diagnostics

@@ -182,6 +182,28 @@ def prepare(scores: Scores, first: str, second: str, prior) -> tuple[dict, float
 LOG_NU_MINUS_ONE_STARTS = (-2.0, 3.5)
 
 
+#: the number of datasets up to which the pairwise model's fits target an acceptance rate of
+#: 0.95 (:func:`size_adapt_delta`): the size of the tutorial's real collection and of the
+#: benchmarks that chose 0.95 (benchmarks/results/warmup.md)
+ACCEPTANCE_SIZE = 54
+
+
+def size_adapt_delta(n_datasets: int) -> float:
+    """NUTS's target acceptance rate for the pairwise model's fit of ``n_datasets`` datasets:
+    0.95 up to :data:`ACCEPTANCE_SIZE` datasets, then ``1 - 0.05 sqrt(n_datasets / 54)``,
+    at least 0.8 (Stan's default).
+
+    Why: the leapfrog's energy error over a trajectory has a spread that grows as
+    ``sqrt(d) step^2`` in ``d`` well-scaled dimensions, and one minus the acceptance rate with
+    it; at a fixed target the adapted step falls as ``d^(-1/4)``. Holding the step where 0.95
+    puts it at 54 datasets (about 0.26 on an easy pair) means a target that falls as above:
+    each coordinate is integrated as accurately as at 54, and a trajectory of the same length
+    keeps 15 leapfrog steps where at 0.95 it needed the next doubling, 31 (400 datasets, 0.864:
+    0.6-0.7x the time on the easy pair; the same decisions on the hard grid's collections
+    above 54 datasets and on bbtcomp's 132; benchmarks/results/warmup.md)."""
+    return float(max(0.8, 1 - 0.05 * np.sqrt(max(n_datasets, ACCEPTANCE_SIZE) / ACCEPTANCE_SIZE)))
+
+
 def initial_values(data: dict, chains: int, rng: np.random.Generator) -> list[dict]:
     """Initial values per chain, in the posterior's bulk and spread around it.
 
