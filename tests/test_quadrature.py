@@ -451,7 +451,7 @@ def test_the_sensitivity_of_a_fit_the_quadrature_answers(stan_backend, monkeypat
     within the larger of their errors a quadrature of its posterior on its own grid (two
     routes). Where the shared grid misses its tolerance, the prior's own grid is read; where
     that misses it too, the prior gets a fit."""
-    from bayescomp.models import sensitivity_analysis as module
+    from bayescomp.models import sensitivity_quadrature as module
 
     scores = COLLECTIONS["twelve"]()
     options = dict(chains=2, iter_warmup=60, iter_sampling=30, retries=0, ess=1,

@@ -29,22 +29,21 @@ of its name, which would hide the function ``bayescomp.sensitivity``.)
 from __future__ import annotations
 
 import importlib
-import warnings
 from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
 
 from bayescomp.data.scores import Scores
-from bayescomp.decisions import THRESHOLD, UNRELIABLE, decide, decide_modes, too_close_to_call
+from bayescomp.decisions import THRESHOLD, UNRELIABLE, decide, decide_modes
 from bayescomp.models.hierarchical_prior import PRIORS, HierarchicalPrior, resolve_prior
-from bayescomp.models.hierarchical_runs import region_estimates
-from bayescomp.models.hierarchical_program import prepare
 from bayescomp.models.modes import probability_mcse
-from bayescomp.models.quadrature import quadrature_under_priors
 from bayescomp.models.prior_reweighting import (Reweighting, differs_only_in_nu, reweighting,
                                                 weighted_decision, weighted_estimate)
 from bayescomp.models.region_masses import next_dataset_masses, population_masses
+from bayescomp.models.sensitivity_quadrature import (by_quadrature, close_calls,
+                                                     modes_or_quadrature, quadrature_alone,
+                                                     quadrature_rows, reweighted_close_calls)
 from bayescomp.models.sensitivity_result import QUANTITIES, SensitivityResult
 from bayescomp.rope import Rope, region_labels
 
@@ -181,10 +180,10 @@ def sensitivity(scores: Scores, first: str, second: str, *,
             # reweighted), without a fit whose chains would meet the same modes; on that grid
             # where its error allows, else on its own
             grid = (on_grid[name] if all(q.ok for q in on_grid[name]) else
-                    _quadrature_alone(scores, first, second, resolved, ropes))
+                    quadrature_alone(scores, first, second, resolved, ropes))
         if grid is not None:
             by_grid[name] = grid
-            masses[name] = [_answers(q) for q in grid]
+            masses[name] = [quadrature_rows(q) for q in grid]
         elif weights is None:
             # the fit is given the name, so that it reports it
             fit = _hierarchical.hierarchical(scores, first, second, rope=ropes[0], prior=prior,
@@ -194,7 +193,7 @@ def sensitivity(scores: Scores, first: str, second: str, *,
             later = {other: resolved_priors[other] for other in list(chosen)[place + 1:]
                      if differs_only_in_nu(fit.settings["prior"], resolved_priors[other])}
             if fit.by_quadrature:
-                masses[name], found = _by_quadrature(
+                masses[name], found = by_quadrature(
                     fit, scores, ropes, {o: p for o, p in later.items() if o not in on_grid})
                 on_grid.update(found)
             else:
@@ -206,8 +205,8 @@ def sensitivity(scores: Scores, first: str, second: str, *,
                 # differ, or a close call, by quadrature (a fit the quadrature answered, a
                 # close call at its own ROPE too, is read by it at every ROPE already)
                 swapped[name], found = (
-                    _modes_or_quadrature(fit, scores, ropes, masses[name], later) if fit.modes
-                    else _close_calls(fit, scores, ropes, masses[name], later, threshold))
+                    modes_or_quadrature(fit, scores, ropes, masses[name], later) if fit.modes
+                    else close_calls(fit, scores, ropes, masses[name], later, threshold))
                 swapped.update({(name, other): at_ropes for other, at_ropes in found.items()})
         else:
             reweighted[name] = weights
@@ -219,8 +218,8 @@ def sensitivity(scores: Scores, first: str, second: str, *,
             if options.get("quadrature", True) and not fit.modes:
                 # its own close calls, not only the base fit's: as its own fit would read them
                 answered = swapped.setdefault((weights.base, name), {})
-                answered.update(_reweighted_close_calls(scores, first, second, resolved,
-                                                        estimates, ropes, answered, threshold))
+                answered.update(reweighted_close_calls(scores, first, second, resolved,
+                                                       estimates, ropes, answered, threshold))
         base = name if weights is None else weights.base   # whose draws or grid it reads
         swaps = swapped.get(name if weights is None else (base, name), {})
         for k, (rope, both) in enumerate(zip(ropes, masses[base])):
@@ -257,116 +256,6 @@ def sensitivity(scores: Scores, first: str, second: str, *,
                               else weights.pareto_k)))
     return SensitivityResult(first, second, pd.DataFrame(rows), fits, threshold, int(seed),
                              reweighted, by_grid)
-
-
-def _by_quadrature(fit, scores: Scores, ropes: list[Rope], later: dict) -> tuple:
-    """For a fit that the quadrature answers: per ROPE, both questions' (probabilities,
-    errors, whether reliable), its own at its ROPE and one quadrature of the same posterior
-    read at every other; and {name: its quadrature at every ROPE} for the ``later`` priors
-    (name -> prior, each differing from the fit's only in nu's), on the same grid
-    (:func:`~bayescomp.models.quadrature.quadrature_under_priors`). With one ROPE and no
-    later prior, no quadrature beyond the fit's."""
-    own = (fit.rope.low, fit.rope.high)
-    if not later and all((rope.low, rope.high) == own for rope in ropes):
-        return [_answers(fit.quadrature) for _ in ropes], {}
-    found = _quadratures(scores, fit.first, fit.second, [fit.settings["prior"], *later.values()],
-                         ropes)
-    return ([_answers(fit.quadrature if (rope.low, rope.high) == own else at_rope)
-             for rope, at_rope in zip(ropes, found[0])], dict(zip(later, found[1:])))
-
-
-def _quadratures(scores: Scores, first: str, second: str, priors: list[HierarchicalPrior],
-                 ropes: list[Rope]) -> list[list]:
-    """The first of ``priors``' posterior by quadrature at each of ``ropes``, from one grid,
-    and on the same grid each later prior's (they differ from the first only in nu's
-    prior): :func:`~bayescomp.models.quadrature.quadrature_under_priors`."""
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")   # the first fit told its warnings about the data
-        prepared = [prepare(scores, first, second, prior) for prior in priors]
-    (data, scale), others = prepared[0], [other for other, _ in prepared[1:]]
-    return quadrature_under_priors(data, others, scale, ropes)
-
-
-def _answers(found) -> tuple:
-    """Both questions' (probabilities, errors, whether reliable) of one quadrature, as the
-    table's rows read them."""
-    return tuple((probabilities, errors, found.ok) for probabilities, errors in found.estimates)
-
-
-def _modes_or_quadrature(fit, scores: Scores, ropes: list[Rope], masses: list, later: dict
-                         ) -> tuple[dict, dict]:
-    """A fit read in modes (they agree within the quadrature's tolerance at its ROPE), at
-    every ROPE as :func:`bayescomp.hierarchical` at that ROPE reads it: its modes where their
-    probabilities agree there too, else the quadrature (one grid for those ROPEs), where its
-    error is within the tolerance. ``masses`` holds both questions' per-draw masses at each
-    ROPE. Returns {ROPE's place: both questions' (probabilities, errors, True)} for the
-    ROPEs the quadrature answers, and {name: the same} for each of the ``later`` priors
-    (name -> prior, differing from the fit's only in nu's) on the same grid, for a prior
-    reweighted off the fit (whose draws are the fit's, in the same modes)."""
-    own = (fit.rope.low, fit.rope.high)
-    parts = [list(mode.chains) for mode in fit.modes]
-    differ = [k for k, (rope, both) in enumerate(zip(ropes, masses))
-              if (rope.low, rope.high) != own and _hierarchical.parts_differ(
-                  *([per_draw[part].reshape(-1, 3).mean(axis=0) for part in parts]
-                    for per_draw in both))]
-    return _quadrature_at(fit, scores, ropes, differ, later, lambda found: found.ok)
-
-
-def _close_calls(fit, scores: Scores, ropes: list[Rope], masses: list, later: dict,
-                 threshold: float) -> tuple[dict, dict]:
-    """A fit that passed its diagnostics, at every other ROPE as :func:`bayescomp.hierarchical`
-    at that ROPE reads it: where a probability of its draws lies within two Monte Carlo
-    errors of ``threshold`` (``too_close_to_call``), the quadrature (one grid for those ROPEs)
-    where its own error places every probability clear of it; elsewhere the draws. Returns
-    what :func:`_modes_or_quadrature` returns, for the ROPEs the quadrature answers."""
-    own = (fit.rope.low, fit.rope.high)
-    close = [k for k, (rope, both) in enumerate(zip(ropes, masses))
-             if (rope.low, rope.high) != own
-             and too_close_to_call(region_estimates(*both), threshold)]
-    return _quadrature_at(fit, scores, ropes, close, later,
-                          lambda found: found.settles(threshold))
-
-
-def _reweighted_close_calls(scores: Scores, first: str, second: str, prior: HierarchicalPrior,
-                            estimates: list, ropes: list[Rope], answered: dict,
-                            threshold: float) -> dict:
-    """A prior read off a clean fit's draws by importance weights: at the ROPEs not
-    ``answered`` yet where a probability of its weighted estimates (``estimates``: per ROPE,
-    both questions' (probabilities, errors)) lies within two Monte Carlo errors of
-    ``threshold``, the quadrature of its own posterior (one grid) where that quadrature's
-    error places every probability clear of it: {ROPE's place: both questions'
-    (probabilities, errors, True)}. (The base fit's close calls need not be its own: the two
-    posteriors' probabilities can differ by more than the draws' errors.)"""
-    close = [k for k, both in enumerate(estimates)
-             if k not in answered and too_close_to_call(both, threshold)]
-    if not close:
-        return {}
-    found = _quadratures(scores, first, second, [prior], [ropes[k] for k in close])[0]
-    return {k: _answers(q) for k, q in zip(close, found) if q.settles(threshold)}
-
-
-def _quadrature_at(fit, scores: Scores, ropes: list[Rope], places: list[int], later: dict,
-                   answers) -> tuple[dict, dict]:
-    """The quadrature of ``fit``'s posterior at the ROPEs in ``places`` (one grid), and on
-    the same grid each of the ``later`` priors' (name -> prior, differing from the fit's
-    only in nu's): {place: both questions' (probabilities, errors, True)} where ``answers``
-    (a Quadrature -> bool) says it answers there, and {name: the same} per later prior."""
-    if not places:
-        return {}, {}
-    found = _quadratures(scores, fit.first, fit.second, [fit.settings["prior"], *later.values()],
-                         [ropes[k] for k in places])
-    answered = [{k: _answers(q) for k, q in zip(places, at_ropes) if answers(q)}
-                for at_ropes in found]
-    return answered[0], dict(zip(later, answered[1:]))
-
-
-def _quadrature_alone(scores: Scores, first: str, second: str, prior: HierarchicalPrior,
-                      ropes: list[Rope]) -> list | None:
-    """``prior``'s posterior by quadrature at every ROPE, from one grid and no fit
-    (:func:`~bayescomp.models.quadrature.quadrature_at_ropes`), or None where its error
-    misses the tolerance at some ROPE: the prior then gets a fit of its own."""
-    found = _quadratures(scores, first, second, [prior], ropes)[0]
-    return found if all(q.ok for q in found) else None
 
 
 def _reweighting(prior: HierarchicalPrior, fits: dict) -> Reweighting | None:
