@@ -35,7 +35,7 @@ def advice(analysis) -> str:
     s = analysis.joint.settings
     return ("run longer (--iter-warmup, --iter-sampling; now "
             f"{s['iter_warmup']} + {s['iter_sampling']}), raise --adapt-delta above "
-            f"{s['adapt_delta']}, or allow more --retries; then check the trace plots "
+            f"{s['adapt_delta']:.4g}, or allow more --retries; then check the trace plots "
             "(bayescomp.presentation.plots.plot_diagnostics)")
 
 

@@ -20,7 +20,7 @@ def advice(result) -> str:
     """What to do about a fit that failed its diagnostics, in one line."""
     s = result.settings
     steps = ["run longer (iter_warmup, iter_sampling; CLI --iter-warmup, --iter-sampling)",
-             f"raise adapt_delta above {s['adapt_delta']} (--adapt-delta)"]
+             f"raise adapt_delta above {s['adapt_delta']:.4g} (--adapt-delta)"]
     if s.get("retries", 0) == 0:
         steps.append("or let the package retry (retries=2, --retries 2)")
     return "; ".join(steps) + "; then check the trace plots (plots.plot_diagnostics)"
@@ -49,7 +49,7 @@ def attempt_lines(result) -> list[str]:
                if a.get("continued") else
                f"{a['iter_warmup']} + {a['iter_sampling']} iterations")
         lines.append(f"  {a['attempt']}. adapt_delta "
-                     f"{a['adapt_delta']}, {how}: {outcome} ({a['seconds']:.1f} s)")
+                     f"{a['adapt_delta']:.4g}, {how}: {outcome} ({a['seconds']:.1f} s)")
     return lines
 
 
