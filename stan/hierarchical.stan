@@ -15,9 +15,10 @@
 //   alpha        ~ U(alpha_lower, alpha_upper),  beta ~ U(beta_lower, beta_upper)
 // With population = 0 (the "gaussian" prior) delta_i ~ N(delta0, sigma0^2) and there is no nu.
 //
-// Sampled: sigma0, u_i (sigma_i's log-odds, device 10), log(nu - 1) and z_i = lambda_z[i]
-// (device 5); the program writes only these, delta0's conditional and the draws below, and
-// the caller computes sigma_i and log(lambda_i) from them (hierarchical_program.sampled_scales).
+// Sampled: sigma0's log-odds (device 11), u_i (sigma_i's log-odds, device 10), log(nu - 1)
+// and z_i = lambda_z[i] (device 5); the program writes only these, sigma0, delta0's
+// conditional and the draws below, and the caller computes sigma_i and log(lambda_i) from them
+// (hierarchical_program.sampled_scales).
 // Drawn afterwards from their exact conditionals: delta0 here (generated quantities);
 // delta_i, alpha and beta by the caller (hierarchical_program.draw_delta,
 // nu_prior.draw_alpha_beta). The devices, each with where it is exact and its error:
@@ -89,6 +90,15 @@
 //    offset and scaled, warm-up takes 0.70-0.73x the time and a whole fit 0.85-0.87x at 54 and
 //    400 datasets through cmdstanpy, 0.89x and 0.96x through the package's engine;
 //    benchmarks/results/warmup.md.)
+// 11. sigma0's coordinate. Its log-odds in (0, sigma0_bar), as Stan's own bounds would take
+//    it, offset and scaled by the caller's estimate of where it is and how far it spreads
+//    (hierarchical_density.sigma0_coordinates: the log-odds of the population's spread on a
+//    grid, and twice the sd that the datasets' information about it gives, at most 1). Exact:
+//    only a coordinate (the Jacobian adds log(sigma0 (sigma0_bar - sigma0)), up to a
+//    constant). (Why: the posterior of sigma0's log-odds narrows as 1 / sqrt(q), to an sd
+//    of 0.06 at 400 datasets, and under the unit metric that warm-up starts from, its first
+//    100 iterations took steps of 0.05 and 63-127 leapfrog steps each, half the warm-up's;
+//    benchmarks/results/warmup.md.)
 functions {
 #include scale_mixture.stanfunctions
 
@@ -115,15 +125,18 @@ functions {
 
   // The log density's terms at the sampled parameters and delta0's conditional, for the model
   // block and, on the draws, the generated quantities (which write delta0_centre and delta0_sd
-  // and draw delta0): [u_i's log Jacobian (device 10), the z_i's log density given nu (devices
+  // and draw delta0): [the log Jacobian of u_i and of sigma0's log-odds (devices 10, 11), the
+  // z_i's log density given nu (devices
   // 2, 5, 6, 9; 0 for a normal population), ss_i given sigma_i (device 1), delta0_marginal's
   // centre, sd and log integral (devices 3, 4)]. The model adds the terms in this order. Kept
   // out of transformed parameters, which Stan writes with every draw: sigma_i and log(lambda_i)
   // were 108 of 233 columns at 54 datasets, and writing and reading them cost about a tenth of
   // a fit (benchmarks/results/stan_program.md); the caller computes the two from the draws
   // (bayescomp.models.hierarchical_density.sigma_given, log_lambda_given).
-  vector log_density_terms(real sigma0, vector sigma_log_odds, array[] real log_nu_minus_one,
-                           vector lambda_z, data vector sigma_lower, data vector sigma_width,
+  vector log_density_terms(real sigma0_log_odds, vector sigma_log_odds,
+                           array[] real log_nu_minus_one, vector lambda_z,
+                           data real sigma0_upper, data vector sigma_lower,
+                           data vector sigma_width,
                            data vector mean_share, data vector se2, data real mean_centre,
                            data vector deviation, data vector offset2, data real delta0_bound,
                            data vector exponent, data vector ss_contrasts) {
@@ -134,7 +147,10 @@ functions {
     // posterior mass below 1e-16.)
     vector[n_datasets] share = inv_logit(sigma_log_odds);   // sigma_i's place in its interval
     vector[n_datasets] sigma = fma(sigma_width, share, sigma_lower);
-    real sigma_jacobian = sum(sigma_log_odds) + 2 * sum(log1m(share));
+    // and of sigma0's log-odds (device 11), its constant log(sigma0_bar) dropped
+    real sigma0 = sigma0_upper * inv_logit(sigma0_log_odds);
+    real sigma_jacobian = sum(sigma_log_odds) + 2 * sum(log1m(share))
+                          + log_inv_logit(sigma0_log_odds) + log1m_inv_logit(sigma0_log_odds);
     real log_lambda_density = 0;              // log density of the z_i (devices 2, 5, 6, 9)
     real sigma0_sq = square(sigma0);
     vector[n_datasets] variance;              // T_i (device 3)
@@ -179,6 +195,8 @@ data {
   vector<lower=0>[n_datasets] ss;           // ss_i, its sum of squared deviations
   real<lower=0> delta0_bound;               // delta0 ~ U(-bound, bound)
   real<lower=0> sigma0_upper;               // sigma0_bar
+  real sigma0_offset;                       // sigma0's coordinate (device 11)
+  real<lower=0> sigma0_scale;
   vector<lower=0>[n_datasets] sigma_lower;  // floor_i (device 7)
   real<lower=max(sigma_lower)> sigma_upper; // sigma_bar
   int<lower=0, upper=1> population;         // 1: Student-t delta_i; 0: normal (no nu)
@@ -228,16 +246,17 @@ transformed data {
   }
 }
 parameters {
-  real<lower=0, upper=sigma0_upper> sigma0;
+  real<offset=sigma0_offset, multiplier=sigma0_scale> sigma0_log_odds;   // device 11
   vector<offset=sigma_offset, multiplier=sigma_scale>[n_datasets] sigma_log_odds;  // u_i
   array[population] real log_nu_minus_one;
   vector[n_lambda] lambda_z;                // z_i, the z-score of log(lambda_i) (device 5)
 }
 model {
-  vector[6] terms = log_density_terms(sigma0, sigma_log_odds, log_nu_minus_one, lambda_z,
-                                      sigma_lower, sigma_width, mean_share, se2, mean_centre,
-                                      deviation, offset2, delta0_bound, exponent, ss_contrasts);
-  // uniform priors of sigma0 and sigma_i: constants inside their bounds; u_i's Jacobian
+  vector[6] terms = log_density_terms(sigma0_log_odds, sigma_log_odds, log_nu_minus_one,
+                                      lambda_z, sigma0_upper, sigma_lower, sigma_width,
+                                      mean_share, se2, mean_centre, deviation, offset2,
+                                      delta0_bound, exponent, ss_contrasts);
+  // uniform priors of sigma0 and sigma_i: constants inside their bounds; the Jacobians
   target += terms[1];
   if (population) {
     target += tabulated(log_nu_minus_one[1], nu_prior_start, nu_prior_step,
@@ -249,15 +268,16 @@ model {
   target += terms[6];
 }
 generated quantities {
+  real sigma0 = sigma0_upper * inv_logit(sigma0_log_odds);
   // delta0's conditional given the rest, N(centre, sd^2) truncated to the bound (device 4),
   // which bayescomp.models.region_masses reads the population's probabilities from
   real delta0_centre;
   real delta0_sd;
   {
-    vector[6] terms = log_density_terms(sigma0, sigma_log_odds, log_nu_minus_one, lambda_z,
-                                        sigma_lower, sigma_width, mean_share, se2, mean_centre,
-                                        deviation, offset2, delta0_bound, exponent,
-                                        ss_contrasts);
+    vector[6] terms = log_density_terms(sigma0_log_odds, sigma_log_odds, log_nu_minus_one,
+                                        lambda_z, sigma0_upper, sigma_lower, sigma_width,
+                                        mean_share, se2, mean_centre, deviation, offset2,
+                                        delta0_bound, exponent, ss_contrasts);
     delta0_centre = terms[4];
     delta0_sd = terms[5];
   }

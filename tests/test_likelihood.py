@@ -12,7 +12,7 @@ import pytest
 from scipy import integrate, special, stats
 
 from bayescomp.models import nu_prior
-from bayescomp.models.hierarchical_program import mean_centre
+from bayescomp.models.hierarchical_program import coordinates
 from bayescomp import sampling
 
 
@@ -61,7 +61,7 @@ def test_stan_log_density_equals_scipy(cmdstanpy_backend, population):
                 mean_diff=means.tolist(), ss=ss.tolist(), delta0_bound=bound, sigma0_upper=3.0,
                 sigma_lower=lower.tolist(), sigma_upper=upper, population=population,
                 **nu_prior.stan_data((0.5, 5.0), (0.05, 0.15)))
-    data["mean_centre"] = mean_centre(data)
+    data.update(coordinates(data))
     # CmdStan's log_prob with the executable the package's engine built into its cache
     # (pystan's public route would compile the program once more, a minute and a half, for
     # this test alone)
@@ -75,7 +75,8 @@ def test_stan_log_density_equals_scipy(cmdstanpy_backend, population):
 
     def point(sigma0, sigma, nu, lambda_z):
         share = (sigma - lower) / (upper - lower)
-        values = dict(sigma0=sigma0, sigma_log_odds=list(np.log(share / (1 - share))))
+        values = dict(sigma0_log_odds=float(special.logit(sigma0 / data["sigma0_upper"])),
+                      sigma_log_odds=list(np.log(share / (1 - share))))
         if population:
             values.update(log_nu_minus_one=[float(np.log(nu - 1))], lambda_z=list(lambda_z))
         return values
@@ -110,9 +111,11 @@ def test_stan_log_density_equals_scipy(cmdstanpy_backend, population):
             total += np.sum(stats.gamma.logpdf(weight, half, scale=1 / half) + log_lambda
                             + np.log(sd_log)) + log_prior_nu(nu)
             tau = sigma0 / np.sqrt(weight)
-        # the program samples sigma_i's log-odds u_i and writes their Jacobian in the model
-        # block, so the density is of (sigma0, u, ...) even without adjust_transform
+        # the program samples sigma0's and sigma_i's log-odds and writes their Jacobians in
+        # the model block, so the density is of (their log-odds, ...) even without
+        # adjust_transform
         total += np.sum(np.log(sigma - lower) + np.log(upper - sigma))
+        total += np.log(sigma0) + np.log(data["sigma0_upper"] - sigma0)
         return total + marginal_loglik(xs, rho, sigma, tau, bound)
 
     z = np.array([0.3, -1.2, 0.8, 2.0, -0.4, 0.1])

@@ -131,6 +131,34 @@ def sigma_coordinates(data: dict) -> tuple[np.ndarray, np.ndarray]:
     return offset, scale
 
 
+#: sigma0's coordinate is scaled by this many times the sd of log(sigma0) that the datasets'
+#: information gives (:func:`sigma0_coordinates`): the posterior's sd was 1.2-1.4 times that
+#: on simulated collections of 20-400 datasets, 2.2-3.2 times on the tutorial's pairs and 3-18
+#: times on bbtcomp's near-identical ones, where a coordinate scaled too narrowly at the
+#: start cost no more warm-up than the unit scale (benchmarks/results/warmup.md)
+SIGMA0_SPREAD = 2.0
+
+
+def sigma0_coordinates(data: dict, spread: float) -> dict:
+    """``sigma0_offset`` and ``sigma0_scale``, the coordinate of sigma0's log-odds in (0,
+    sigma0_bar) that the program samples (device 11): the log-odds of ``spread`` (an estimate
+    of sigma0), and :data:`SIGMA0_SPREAD` times the sd of log(sigma0) that the means'
+    information gives there, in log-odds units, at most 1.
+
+    The information is Fisher's for log(sigma0) in m_i ~ N(delta0, sigma0^2 + se_i^2),
+    2 sum w_i^2 with w_i = sigma0^2 / (sigma0^2 + se_i^2): near 2 q where the datasets'
+    means spread far beyond their standard errors, near 0 where they do not (the scale is
+    then 1, Stan's own)."""
+    upper = float(data["sigma0_upper"])
+    spread = min(max(float(spread), 1e-12 * upper), 0.5 * upper)
+    se2 = squared_standard_errors(data["ss"], data["n_scores"], data["rho"],
+                                  data["sigma_lower"])
+    informed = spread ** 2 / (spread ** 2 + se2)
+    sd = 1 / np.sqrt(2 * np.sum(informed ** 2)) / (1 - spread / upper)
+    return dict(sigma0_offset=float(special.logit(spread / upper)),
+                sigma0_scale=float(min(1.0, SIGMA0_SPREAD * sd)))
+
+
 def sigma_given(data: dict, sigma_log_odds: np.ndarray) -> np.ndarray:
     """sigma_i from the program's u_i (``sigma_log_odds`` as drawn, (..., dataset)), its
     log-odds in (floor_i, sigma_bar) (device 10)."""
@@ -175,7 +203,11 @@ def log_density(data: dict, points: np.ndarray) -> np.ndarray:
     deviation, offset2 = terms["deviation"], terms["offset2"]
     q = lower.size
 
-    sigma0, target = bounded(points[..., 0], 0.0, data["sigma0_upper"])
+    # sigma0 by its log-odds, offset and scaled (device 11), the constant log(sigma0_bar)
+    # dropped as the program drops it
+    sigma0, target = bounded(data["sigma0_offset"] + data["sigma0_scale"] * points[..., 0],
+                             0.0, data["sigma0_upper"])
+    target = target + np.log(data["sigma0_scale"] / data["sigma0_upper"])
     # u_i = offset_i + scale_i x, sigma_i in (floor_i, sigma_bar) by its log-odds u_i; the
     # Jacobian's constant log(sigma_bar - floor_i) dropped as the program does (device 10)
     offset, scale = sigma_coordinates(data)

@@ -1,8 +1,8 @@
 """The adapter between the scores and ``stan/hierarchical.stan``: data, start, post-draws.
 
-The program samples sigma0, every sigma_i, log(nu - 1) and the standardised Student-t
-mixing weights, with delta0 and every delta_i integrated out (see the program's header;
-it draws delta0 and reports every log(lambda_i) itself).
+The program samples sigma0 and every sigma_i by their log-odds, log(nu - 1) and the
+standardised Student-t mixing weights, with delta0 and every delta_i integrated out (see
+the program's header; it draws delta0 and writes sigma0 itself).
 This module prepares its data on a unit scale, chooses initial values in the posterior's
 bulk, and turns the draws into the model's parameters on the units of the scores: delta_i
 from its normal conditional, alpha and beta given nu (:mod:`bayescomp.models.nu_prior`).
@@ -18,7 +18,8 @@ from scipy import special
 
 from bayescomp.models import nu_prior
 from bayescomp.models.hierarchical_density import (data_terms, log_lambda_given,
-                                                   sigma_coordinates, sigma_given,
+                                                   sigma0_coordinates, sigma_coordinates,
+                                                   sigma_given,
                                                    squared_standard_errors, unbounded)
 from bayescomp.data.resolution import (difference_ss, floored_datasets, floored_masks,
                                        score_step, steps)
@@ -88,12 +89,23 @@ def weighted_median(values, weights) -> float:
                        + values[len(values) - 1 - np.argmax(above[::-1] >= half)])
 
 
-def mean_centre(data: dict) -> float:
+def population_spread(data: dict) -> float:
+    """sigma0*, an estimate of sigma0 from the program's data: :func:`sigma0_median` with
+    Student-t noise of n_i - 2 degrees of freedom (at least 1), scale se_i sqrt((n_i - 1) /
+    (n_i - 2)), the marginal of a mean whose sigma_i is integrated out under its uniform
+    prior, given its fold variance."""
+    se2 = squared_standard_errors(data["ss"], data["n_scores"], data["rho"],
+                                  data["sigma_lower"])
+    n_scores = np.asarray(data["n_scores"], dtype=float)
+    dof = np.maximum(n_scores - 2, 1)
+    return sigma0_median(data["mean_diff"], np.sqrt(se2 * (n_scores - 1) / dof),
+                         data["sigma0_upper"], dof=dof)
+
+
+def mean_centre(data: dict, spread: float | None = None) -> float:
     """The reference point of the means m_i in the program (``mean_centre``): their median
     weighted by 1 / (se_i^2 + sigma0*^2), the precision of m_i under a normal population
-    whose sigma0* is :func:`sigma0_median` with Student-t noise of n_i - 2 degrees of freedom
-    (at least 1), scale se_i sqrt((n_i - 1) / (n_i - 2)): the marginal of a mean whose
-    sigma_i is integrated out under its uniform prior, given its fold variance.
+    whose sigma0* is ``spread``, by default :func:`population_spread`.
 
     The program centres each log(lambda_i) by dataset i's squared deviation from this point
     (device 5), a stand-in for its deviation from delta0, which is integrated out. The plain
@@ -116,14 +128,10 @@ def mean_centre(data: dict) -> float:
     identical datasets' 0, 5-6 divergent transitions a first fit, and the retries settle it
     on most seeds (benchmarks/results/real_pairs.md, 22).
     """
-    means = np.asarray(data["mean_diff"], dtype=float)
     se2 = squared_standard_errors(data["ss"], data["n_scores"], data["rho"],
                                   data["sigma_lower"])
-    n_scores = np.asarray(data["n_scores"], dtype=float)
-    dof = np.maximum(n_scores - 2, 1)
-    sigma0 = sigma0_median(means, np.sqrt(se2 * (n_scores - 1) / dof), data["sigma0_upper"],
-                           dof=dof)
-    return weighted_median(means, 1 / (se2 + sigma0 ** 2))
+    spread = population_spread(data) if spread is None else spread
+    return weighted_median(np.asarray(data["mean_diff"], dtype=float), 1 / (se2 + spread ** 2))
 
 
 def prepare(scores: Scores, first: str, second: str, prior) -> tuple[dict, float]:
@@ -173,8 +181,17 @@ def prepare(scores: Scores, first: str, second: str, prior) -> tuple[dict, float
         sigma_lower=(floor / scale).tolist(), sigma_upper=float(sigma_upper / scale),
         population=int(prior.population == "student"),
         **nu_prior.stan_data_for(prior.nu, prior.alpha, prior.beta))
-    data["mean_centre"] = mean_centre(data)
+    data.update(coordinates(data))
     return data, scale
+
+
+def coordinates(data: dict) -> dict:
+    """What the program's coordinates are centred and scaled by, from its data:
+    ``mean_centre`` (:func:`mean_centre`) and sigma0's ``sigma0_offset`` and
+    ``sigma0_scale`` (:func:`~bayescomp.models.hierarchical_density.sigma0_coordinates`),
+    both from the same estimate of sigma0 (:func:`population_spread`)."""
+    spread = population_spread(data)
+    return dict(mean_centre=mean_centre(data, spread), **sigma0_coordinates(data, spread))
 
 
 #: the range of the chains' initial log(nu - 1): nu from 1.14 (the heavy-tailed mode of a
@@ -199,7 +216,7 @@ def size_adapt_delta(n_datasets: int) -> float:
     puts it at 54 datasets (about 0.26 on an easy pair) means a target that falls as above:
     each coordinate is integrated as accurately as at 54, and a trajectory of the same length
     keeps 15 leapfrog steps where at 0.95 it needed the next doubling, 31 (400 datasets, 0.864:
-    0.6-0.7x the time on the easy pair; the same decisions on the hard grid's collections
+    0.6-0.8x the time on the easy pair; the same decisions on the hard grid's collections
     above 54 datasets and on bbtcomp's 132; benchmarks/results/warmup.md)."""
     return float(max(0.8, 1 - 0.05 * np.sqrt(max(n_datasets, ACCEPTANCE_SIZE) / ACCEPTANCE_SIZE)))
 
@@ -230,7 +247,9 @@ def initial_values(data: dict, chains: int, rng: np.random.Generator) -> list[di
     for log_nu_minus_one in strata:
         start = np.maximum(fold_sd, 1.05 * floor) * np.exp(rng.uniform(0, 0.2, size))
         chain = dict(
-            sigma0=float(min(sigma0 * np.exp(rng.uniform(-1, 1)), 0.5 * data["sigma0_upper"])),
+            sigma0_log_odds=float(unbounded(min(sigma0 * np.exp(rng.uniform(-1, 1)),
+                                                0.5 * data["sigma0_upper"]),
+                                            0.0, data["sigma0_upper"])),
             sigma_log_odds=unbounded(np.minimum(start, 0.5 * data["sigma_upper"]), floor,
                                      data["sigma_upper"]).tolist())
         if data["population"]:
@@ -242,19 +261,14 @@ def initial_values(data: dict, chains: int, rng: np.random.Generator) -> list[di
 
 def continuation_inits(idata, data: dict) -> list[dict]:
     """Each chain's last draw as initial values, so that a continued fit picks up where the
-    chain stopped. sigma0 is nudged inside its bounds: a draw next to a bound can equal it in
-    double precision, where Stan rejects an initial value. The sigma_i are given as their
-    log-odds u_i, which have no bounds."""
+    chain stopped: the sampled coordinates as drawn (sigma0 and the sigma_i by their
+    log-odds, which have no bounds)."""
     posterior = idata.posterior
-    margin = 1e-6
     inits = []
     for chain in range(posterior.sizes["chain"]):
         last = posterior.isel(chain=chain, draw=-1)
-        sigma0 = float(last["sigma0"])
-        init = dict(
-            sigma0=float(np.clip(sigma0, margin * data["sigma0_upper"],
-                                 (1 - margin) * data["sigma0_upper"])),
-            sigma_log_odds=np.ravel(last["sigma_log_odds"].values).tolist())
+        init = dict(sigma0_log_odds=float(last["sigma0_log_odds"]),
+                    sigma_log_odds=np.ravel(last["sigma_log_odds"].values).tolist())
         if data["population"]:
             init.update(log_nu_minus_one=np.ravel(last["log_nu_minus_one"].values).tolist(),
                         lambda_z=np.ravel(last["lambda_z"].values).tolist())
@@ -351,13 +365,14 @@ def to_user_scale(idata, data: dict, scale: float, datasets, rng: np.random.Gene
 
 def unconstrained(idata, data: dict) -> np.ndarray:
     """The sampled parameters on Stan's unconstrained scale, (chain, draw, dimension): where
-    ``lp__`` is the log density. sigma0 on (0, upper) by the log-odds of its place in the
-    interval, the log-odds u_i of the sigma_i offset and scaled as the program declares
-    them, log(nu - 1) and the z-scores as they are.
+    ``lp__`` is the log density. The log-odds of sigma0 in (0, upper) and the log-odds u_i of
+    the sigma_i, offset and scaled as the program declares them, log(nu - 1) and the
+    z-scores as they are.
     """
     posterior = idata.posterior
     offset, scale = sigma_coordinates(data)
-    columns = [unbounded(posterior["sigma0"].values, 0.0, data["sigma0_upper"])[..., None],
+    columns = [((posterior["sigma0_log_odds"].values - data["sigma0_offset"])
+                / data["sigma0_scale"])[..., None],
                (posterior["sigma_log_odds"].values - offset) / scale]
     if data["population"]:
         log_nu = posterior["log_nu_minus_one"].values

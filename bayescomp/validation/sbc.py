@@ -63,8 +63,8 @@ from scipy import stats
 from bayescomp import sampling
 from bayescomp.models import nu_prior
 from bayescomp.models.correlated import CorrelatedPosterior
-from bayescomp.models.hierarchical_program import (delta_conditional, draw_delta,
-                                                   initial_values, mean_centre,
+from bayescomp.models.hierarchical_program import (coordinates, delta_conditional,
+                                                   draw_delta, initial_values,
                                                    sampled_scales)
 from bayescomp.validation.sbc_ranks import SBCResult
 from bayescomp.validation.simulate import compound_symmetric
@@ -144,7 +144,7 @@ def _hierarchical_replication(sequence, prior: FixedPrior, fit_prior: FixedPrior
     stan_prior = fit_prior.stan_data(n_datasets)
     data = dict(n_datasets=n_datasets, n_scores=n.tolist(), rho=fit_rho_vec.tolist(),
                 mean_diff=means.tolist(), ss=ss.tolist(), population=1, **stan_prior)
-    data["mean_centre"] = mean_centre(data)
+    data.update(coordinates(data))
     seed = sampling.seeds.stan_seed(sequence)
     start = time.perf_counter()
     inits = initial_values(data, sample_options.get("chains", 4),
