@@ -136,3 +136,26 @@ def test_next_dataset_against_its_mixture_written_out(student, draws, nu_shape):
     assert found["hdi_high"] - found["hdi_low"] == pytest.approx(width, rel=1e-3)
     assert found["hdi_low"] == pytest.approx(low, abs=1e-2 * width)
     assert found["hdi_high"] == pytest.approx(high, abs=1e-2 * width)
+
+
+def test_each_datasets_summary_is_arviz_and_numpys_of_its_column():
+    """region_summaries computes the HDIs of all columns at once: each is az.hdi of its
+    column to the digit (skewed, discrete with ties, a constant column), the mean and sd
+    numpy's, the probabilities passed through."""
+    import arviz as az
+
+    from bayescomp.models.hierarchical_result import region_summaries
+
+    rng = np.random.default_rng(4)
+    n = 4000
+    draws = np.column_stack([rng.normal(0.1, 0.02, n), rng.gamma(1.5, 0.01, n),
+                             np.round(rng.normal(0, 0.03, n), 2), np.full(n, 0.25),
+                             rng.standard_t(2, n)])
+    probabilities = rng.dirichlet(np.ones(3), draws.shape[1])
+    found = region_summaries(draws, probabilities)
+    for column, summary, expected in zip(draws.T, found, probabilities):
+        low, high = az.hdi(column, hdi_prob=0.95)
+        assert (summary["hdi_low"], summary["hdi_high"]) == (low, high)
+        assert summary["mean"] == np.mean(column)
+        assert summary["sd"] == np.std(column, ddof=1)
+        assert [summary[k] for k in ("p_left", "p_rope", "p_right")] == expected.tolist()

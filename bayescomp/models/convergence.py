@@ -25,6 +25,8 @@ halves (ArviZ returns NaN), which is how one mode's chain of a fit is checked.
 from __future__ import annotations
 
 import functools
+import os
+from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 from scipy.fft import next_fast_len
@@ -66,9 +68,14 @@ def _per_quantity(outputs: int = 1):
             draws, shape = _by_quantity(draws)
             if draws.shape[2] < MIN_DRAWS:
                 values = [np.full(draws.shape[0], np.nan) for _ in range(outputs)]
-            else:   # in blocks of quantities whose intermediate arrays stay small
-                blocks = [statistic(draws[start:start + BLOCK])
-                          for start in range(0, draws.shape[0], BLOCK)]
+            else:   # in blocks of quantities whose intermediate arrays stay small, on
+                # every core (numpy's sorts and FFTs release the GIL)
+                parts = [draws[start:start + BLOCK] for start in range(0, draws.shape[0], BLOCK)]
+                if len(parts) == 1:
+                    blocks = [statistic(parts[0])]
+                else:
+                    with ThreadPoolExecutor(max_workers=os.cpu_count() or 1) as pool:
+                        blocks = list(pool.map(statistic, parts))
                 values = [np.concatenate(parts) for parts in
                           (zip(*blocks) if outputs > 1 else [blocks])]
             invalid = np.isnan(draws).any(axis=(1, 2))

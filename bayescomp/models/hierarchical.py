@@ -51,7 +51,7 @@ from bayescomp.models.hierarchical_prior import HierarchicalPrior, resolve_prior
 from bayescomp.models.hierarchical_program import (PROGRAM, continuation_inits, initial_values,
                                                    prepare, size_adapt_delta, to_user_scale,
                                                    unconstrained)
-from bayescomp.models.hierarchical_result import HierarchicalResult, region_summary
+from bayescomp.models.hierarchical_result import HierarchicalResult, region_summaries
 from bayescomp.models.hierarchical_runs import (REPORTED, Assessment, energy_explained,
                                                 region_estimates, reported_ess, run_fits,
                                                 steps_failed)
@@ -363,8 +363,7 @@ def hierarchical(scores: Scores, first: str, second: str, *, rope: RopeLike = 0.
         # each dataset's probabilities from delta_i's conditional, draw by draw, as the two
         # questions' are
         dataset_probabilities = region_masses.dataset_probabilities(post, rope, counts)
-        shrunken = [region_summary(delta[:, i], rope, probabilities=dataset_probabilities[i])
-                    for i in range(len(scores))]
+        shrunken = region_summaries(delta, dataset_probabilities)
     rows = []
     floored = np.logical_or(*floored_masks(data["ss"], data["n_scores"], data["rho"],
                                            data["sigma_lower"]))     # the warning's datasets

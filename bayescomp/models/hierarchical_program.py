@@ -9,7 +9,9 @@ from its normal conditional, alpha and beta given nu (:mod:`bayescomp.models.nu_
 """
 from __future__ import annotations
 
+import os
 import warnings
+from concurrent.futures import ThreadPoolExecutor
 
 import arviz as az
 import numpy as np
@@ -314,6 +316,24 @@ def draw_delta(centre, spread, rng) -> np.ndarray:
     return centre + rng.standard_normal(centre.shape) * spread
 
 
+def _by_chain(posterior, data: dict) -> tuple:
+    """nu, sigma_i (:func:`sampled_scales`) and delta_i's conditional centre and sd
+    (:func:`delta_conditional`) at every draw, chain by chain in threads (numpy's elementwise
+    operations release the GIL: at 400 datasets and 4 x 1000 draws :func:`to_user_scale`
+    took 0.21-0.28 s with the chains one after another, 0.14-0.17 s in threads on 2 cores);
+    nu None for a normal population."""
+    def one(chain):
+        part = posterior.isel(chain=[chain])
+        nu, sigma, log_lambda = sampled_scales(part, data)
+        return (nu, sigma, *delta_conditional(part["delta0"].values, part["sigma0"].values,
+                                              sigma, log_lambda, data))
+
+    with ThreadPoolExecutor(max_workers=os.cpu_count() or 1) as pool:
+        parts = list(pool.map(one, range(posterior.sizes["chain"])))
+    return tuple(None if pieces[0] is None else np.concatenate(pieces)
+                 for pieces in zip(*parts))
+
+
 def to_user_scale(idata, data: dict, scale: float, datasets, rng: np.random.Generator,
                   log_likelihood: bool, prior) -> az.InferenceData:
     """The posterior on the units of the scores, with datasets named, delta_i drawn given
@@ -333,8 +353,7 @@ def to_user_scale(idata, data: dict, scale: float, datasets, rng: np.random.Gene
                             coords=dict(chain=posterior.chain, draw=posterior.draw,
                                         dataset=list(datasets)))
 
-    delta0, sigma0 = posterior["delta0"].values, posterior["sigma0"].values
-    nu, sigma, log_lambda = sampled_scales(posterior, data)
+    nu, sigma, centre, spread = _by_chain(posterior, data)
     # delta0's conditional given the rest (normal, truncated to the bound), which
     # bayescomp.models.region_masses reads the population's probabilities from
     variables = {name: posterior[name] * scale
@@ -346,10 +365,11 @@ def to_user_scale(idata, data: dict, scale: float, datasets, rng: np.random.Gene
             variables.update(alpha=per_draw(alpha), beta=per_draw(beta))
     # delta_i's conditional given the rest, which region_masses reads each dataset's
     # probabilities from, and a draw of it
-    centre, spread = delta_conditional(delta0, sigma0, sigma, log_lambda, data)
     delta = draw_delta(centre, spread, rng)
-    variables.update(delta=per_dataset(delta * scale), delta_centre=per_dataset(centre * scale),
-                     delta_spread=per_dataset(spread * scale), sigma=per_dataset(sigma * scale),
+    for values in (delta, centre, spread, sigma):   # the arrays are this function's own
+        values *= scale
+    variables.update(delta=per_dataset(delta), delta_centre=per_dataset(centre),
+                     delta_spread=per_dataset(spread), sigma=per_dataset(sigma),
                      delta_next=posterior["delta_next"] * scale)
     user = xr.Dataset(variables, attrs=dict(posterior.attrs,
                                             delta0_bound=float(data["delta0_bound"]) * scale))
@@ -357,8 +377,7 @@ def to_user_scale(idata, data: dict, scale: float, datasets, rng: np.random.Gene
     if log_likelihood:
         terms = data_terms(data)
         log_lik = compound_symmetric_logpdf(terms["mean_diff"] * scale, terms["ss"] * scale ** 2,
-                                            terms["n_scores"], terms["rho"], delta * scale,
-                                            sigma * scale)
+                                            terms["n_scores"], terms["rho"], delta, sigma)
         groups["log_likelihood"] = xr.Dataset({"differences": per_dataset(log_lik)})
     return az.InferenceData(**groups)
 

@@ -164,12 +164,24 @@ class HierarchicalResult(SamplerChecked, Reportable):
         return report(self)
 
 
-def region_summary(draws, rope: Rope, hdi_prob: float = 0.95, probabilities=None) -> dict:
-    """Mean, sd, HDI and P(left / rope / right) of draws: ``probabilities`` where given (as
-    the means of per-draw conditional masses, :mod:`bayescomp.models.region_masses`), else
-    the shares of the draws."""
-    low, high = az.hdi(np.asarray(draws).reshape(-1), hdi_prob=hdi_prob)
-    left, inside, right = (rope.shares(draws) if probabilities is None
-                           else (float(value) for value in probabilities))
-    return dict(mean=float(np.mean(draws)), sd=float(np.std(draws, ddof=1)), hdi_low=low,
-                hdi_high=high, p_left=left, p_rope=inside, p_right=right)
+def region_summaries(draws, probabilities, hdi_prob: float = 0.95) -> list[dict]:
+    """Mean, sd and HDI of each column of (draw, quantity) draws, with its P(left / rope /
+    right) from ``probabilities`` (quantity, 3), the means of per-draw conditional masses
+    (:mod:`bayescomp.models.region_masses`).
+
+    The HDI is ArviZ's (``az.hdi`` of a column, unimodal): the narrowest of the intervals
+    between sorted draws k and k + floor(hdi_prob n), the first where several are as narrow,
+    computed for all columns at once (one ``az.hdi`` call per dataset took 0.1 s of a fit of
+    400 datasets)."""
+    # one row per quantity: its sums pairwise, as numpy sums a single column
+    columns = np.ascontiguousarray(np.asarray(draws, dtype=float).T)
+    n = columns.shape[1]
+    ordered = np.sort(columns, axis=1)
+    included = int(np.floor(hdi_prob * n))
+    first = np.argmin(ordered[:, included:] - ordered[:, :n - included], axis=1)
+    rows = np.arange(columns.shape[0])
+    lows, highs = ordered[rows, first], ordered[rows, first + included]
+    return [dict(mean=float(mean), sd=float(sd), hdi_low=float(low), hdi_high=float(high),
+                 p_left=float(left), p_rope=float(inside), p_right=float(right))
+            for mean, sd, low, high, (left, inside, right) in zip(
+                columns.mean(axis=1), columns.std(axis=1, ddof=1), lows, highs, probabilities)]

@@ -45,7 +45,7 @@ from bayescomp.decisions import THRESHOLD
 from bayescomp.models.diagnostics import diagnose, variable_convergence, warn_if_problems
 from bayescomp.models.estimate import Estimate
 from bayescomp.models.hierarchical_prior import HierarchicalPrior, resolve_prior
-from bayescomp.models.hierarchical_result import region_summary
+from bayescomp.models.hierarchical_result import region_summaries
 from bayescomp.models.hierarchical_runs import (Assessment, energy_explained, reported_ess,
                                                 run_fits, steps_failed)
 from bayescomp.models.joint_density import log_density, unconstrained
@@ -276,6 +276,9 @@ def compare_many(scores: Scores, algorithms=None, *, rope: RopeLike = 0.01,
     # counted as often as the reported posterior holds it
     probabilities = dataset_probabilities(fit, data, scale, rotation, rope,
                                           np.bincount(order, minlength=n_chains * n_draws))
+    # delta (draw, dataset, pair) read dataset by dataset, pair by pair within each
+    summaries = iter(region_summaries(delta.reshape(delta.shape[0], -1),
+                                      probabilities.reshape(-1, 3)))
     per_dataset = []
     for i, ds in enumerate(scores.datasets):
         for p, (a, b) in enumerate(index_pairs):
@@ -283,10 +286,8 @@ def compare_many(scores: Scores, algorithms=None, *, rope: RopeLike = 0.01,
                                     floored=bool(data["floored"][i, p]),
                                     mean=float((ds.values[a] - ds.values[b]).mean()),
                                     **{f"delta_{key}" if key in ("mean", "sd", "hdi_low", "hdi_high")
-                                       else key: value for key, value in
-                                       region_summary(
-                                           delta[:, i, p], rope,
-                                           probabilities=probabilities[i, p]).items()}))
+                                       else key: value
+                                       for key, value in next(summaries).items()}))
     settings = dict(seed=seeds.seed, stan_seeds=tuple(a["stan_seed"] for a in attempts),
                     prior=prior_name, backend=fit.attrs.get("backend", backend), chains=chains,
                     iter_warmup=runs.fresh["iter_warmup"], iter_sampling=n_draws,

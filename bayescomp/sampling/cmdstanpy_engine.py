@@ -18,6 +18,7 @@ import re
 import tempfile
 import threading
 import warnings
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import numpy as np
@@ -36,8 +37,9 @@ CPP_OPTIONS: dict = {}
 #: stanc options of every executable (part of the cache key when not empty): cmdstanpy's
 #: form of :data:`~bayescomp.sampling.programs.STANC_FLAGS`
 STANC_OPTIONS: dict = {flag.lstrip("-"): True for flag in STANC_FLAGS}
-#: significant digits of the draws CmdStan writes: 18, every digit of a double
-SIG_FIGS = 18
+#: significant digits of the draws CmdStan writes: 17 give back every double to the last
+#: bit (18 gave the same draws from files 5% larger)
+SIG_FIGS = 17
 _LOCK = threading.Lock()
 
 
@@ -257,33 +259,42 @@ def _read_csv(directory: Path, chains: int):
     :func:`adaptation` from CmdStan's CSVs.
 
     cmdstanpy names them ``<model>-<time>_<chain>.csv``, or ``<model>-<time>.csv`` for a
-    single chain; the comment lines (configuration, adaptation, timing) are skipped by the C
-    parser.
+    single chain. The chains are read in threads, one per core (pandas' C parser releases
+    the GIL: 4 chains of 400 datasets, 17 MB each, took 0.15-0.18 s on 2 cores against
+    0.30-0.36 s one after another).
     """
-    import pandas as pd
-
     files = sorted(directory.glob("*.csv"),
                    key=lambda p: int(m.group(1)) if (m := _CHAIN.search(p.stem)) else 0)
     if len(files) != chains:
         raise RuntimeError(f"CmdStan wrote {len(files)} output files for {chains} chains")
-    frames, seconds, found = [], [], []
-    for path in files:
-        frames.append(pd.read_csv(path, comment="#", dtype=np.float64, engine="c"))
-        with open(path) as fh:   # the adaptation's comments: between the header and a draw
-            header, comments = False, []
-            for line in fh:
-                if not line.startswith("#"):
-                    if header:
-                        break
-                    header = True
-                elif header:
-                    comments.append(line)
-            found.append(adaptation(comments))
-        with open(path, "rb") as fh:
-            fh.seek(max(0, path.stat().st_size - 400))
-            match = _TOTAL_TIME.search(fh.read())
-        seconds.append(float(match.group(1)) if match else None)
-    columns = list(frames[0].columns)
-    if any(list(frame.columns) != columns for frame in frames):
+    with ThreadPoolExecutor(max_workers=min(chains, os.cpu_count() or 1)) as pool:
+        read = list(pool.map(_read_chain, files))
+    columns = read[0][0]
+    if any(chain[0] != columns for chain in read):
         raise RuntimeError("CmdStan's chains wrote different columns")
-    return columns, np.stack([frame.to_numpy() for frame in frames]), seconds, found
+    return (columns, np.stack([chain[1] for chain in read]), [chain[2] for chain in read],
+            [chain[3] for chain in read])
+
+
+def _read_chain(path: Path):
+    """One chain's columns, draws (draws, columns), Stan's time and :func:`adaptation`; the
+    comment lines (configuration, adaptation, timing) are skipped by the C parser, which
+    types the columns itself (cheaper than a float dtype for each: integers such as
+    ``n_leapfrog__`` are made floats, exactly, after)."""
+    import pandas as pd
+
+    frame = pd.read_csv(path, comment="#", engine="c")
+    with open(path) as fh:   # the adaptation's comments: between the header and a draw
+        header, comments = False, []
+        for line in fh:
+            if not line.startswith("#"):
+                if header:
+                    break
+                header = True
+            elif header:
+                comments.append(line)
+    with open(path, "rb") as fh:
+        fh.seek(max(0, path.stat().st_size - 400))
+        match = _TOTAL_TIME.search(fh.read())
+    return (list(frame.columns), frame.to_numpy(dtype=np.float64), float(match.group(1))
+            if match else None, adaptation(comments))
