@@ -37,11 +37,13 @@ STEPS = [
     ("reading CmdStan's CSV", cmdstanpy_engine, "_read_csv"),
     ("draws to InferenceData", inference_data, "build"),
     ("to the user's scale", hierarchical_module, "to_user_scale"),
+    ("R-hat and ESS (variable_convergence)", hierarchical_module, "variable_convergence"),
     ("diagnostics", hierarchical_module, "diagnose"),
     ("population's masses", region_masses, "population_masses"),
     ("next dataset's masses", region_masses, "next_dataset_masses"),
     ("datasets' masses", region_masses, "dataset_probabilities"),
     ("per-dataset t-tests", hierarchical_module, "correlated_ttests"),
+    ("datasets' summaries (region_summaries)", hierarchical_module, "region_summaries"),
     ("baselines (signed-rank, sign)", hierarchical_module, "run_baselines"),
 ]
 
