@@ -162,12 +162,13 @@ def test_a_real_pair_whose_chains_cross_slowly_is_decided_in_strata(stan_backend
         fit(seed)
     monkeypatch.setattr(hierarchical_module, "settled_decisions", lambda *args: False)
     monkeypatch.setattr(hierarchical_module, "strata_decide", lambda *args: True)
-    for seed in (1, 2, 3, 4):
+    for seed in range(1, 7):
         result = fit(seed)
-        if result.modes:
+        if result.modes and result.modes[0].stratum:
             break
     else:
-        pytest.fail("the chains of seeds 1-4 mixed (nu's R-hat at most 1.01 on each)")
+        pytest.fail("no fit of seeds 1-6 was read in strata (its chains mixed, nu's R-hat at "
+                    "most 1.01, or sat in separate modes)")
     assert [m.stratum[0] for m in result.modes] == ["nu"] * N_STRATA
     assert all(m.population[0] > 0.95 for m in result.modes)
     assert "strata of nu" in result.summary()
