@@ -25,12 +25,12 @@ halves (ArviZ returns NaN), which is how one mode's chain of a fit is checked.
 from __future__ import annotations
 
 import functools
-import os
-from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 from scipy.fft import next_fast_len
 from scipy.special import ndtri
+
+from bayescomp.sampling.threads import map_on_cores
 
 #: Blom's offset of the normal scores of ranks
 BLOM = 3 / 8
@@ -70,12 +70,8 @@ def _per_quantity(outputs: int = 1):
                 values = [np.full(draws.shape[0], np.nan) for _ in range(outputs)]
             else:   # in blocks of quantities whose intermediate arrays stay small, on
                 # every core (numpy's sorts and FFTs release the GIL)
-                parts = [draws[start:start + BLOCK] for start in range(0, draws.shape[0], BLOCK)]
-                if len(parts) == 1:
-                    blocks = [statistic(parts[0])]
-                else:
-                    with ThreadPoolExecutor(max_workers=os.cpu_count() or 1) as pool:
-                        blocks = list(pool.map(statistic, parts))
+                blocks = map_on_cores(statistic, (draws[start:start + BLOCK]
+                                                  for start in range(0, draws.shape[0], BLOCK)))
                 values = [np.concatenate(parts) for parts in
                           (zip(*blocks) if outputs > 1 else [blocks])]
             invalid = np.isnan(draws).any(axis=(1, 2))

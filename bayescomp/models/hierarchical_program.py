@@ -9,9 +9,7 @@ from its normal conditional, alpha and beta given nu (:mod:`bayescomp.models.nu_
 """
 from __future__ import annotations
 
-import os
 import warnings
-from concurrent.futures import ThreadPoolExecutor
 
 import arviz as az
 import numpy as np
@@ -28,6 +26,7 @@ from bayescomp.data.resolution import (difference_ss, floored_datasets, floored_
 from bayescomp.data.scores import Scores
 from bayescomp.exceptions import ConstantDifferencesWarning
 from bayescomp.models.likelihood import compound_symmetric_logpdf
+from bayescomp.sampling.threads import map_on_cores
 
 PROGRAM = "hierarchical"
 
@@ -328,8 +327,7 @@ def _by_chain(posterior, data: dict) -> tuple:
         return (nu, sigma, *delta_conditional(part["delta0"].values, part["sigma0"].values,
                                               sigma, log_lambda, data))
 
-    with ThreadPoolExecutor(max_workers=os.cpu_count() or 1) as pool:
-        parts = list(pool.map(one, range(posterior.sizes["chain"])))
+    parts = map_on_cores(one, range(posterior.sizes["chain"]))
     return tuple(None if pieces[0] is None else np.concatenate(pieces)
                  for pieces in zip(*parts))
 

@@ -15,7 +15,6 @@ components alone, and only where it is above 5.2e-17.
 """
 from __future__ import annotations
 
-import os
 from concurrent.futures import Executor, ThreadPoolExecutor
 
 import arviz as az
@@ -25,6 +24,7 @@ from scipy import special
 # NEGLECTED: the mass left out of a mixture, here the (delta0, l) points of a dataset's,
 # as of the next dataset's there
 from bayescomp.models.quadrature_summary import NEGLECTED, drawn_by_weight
+from bayescomp.sampling.threads import usable_cores
 
 #: below this z the normal's distribution function is under 5.2e-17: taken as 0
 TAIL_Z = -8.3
@@ -36,8 +36,7 @@ DRAWS_SEED = 20171
 #: threads that work on blocks of datasets (each reading a mixture holds about 100 MB at
 #: 10^6 components), and the datasets per block of the pass over nu
 BLOCK = 8
-WORKERS = min(8, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity")
-              else os.cpu_count() or 1)
+WORKERS = min(8, usable_cores())
 
 
 def workers() -> ThreadPoolExecutor:

@@ -18,7 +18,6 @@ import re
 import tempfile
 import threading
 import warnings
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import numpy as np
@@ -26,6 +25,7 @@ import numpy as np
 from ._cache import commit, file_lock, sha256, staging, user_cache
 from .engine import Draws, Engine, EngineWarning, adaptation, adapted_metric
 from .programs import STANC_FLAGS
+from .threads import map_on_cores
 
 _FIX = "install CmdStan with `pip install cmdstanpy && python -m cmdstanpy.install_cmdstan`"
 _TOTAL_TIME = re.compile(rb"([0-9.eE+-]+) seconds \(Total\)")
@@ -267,8 +267,7 @@ def _read_csv(directory: Path, chains: int):
                    key=lambda p: int(m.group(1)) if (m := _CHAIN.search(p.stem)) else 0)
     if len(files) != chains:
         raise RuntimeError(f"CmdStan wrote {len(files)} output files for {chains} chains")
-    with ThreadPoolExecutor(max_workers=min(chains, os.cpu_count() or 1)) as pool:
-        read = list(pool.map(_read_chain, files))
+    read = map_on_cores(_read_chain, files)
     columns = read[0][0]
     if any(chain[0] != columns for chain in read):
         raise RuntimeError("CmdStan's chains wrote different columns")
