@@ -61,6 +61,51 @@ def test_lambda_cells_hold_gamma_moments(nu):
     assert np.sum(mass * np.exp(log_lambda)) == pytest.approx(1.0, abs=0.01)
 
 
+@pytest.mark.parametrize("prior", ["paper", "baycomp", "kruschke"])
+def test_nu_cells_hold_the_prior_of_nu(prior):
+    """The cells of nu's nodes (uniform in log(nu - 1 + NU_SHIFT), the lowest reaching nu =
+    1) and the prior's mass in each (log_prior_cells) against scipy's quad of the prior's
+    density in u = log(nu - 1) over each cell, on the coarse and the fine grid."""
+    from bayescomp.models.quadrature import COARSE, FINE, U_RANGE
+    from bayescomp.models.quadrature_grid import (NU_SHIFT, grid_nodes, log_prior_cells,
+                                                  log_prior_u, statistics)
+
+    scores = bc.simulate.collection(6, 10, delta0=0.005, sigma0=0.01, sigma=0.03, rho=0.1,
+                                    seed=5).scores
+    stats = statistics(prepare(scores, "a", "b", bc.PRIORS[prior])[0])
+    start = float(stats["nu_prior_start"])
+
+    def density(u):
+        return float(np.exp(log_prior_u(stats, np.array([u]))[0]))
+
+    for resolution in (COARSE, dict(FINE, step=0.2, panels=12)):
+        grid = grid_nodes(dict(log_sigma0_sq=(-8.0, 1.0), delta0=(-1.0, 1.0), u=U_RANGE),
+                          resolution, (), True)
+        u, edges = grid["u"], grid["u_edges"]
+        # nodes uniform in t = log(nu - 1 + NU_SHIFT), each halfway between its cell's ends
+        # but the lowest, whose cell is cut at nu = 1 (t = log(NU_SHIFT), u = -inf)
+        t, t_edges = np.log(np.exp(u) + NU_SHIFT), np.log(np.exp(edges) + NU_SHIFT)
+        np.testing.assert_allclose(np.diff(t), grid["u_step"], rtol=1e-9)
+        np.testing.assert_allclose(t[1:], (t_edges[1:-1] + t_edges[2:]) / 2, rtol=0, atol=1e-9)
+        assert edges[0] == -np.inf and t_edges[0] == np.log(NU_SHIFT)
+        assert np.log(NU_SHIFT) < t[0] < t_edges[1] and np.all(np.diff(edges) > 0)
+        masses = np.exp(log_prior_cells(stats, edges))
+        expected = np.array([integrate.quad(density, max(low, start), high, limit=200,
+                                            epsabs=0, epsrel=1e-10)[0]
+                             for low, high in zip(edges[:-1], edges[1:])])
+        # log-linear steps of 0.005 of the table's log density (its cells 0.05 wide): about
+        # 5e-5 relative where the prior holds mass, 1e-3 far in its upper tail, where the log
+        # density falls as e^u (measured: at most 5.7e-5 and 1.0e-3)
+        held = masses > 1e-12 * masses.max()
+        np.testing.assert_allclose(masses[held], expected[held], rtol=2e-4)
+        np.testing.assert_allclose(masses, expected, rtol=4e-3, atol=0)
+    # a cell below the table's start holds nothing; one across it starts there
+    below = log_prior_cells(stats, np.array([-50.0, start - 1, start + 1]))
+    assert below[0] == -np.inf
+    assert np.exp(below[1]) == pytest.approx(integrate.quad(density, start, start + 1)[0],
+                                             rel=2e-4)
+
+
 def long_run(scores, prior, seed):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", ConstantDifferencesWarning)
@@ -679,7 +724,8 @@ def test_each_datasets_probabilities_are_the_grid_sum_written_out(prior):
     delta0, delta0_weight = delta0_panels(-1.0, 1.0, (rope.low, rope.high), 3, 3)
     grid = dict(step=0.4, log_sigma0_sq=np.arange(-6.0, 1.0, 0.4), delta0=delta0,
                 delta0_weight=delta0_weight, u=np.array([-1.0, 1.0, 3.0]) if student else None,
-                u_step=2.0, sigma_nodes=12)
+                u_edges=np.array([-2.0, 0.0, 2.0, 4.0]) if student else None, u_step=2.0,
+                sigma_nodes=12)
     with workers() as pool:
         found = _posterior(stats, grid, rope, datasets=True, intervals=False, pool=pool)
 
@@ -723,7 +769,7 @@ def test_a_grid_read_under_another_prior_of_nu_is_the_sum_written_out():
     for bit those read alone."""
     from bayescomp.models.quadrature import _posterior, _under_prior
     from bayescomp.models.quadrature_datasets import workers
-    from bayescomp.models.quadrature_grid import log_prior_u, statistics
+    from bayescomp.models.quadrature_grid import log_prior_cells, statistics
     from bayescomp.models.quadrature_rules import delta0_panels
     from bayescomp.models.quadrature_summary import rope_readings
 
@@ -735,18 +781,18 @@ def test_a_grid_read_under_another_prior_of_nu_is_the_sum_written_out():
     rope = bc.Rope(-0.01 / scale, 0.01 / scale)
     delta0, delta0_weight = delta0_panels(-1.0, 1.0, (rope.low, rope.high), 4, 3)
     grid = dict(step=0.4, log_sigma0_sq=np.arange(-8.0, 1.0, 0.4), delta0=delta0,
-                delta0_weight=delta0_weight, u=np.arange(-3.0, 5.0, 0.5), u_step=0.5,
-                sigma_nodes=12)
+                delta0_weight=delta0_weight, u=np.arange(-3.0, 5.0, 0.5),
+                u_edges=np.arange(-3.25, 5.0, 0.5), u_step=0.5, sigma_nodes=12)
     with workers() as pool:
         found = _posterior(stats, grid, rope, datasets=False, intervals=False, pool=pool)
-        reweighted = _under_prior(found, log_prior_u(other, grid["u"]))
+        reweighted = _under_prior(found, log_prior_cells(other, grid["u_edges"]))
         alone, = rope_readings([found], grid, rope, pool)
         together = rope_readings([found, reweighted], grid, rope, pool)
     for key in ("population", "next_dataset", "next_most_probable"):
         np.testing.assert_array_equal(together[0][key], alone[key])
     # written out: the other prior's posterior at every point, its Student-t masses there
-    log_post = found["log_post"] - log_prior_u(stats, grid["u"])[:, None, None] \
-        + log_prior_u(other, grid["u"])[:, None, None]
+    log_post = found["log_post"] - log_prior_cells(stats, grid["u_edges"])[:, None, None] \
+        + log_prior_cells(other, grid["u_edges"])[:, None, None]
     weights = np.exp(log_post - special.logsumexp(log_post))
     nu = (1 + np.exp(grid["u"]))[:, None, None]
     sigma0 = np.exp(0.5 * grid["log_sigma0_sq"])[None, :, None]

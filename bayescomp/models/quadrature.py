@@ -15,8 +15,9 @@ I_i depends on sigma0 and lambda through l = log(sigma0^2 / lambda) only, so H_i
 = E_sigma[N(m_i | delta0, sigma^2 v_i + e^l)] is tabulated once on a lattice of l (sigma_i by
 Gauss-Legendre where p_i holds its mass) and the average over lambda is a sum along it with
 the masses of log(lambda)'s cells as weights: one matrix product per nu. log sigma0 lies on
-the lattice, delta0 on Gauss-Legendre panels split at the ROPE's ends, log(nu - 1) on a
-uniform grid; a coarse grid from the priors' bounds is narrowed to the posterior's mass.
+the lattice, delta0 on Gauss-Legendre panels split at the ROPE's ends, nu on a grid uniform
+in log(nu - 1 + 0.1) whose nodes weigh the prior's mass in their cells; a coarse grid from the
+priors' bounds is narrowed to the posterior's mass.
 Each dataset's probabilities come from delta_i's normal conditional given sigma_i, l and
 delta0, weighed by what the pass over nu accumulates for its table
 (:mod:`bayescomp.models.quadrature_datasets`); the next dataset's from the Student-t's
@@ -39,7 +40,7 @@ from threadpoolctl import threadpool_limits
 from bayescomp.models.hierarchical_density import squared_standard_errors
 from bayescomp.models.quadrature_datasets import (BLOCK, Accumulated, dataset_readings,
                                                   table_terms, workers)
-from bayescomp.models.quadrature_grid import (grid_nodes, halved, kept_range, log_prior_u,
+from bayescomp.models.quadrature_grid import (grid_nodes, halved, kept_range, log_prior_cells,
                                               statistics)
 from bayescomp.models.quadrature_result import Quadrature
 from bayescomp.models.quadrature_rules import lambda_cells, sigma_rule
@@ -61,7 +62,7 @@ DELTA0_NODES = 6
 #: of 0.0052 with 12 panels (delta0 pinned near the ROPE's end by constant datasets) at either
 #: step, 2.5e-4 with 24 (benchmarks/results/quadrature.md)
 REFINEMENTS = (dict(step=0.2, panels=12), dict(step=0.1, panels=24))
-#: step of log(nu - 1) at the fine resolution
+#: step of log(nu - 1 + NU_SHIFT) at the fine resolution (quadrature_grid.NU_SHIFT)
 NU_STEP = 0.25
 #: log(lambda) is summed over at most this range (below it the contribution falls as
 #: lambda^(1/2 + nu/2), at most e^-25 of the rest at nu = 1)
@@ -69,7 +70,7 @@ LOG_LAMBDA = (-25.0, 5.0)
 #: delta0's panels are also split this many of the smallest standard errors either side of
 #: the means' centre
 PEAK_WIDTH = 6.0
-#: log(nu - 1) searched over this range first (nu from 1 + 4.5e-5 to 2.2e4)
+#: log(nu - 1) searched over this range first (nu to 2.2e4; the lowest cell reaches nu = 1)
 U_RANGE = (-10.0, 10.0)
 #: an error above this on any probability, or as much mass at a grid's edge, makes the
 #: result not reliable
@@ -121,14 +122,12 @@ def _posterior(stats: dict, grid: dict, rope: Rope, datasets: bool, intervals: b
         peak[i] = largest + np.log(top)
         scaled[i * n_delta0:(i + 1) * n_delta0] = table / top[:, None]
 
-    log_prior = log_prior_u(stats, u) if student else np.zeros(1)
+    log_prior = log_prior_cells(stats, grid["u_edges"]) if student else np.zeros(1)
     nus = 1 + np.exp(u) if student else np.array([np.inf])
-    # quadrature weights: u uniform; log(sigma0) uniform, times sigma0 (its prior is uniform
-    # in sigma0); delta0 Gauss-Legendre
+    # quadrature weights: nu's prior's mass in each node's cell (in log_prior); log(sigma0)
+    # uniform, times sigma0 (its prior is uniform in sigma0); delta0 Gauss-Legendre
     log_sigma0 = 0.5 * log_sigma0_sq
     log_rule = (np.log(step / 2) + log_sigma0)[:, None] + np.log(grid["delta0_weight"])[None, :]
-    if student:
-        log_rule = log_rule + np.log(grid["u_step"])
     log_post = np.empty((len(nus), n_sigma0, n_delta0))
     accumulated = Accumulated(q, n_delta0, len(lattice)) if datasets else None
 
@@ -344,14 +343,15 @@ def _read_grids(stats: dict, search: dict, refinement: dict, asked: dict, pool: 
     fine = [_posterior(stats, grid, ropes[0], summaries, intervals=summaries, pool=pool)]
     half = [_posterior(stats, half_grid, ropes[0], summaries, intervals=False, pool=pool)]
     for other in asked["others"]:
-        fine.append(_under_prior(fine[0], log_prior_u(other, grid["u"])))
-        half.append(_under_prior(half[0], log_prior_u(other, half_grid["u"])))
+        fine.append(_under_prior(fine[0], log_prior_cells(other, grid["u_edges"])))
+        half.append(_under_prior(half[0], log_prior_cells(other, half_grid["u_edges"])))
     # of the half grid only its datasets' probabilities are read (their error)
     shared = [grid_summary(found, grid, scale, pool) for found in fine]
     # mass at an end of the grid is missing from it, unless the end is a prior's bound
-    # (delta0's, sigma0's upper): a proxy, as every end is where the density is e^-KEEP
+    # (delta0's, sigma0's upper, and nu = 1, which the lowest cell reaches when the range
+    # starts at U_RANGE's): a proxy, as every end is where the density is e^-KEEP
     # (quadrature_grid) of its largest
-    prior_ends = dict(delta0=(True, True), log_sigma0_sq=(False, True), u=(False, False))
+    prior_ends = dict(delta0=(True, True), log_sigma0_sq=(False, True), u=(True, False))
     missing = [sum(float(mass) for key, masses in summary["edges"].items()
                    for end, mass in enumerate(masses) if not (
                        prior_ends[key][end] and abs(ranges[key][end] - bounds[key][end]) < 1e-12))
