@@ -101,11 +101,11 @@ def _posterior(stats: dict, grid: dict, rope: Rope, datasets: bool, intervals: b
     lattice = log_sigma0_sq[0] - log_lambda[-1] + step * np.arange(n_sigma0 + n_lambda - 1)
     place = np.arange(n_sigma0)[:, None] + (n_lambda - 1) - np.arange(n_lambda)[None, :]
     added = np.exp(lattice)
-    # per dataset, H_i(delta0, l) scaled by its largest value over l (peak), in single
-    # precision, which halves its memory and the time of its products with the masses: sums
-    # of positive terms, each I_i to about 1e-7 relative (every probability within 1e-7 of
-    # double precision on three real and simulated pairs), where its I_i is within e^-87 of
-    # the largest over l; below, the posterior weighs it as nothing
+    # per dataset, H_i(delta0, l) scaled by its largest value over l (peak), kept in single
+    # precision (half the memory): each I_i to about 1e-7 relative where it is within e^-87
+    # of the largest over l; below, the posterior weighs it as nothing. Its products with the
+    # masses are taken in double: in single, products of small factors fall below e^-87 into
+    # subnormal numbers, which took x86 processors 50-80 times as long (quadrature.md)
     scaled = np.empty((q * n_delta0, len(lattice)), dtype=np.float32)
     peak = np.empty((q, n_delta0))
 
@@ -138,21 +138,21 @@ def _posterior(stats: dict, grid: dict, rope: Rope, datasets: bool, intervals: b
                                                        if student else 1.0)
         return masses
 
-    def integrate(block: slice, single: np.ndarray) -> np.ndarray:
+    def integrate(block: slice, masses: np.ndarray) -> np.ndarray:
         """log I_i (dataset, delta0, sigma0) of a block of datasets at one nu."""
-        integral = (scaled[block.start * n_delta0:block.stop * n_delta0] @ single).astype(float)
+        integral = scaled[block.start * n_delta0:block.stop * n_delta0].astype(float) @ masses
         with np.errstate(divide="ignore"):
             # an integral that underflows (delta0 far out at a small sigma0) is a point the
             # posterior weighs as nothing: log 0 = -inf is its weight
             return np.log(integral).reshape(-1, n_delta0, n_sigma0)
 
     def accumulate(block: slice, log_integral: np.ndarray, log_post_t: np.ndarray,
-                   single: np.ndarray) -> None:
+                   masses: np.ndarray) -> None:
         """Each dataset's weight of its table's points: the posterior's over I_i."""
         with np.errstate(invalid="ignore"):
             log_ratio = np.where(np.isfinite(log_integral[block]),
                                  log_post_t.T[None] - log_integral[block], -np.inf)
-        accumulated.add(log_ratio, single, block)
+        accumulated.add(log_ratio, masses, block)
 
     # blocks of datasets (and each dataset's table), each worked on alone in the same way
     # by whichever thread (numpy releases the GIL in its array work): the same digits from
@@ -160,14 +160,14 @@ def _posterior(stats: dict, grid: dict, rope: Rope, datasets: bool, intervals: b
     blocks = [slice(start, min(start + BLOCK, q)) for start in range(0, q, BLOCK)]
     list(pool.map(tabulate, range(q)))
     for t, nu in enumerate(nus):
-        single = mixing(nu).astype(np.float32)
+        masses = mixing(nu)
         log_integral = np.concatenate(list(pool.map(integrate, blocks,
-                                                    [single] * len(blocks))))
+                                                    [masses] * len(blocks))))
         log_post[t] = (log_prior[t] + (log_integral + peak[:, :, None]).sum(axis=0).T
                        + log_rule)
         if datasets:
             list(pool.map(accumulate, blocks, [log_integral] * len(blocks),
-                          [log_post[t]] * len(blocks), [single] * len(blocks)))
+                          [log_post[t]] * len(blocks), [masses] * len(blocks)))
     total, weights = _normalised(log_post, "")
     # the next dataset's N(delta0, e^l) components, weighed on the lattice of l
     next_mixture = (sum(mixing(nu) @ weights[t] for t, nu in enumerate(nus)) if intervals
