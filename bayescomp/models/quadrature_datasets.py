@@ -23,11 +23,9 @@ from scipy import special
 
 # NEGLECTED: the mass left out of a mixture, here the (delta0, l) points of a dataset's,
 # as of the next dataset's there
-from bayescomp.models.quadrature_summary import NEGLECTED, drawn_by_weight
+from bayescomp.models.quadrature_summary import FAR, NEGLECTED, drawn_by_weight
 from bayescomp.sampling.threads import usable_cores
 
-#: below this z the normal's distribution function is under 5.2e-17: taken as 0
-TAIL_Z = -8.3
 #: each dataset's interval: its mass, the independent draws from its mixture that find it,
 #: and their generator's seed (with the dataset's place)
 INTERVAL = 0.95
@@ -167,9 +165,11 @@ def mixture_summary(weight: np.ndarray, centre: np.ndarray, spread: np.ndarray,
 
 
 def normal_tail(weight: np.ndarray, z: np.ndarray) -> float:
-    """sum(weight * Phi(z)), Phi taken only where z > TAIL_Z (below, it is under 5.2e-17:
-    near-identical pairs' conditionals lie far inside the ROPE, and most z are there) and
-    in single precision (z in double): each value to about 1e-7 relative, in half the
-    time."""
-    counted = z > TAIL_Z
-    return float(weight[counted] @ special.ndtr(z[counted].astype(np.float32)))
+    """sum(weight * Phi(z)), Phi taken only where |z| < FAR (below -FAR it is under
+    5.2e-17: near-identical pairs' conditionals lie far inside the ROPE, and most z are
+    there; above FAR it is 1) and in single precision (z in double): each value to about
+    1e-7 relative, in half the time."""
+    sure = z >= FAR
+    between = (z > -FAR) & ~sure
+    return float(weight[sure].sum()
+                 + weight[between] @ special.ndtr(z[between].astype(np.float32)))

@@ -19,6 +19,8 @@ from bayescomp.rope import Rope, most_probable_shares
 INTERVAL = 0.95
 NEXT_POINTS = 3001
 NEXT_REACH = 1e4
+#: Phi(z) is 1 in double precision from z = 8.3, and under 5.2e-17 below -8.3
+FAR = 8.3
 #: what a mixture of normals read from the grid may leave out: the smallest of the next
 #: dataset's components, the lightest (delta0, l) points of a dataset's
 #: (:mod:`bayescomp.models.quadrature_datasets`), together at most this
@@ -76,9 +78,18 @@ def next_dataset_summary(delta0: np.ndarray, lattice: np.ndarray, mixture: np.nd
     unit = max(float(typical), float(np.sqrt(weights.sum(axis=0) @ (delta0 - mean) ** 2)))
     reach = np.arcsinh(NEXT_REACH)
     points = mean + unit * np.sinh(np.linspace(-reach, reach, NEXT_POINTS))
+
+    def distribution(block: np.ndarray) -> np.ndarray:
+        # Phi taken within FAR of each component's centre: beyond, it is 1 in double
+        # precision, or under 5.2e-17 (the points reach far out, and most lie beyond)
+        z = (block[:, None] - centre[None, :]) / spread[None, :]
+        values = (z >= FAR).astype(float)
+        near = np.abs(z) < FAR
+        values[near] = special.ndtr(z[near])
+        return values @ share
+
     cumulative = np.concatenate(list(pool.map(
-        lambda block: special.ndtr((block[:, None] - centre[None, :]) / spread[None, :]) @ share,
-        np.array_split(points, max(1, len(points) * len(kept) // 2**22)))))
+        distribution, np.array_split(points, max(1, len(points) * len(kept) // 2**22)))))
     cumulative = np.maximum.accumulate(cumulative)
     low, high = shortest_interval(points, cumulative)
     # the density between the points, for figures: the cumulative's slope at their midpoints
