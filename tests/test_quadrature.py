@@ -85,7 +85,7 @@ def test_nu_cells_hold_the_prior_of_nu(prior):
         # nodes uniform in t = log(nu - 1 + NU_SHIFT), each halfway between its cell's ends
         # but the lowest, whose cell is cut at nu = 1 (t = log(NU_SHIFT), u = -inf)
         t, t_edges = np.log(np.exp(u) + NU_SHIFT), np.log(np.exp(edges) + NU_SHIFT)
-        np.testing.assert_allclose(np.diff(t), grid["u_step"], rtol=1e-9)
+        np.testing.assert_allclose(np.diff(t), resolution["nu_step"], rtol=1e-9)
         np.testing.assert_allclose(t[1:], (t_edges[1:-1] + t_edges[2:]) / 2, rtol=0, atol=1e-9)
         assert edges[0] == -np.inf and t_edges[0] == np.log(NU_SHIFT)
         assert np.log(NU_SHIFT) < t[0] < t_edges[1] and np.all(np.diff(edges) > 0)
@@ -295,7 +295,7 @@ def test_a_real_pair_is_the_same_at_twice_the_resolution(monkeypatch):
     assert max(found.population_error.max(), found.next_dataset_error.max()) < TOLERANCE
     assert found.population[0] == pytest.approx(0.992, abs=0.002)
     monkeypatch.setattr(module, "FINE", dict(
-        module.FINE, u_step=module.FINE["u_step"] / 2, sigma_nodes=2 * module.FINE["sigma_nodes"],
+        module.FINE, nu_step=module.FINE["nu_step"] / 2, sigma_nodes=2 * module.FINE["sigma_nodes"],
         least=2 * module.FINE["least"]))
     monkeypatch.setattr(module, "REFINEMENTS", (dict(
         step=found.grid["lattice_step"] / 2, panels=2 * found.grid["delta0_panels"]),))
@@ -724,8 +724,7 @@ def test_each_datasets_probabilities_are_the_grid_sum_written_out(prior):
     delta0, delta0_weight = delta0_panels(-1.0, 1.0, (rope.low, rope.high), 3, 3)
     grid = dict(step=0.4, log_sigma0_sq=np.arange(-6.0, 1.0, 0.4), delta0=delta0,
                 delta0_weight=delta0_weight, u=np.array([-1.0, 1.0, 3.0]) if student else None,
-                u_edges=np.array([-2.0, 0.0, 2.0, 4.0]) if student else None, u_step=2.0,
-                sigma_nodes=12)
+                u_edges=np.array([-2.0, 0.0, 2.0, 4.0]) if student else None, sigma_nodes=12)
     with workers() as pool:
         found = _posterior(stats, grid, rope, datasets=True, intervals=False, pool=pool)
 
@@ -782,7 +781,7 @@ def test_a_grid_read_under_another_prior_of_nu_is_the_sum_written_out():
     delta0, delta0_weight = delta0_panels(-1.0, 1.0, (rope.low, rope.high), 4, 3)
     grid = dict(step=0.4, log_sigma0_sq=np.arange(-8.0, 1.0, 0.4), delta0=delta0,
                 delta0_weight=delta0_weight, u=np.arange(-3.0, 5.0, 0.5),
-                u_edges=np.arange(-3.25, 5.0, 0.5), u_step=0.5, sigma_nodes=12)
+                u_edges=np.arange(-3.25, 5.0, 0.5), sigma_nodes=12)
     with workers() as pool:
         found = _posterior(stats, grid, rope, datasets=False, intervals=False, pool=pool)
         reweighted = _under_prior(found, log_prior_cells(other, grid["u_edges"]))

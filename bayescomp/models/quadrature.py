@@ -185,8 +185,8 @@ def _posterior(stats: dict, grid: dict, rope: Rope, datasets: bool, intervals: b
 #: the resolutions: the first, wide grids that find the posterior, and the fine one reported
 #: (its lattice step and panels one of REFINEMENTS), whose error is its change from half
 #: of it (:func:`~bayescomp.models.quadrature_grid.halved`)
-COARSE = dict(step=0.4, u_step=0.5, least=4, sigma_nodes=16, panels=16, nodes=3)
-FINE = dict(u_step=NU_STEP, least=32, sigma_nodes=SIGMA_NODES, nodes=DELTA0_NODES)
+COARSE = dict(step=0.4, nu_step=0.5, least=4, sigma_nodes=16, panels=16, nodes=3)
+FINE = dict(nu_step=NU_STEP, least=32, sigma_nodes=SIGMA_NODES, nodes=DELTA0_NODES)
 
 
 def quadrature_probabilities(data: dict, scale: float, rope, *, summaries: bool = True

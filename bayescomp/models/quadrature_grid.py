@@ -51,18 +51,17 @@ def grid_nodes(ranges: dict, resolution: dict, cuts: tuple, student: bool) -> di
     step = min(resolution["step"], (high - low) / resolution["least"])
     delta0, weight = delta0_panels(*ranges["delta0"], cuts, resolution["panels"],
                                    resolution["nodes"])
-    u = edges = u_step = None
+    u = edges = None
     if student:
         t_low, t_high = np.log(np.exp(np.asarray(ranges["u"], dtype=float)) + NU_SHIFT)
-        u_step = min(resolution["u_step"], (t_high - t_low) / resolution["least"])
-        t = np.arange(t_low, t_high + u_step / 2, u_step)
+        t_step = min(resolution["nu_step"], (t_high - t_low) / resolution["least"])
+        t = np.arange(t_low, t_high + t_step / 2, t_step)
         u = np.log(np.exp(t) - NU_SHIFT)
-        ends = np.exp(np.concatenate([t - u_step / 2, [t[-1] + u_step / 2]])) - NU_SHIFT
+        ends = np.exp(np.concatenate([t - t_step / 2, [t[-1] + t_step / 2]])) - NU_SHIFT
         with np.errstate(divide="ignore"):
             edges = np.log(np.maximum(ends, 0.0))
     return dict(step=step, log_sigma0_sq=np.arange(low, high + step / 2, step), delta0=delta0,
-                delta0_weight=weight, u=u, u_edges=edges, u_step=u_step,
-                sigma_nodes=resolution["sigma_nodes"])
+                delta0_weight=weight, u=u, u_edges=edges, sigma_nodes=resolution["sigma_nodes"])
 
 
 def log_prior_cells(stats: dict, edges: np.ndarray) -> np.ndarray:
@@ -96,7 +95,7 @@ def log_prior_cells(stats: dict, edges: np.ndarray) -> np.ndarray:
 def halved(resolution: dict) -> dict:
     """Half the ``resolution`` in every direction: twice its steps, half its sigma_i nodes,
     delta0 panels and fewest steps over a range (the nodes per panel kept)."""
-    return dict(resolution, step=2 * resolution["step"], u_step=2 * resolution["u_step"],
+    return dict(resolution, step=2 * resolution["step"], nu_step=2 * resolution["nu_step"],
                 least=resolution["least"] // 2, sigma_nodes=resolution["sigma_nodes"] // 2,
                 panels=resolution["panels"] // 2)
 
