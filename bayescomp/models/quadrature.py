@@ -110,14 +110,12 @@ def _posterior(stats: dict, grid: dict, rope: Rope, datasets: bool, intervals: b
     peak = np.empty((q, n_delta0))
 
     def tabulate(i: int) -> None:
-        total = noise[i][:, None] + added[None, :]           # (sigma node, lattice)
-        # (delta0, sigma node, lattice); log(total) once for every delta0
-        terms = table_terms(log_weight[i][None, :, None], total[None],
-                            (m[i] - delta0)[:, None, None])
-        # exponentiated once, relative to each delta0's largest term: what underflows is
-        # below e^-745 of it, nothing the sums below could weigh
+        terms, _ = table_terms(log_weight[i], noise[i], added, m[i] - delta0)
+        # (delta0, sigma node, lattice), exponentiated once, relative to each delta0's
+        # largest term: what underflows is below e^-745 of it, nothing the sums below weigh
         largest = terms.max(axis=(1, 2))
-        table = np.exp(terms - largest[:, None, None]).sum(axis=1)   # (delta0, lattice)
+        terms -= largest[:, None, None]
+        table = np.exp(terms, out=terms).sum(axis=1)         # (delta0, lattice)
         top = table.max(axis=1)
         peak[i] = largest + np.log(top)
         scaled[i * n_delta0:(i + 1) * n_delta0] = table / top[:, None]

@@ -9,9 +9,10 @@ by I_i, summed along the lattice with log(lambda)'s masses, one matrix product p
 whatever is asked of delta_i afterwards. G_i times the table is the mass of (delta0, l)
 in delta_i's posterior; the components are those masses spread over the sigma_i nodes.
 
-Only the heavier points are kept: those left out weigh at most ``NEGLECTED`` together (a
-probability moves by at most that), so the normal's distribution function is taken at their
-components alone, and only where it is above 5.2e-17.
+Only the heavier components are kept: those of the lightest (delta0, l) points and the
+lightest of the others, at most ``NEGLECTED`` together (a probability moves by at most
+that), so the normal's distribution function is taken at the others alone, and only where
+it is above 5.2e-17.
 """
 from __future__ import annotations
 
@@ -31,8 +32,8 @@ from bayescomp.sampling.threads import usable_cores
 INTERVAL = 0.95
 DRAWS = 50_000
 DRAWS_SEED = 20171
-#: threads that work on blocks of datasets (each reading a mixture holds about 100 MB at
-#: 10^6 components), and the datasets per block of the pass over nu
+#: threads that work on blocks of datasets (each reading a mixture holds up to about 50 MB
+#: at 10^6 components), and the datasets per block of the pass over nu
 BLOCK = 8
 WORKERS = min(8, usable_cores())
 
@@ -80,18 +81,25 @@ class Accumulated:
         weight += (ratio.reshape(-1, log_ratio.shape[2]) @ masses.T).reshape(weight.shape)
 
 
-def table_terms(log_weight: np.ndarray, total: np.ndarray, offset: np.ndarray) -> np.ndarray:
-    """The log of a term of a dataset's table: a sigma_i node's weight times N(m_i | delta0,
-    total), ``total`` = sigma_i^2 v_i + e^l, ``offset`` = m_i - delta0 (broadcast together):
-    the quadrature's tables and each dataset's mixture both take their terms from here."""
-    return log_weight - 0.5 * np.log(2 * np.pi * total) - 0.5 * offset ** 2 / total
+def table_terms(log_weight: np.ndarray, noise: np.ndarray, added: np.ndarray,
+                offset: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The log of the terms of a dataset's table, (delta0, sigma_i node, lattice): a node's
+    weight (``log_weight``, per node) times N(m_i | delta0, total), total = sigma_i^2 v_i
+    (``noise``, per node) + e^l (``added``, on the lattice or a part of it), ``offset`` = m_i
+    - delta0 (per delta0); and total (node, lattice). The quadrature's tables and each
+    dataset's mixture both take their terms from here."""
+    total = noise[:, None] + added[None, :]
+    # what depends on delta0 formed once per term, the rest once per (node, lattice)
+    terms = (-0.5 * offset ** 2)[:, None, None] / total[None]
+    terms += (log_weight[:, None] - 0.5 * np.log(2 * np.pi * total))[None]
+    return terms, total
 
 
 def dataset_mixture(i: int, accumulated: Accumulated, scaled: np.ndarray, peak: np.ndarray,
                     log_total: float, parts: dict) -> tuple:
     """Dataset i's posterior of delta_i as normal components: (weight, centre, spread),
-    each (point, sigma_i node) over the points kept, the weights summing to 1 up to the
-    neglected points.
+    each over the (delta0, sigma_i node, l) kept, the weights summing to 1 up to the
+    neglected ones.
 
     ``scaled`` and ``peak`` are the quadrature's tables (dataset x delta0, lattice) and
     their logs' offsets (dataset, delta0); ``log_total`` the log of the hyper-parameters'
@@ -103,19 +111,29 @@ def dataset_mixture(i: int, accumulated: Accumulated, scaled: np.ndarray, peak: 
     rows = slice(i * n_delta0, (i + 1) * n_delta0)
     factor = np.exp(accumulated.log_scale[i] - log_total)
     weight = accumulated.weight[rows].astype(float)
-    mass = (weight * scaled[rows]).ravel() * factor
-    # the points that weigh less than NEGLECTED over their number each: at most NEGLECTED
-    # together
-    kept = np.nonzero(mass > NEGLECTED / mass.size)[0]
-    d, l = np.unravel_index(kept, (n_delta0, len(added)))
-    noise, offset = parts["noise"][i][None, :], (parts["mean"][i] - delta0[d])[:, None]
-    total = noise + added[l][:, None]                         # (point, sigma node)
-    # the table's terms at these points (as the quadrature formed them), relative to their
+    mass = weight * scaled[rows] * factor                    # (delta0, lattice)
+    # the box of the points that weigh more than half NEGLECTED over their number each
+    # (those outside weigh at most half NEGLECTED together)
+    heavy = mass > 0.5 * NEGLECTED / mass.size
+    on_delta0, on_lattice = (np.nonzero(heavy.any(axis=axis))[0] for axis in (1, 0))
+    box = slice(on_delta0[0], on_delta0[-1] + 1)
+    lattice = slice(on_lattice[0], on_lattice[-1] + 1)
+    offset = parts["mean"][i] - delta0[box]
+    # the table's terms in the box (as the quadrature formed them), relative to their
     # delta0's peak: summed over the nodes they are the scaled table
-    terms = table_terms(parts["log_weight"][i][None, :], total, offset) - peak[i, d][:, None]
-    share = added[l][:, None] / total
-    return (weight.ravel()[kept][:, None] * factor * np.exp(terms),
-            delta0[d][:, None] + offset * share, np.sqrt(noise * share))
+    terms, total = table_terms(parts["log_weight"][i], parts["noise"][i], added[lattice],
+                               offset)
+    terms -= peak[i, box][:, None, None]
+    component = np.exp(terms, out=terms)
+    component *= (weight[box, lattice] * factor)[:, None, :]
+    # of the box's components, those that weigh less than half NEGLECTED over their
+    # number each are left out: a third of a real near-identical pair's (bbtcomp's lr -
+    # ridge), where e^l and sigma_i's node are far apart
+    kept = component > 0.5 * NEGLECTED / component.size
+    share = added[None, lattice] / total                     # (node, lattice)
+    centre = delta0[box][:, None, None] + offset[:, None, None] * share[None]
+    spread = np.broadcast_to(np.sqrt(parts["noise"][i][:, None] * share)[None], terms.shape)
+    return component[kept], centre[kept], spread[kept]
 
 
 def dataset_readings(tables: tuple, low: float, high: float, summaries: bool,
