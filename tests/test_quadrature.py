@@ -61,6 +61,35 @@ def test_lambda_cells_hold_gamma_moments(nu):
     assert np.sum(mass * np.exp(log_lambda)) == pytest.approx(1.0, abs=0.01)
 
 
+def test_grid_ends_inside_the_support_are_not_missing_mass():
+    """Which ends of a grid hold mass inside the posterior's support (closed_end): delta0's
+    and sigma0's upper prior bounds when the range reaches them, and nu = 1 whenever the
+    lowest cell of nu reaches it, whether or not the range starts at U_RANGE's end: by the
+    closed form, where log(e^u_low + NU_SHIFT) - step / 2 <= log(NU_SHIFT)."""
+    from bayescomp.models.quadrature import FINE, U_RANGE
+    from bayescomp.models.quadrature_grid import NU_SHIFT, closed_end, grid_nodes
+
+    bounds = dict(delta0=(-1.0, 1.0), log_sigma0_sq=(-20.0, 1.0), u=U_RANGE)
+    resolution = dict(FINE, step=0.2, panels=12)
+    seen = set()
+    for u_low in (U_RANGE[0], -5.0, -2.0, -1.5, 0.0):
+        for ranges in (bounds, dict(delta0=(-1.0, 0.5), log_sigma0_sq=(-8.0, 0.0))):
+            ranges = dict(ranges, u=(u_low, 6.0))
+            grid = grid_nodes(ranges, resolution, (), True)
+            reaches = (np.log(np.exp(u_low) + NU_SHIFT) - resolution["nu_step"] / 2
+                       <= np.log(NU_SHIFT))
+            seen.add(bool(reaches))
+            assert closed_end(grid, ranges, bounds, "u", 0) == reaches
+            assert not closed_end(grid, ranges, bounds, "u", 1)
+            assert not closed_end(grid, ranges, bounds, "log_sigma0_sq", 0)
+            at_bounds = ranges["delta0"] == bounds["delta0"]
+            assert closed_end(grid, ranges, bounds, "log_sigma0_sq", 1) == at_bounds
+            assert closed_end(grid, ranges, bounds, "delta0", 0)
+            assert closed_end(grid, ranges, bounds, "delta0", 1) == at_bounds
+    # both sides of the closed form's boundary are among the cases
+    assert seen == {True, False}
+
+
 @pytest.mark.parametrize("prior", ["paper", "baycomp", "kruschke"])
 def test_nu_cells_hold_the_prior_of_nu(prior):
     """The cells of nu's nodes (uniform in log(nu - 1 + NU_SHIFT), the lowest reaching nu =

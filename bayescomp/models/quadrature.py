@@ -40,8 +40,8 @@ from threadpoolctl import threadpool_limits
 from bayescomp.models.hierarchical_density import squared_standard_errors
 from bayescomp.models.quadrature_datasets import (BLOCK, Accumulated, dataset_readings,
                                                   table_terms, workers)
-from bayescomp.models.quadrature_grid import (grid_nodes, halved, kept_range, log_prior_cells,
-                                              statistics)
+from bayescomp.models.quadrature_grid import (closed_end, grid_nodes, halved, kept_range,
+                                              log_prior_cells, statistics)
 from bayescomp.models.quadrature_result import Quadrature
 from bayescomp.models.quadrature_rules import lambda_cells, sigma_rule
 from bayescomp.models.quadrature_summary import (dataset_probabilities, grid_summary,
@@ -345,14 +345,10 @@ def _read_grids(stats: dict, search: dict, refinement: dict, asked: dict, pool: 
         half.append(_under_prior(half[0], log_prior_cells(other, half_grid["u_edges"])))
     # of the half grid only its datasets' probabilities are read (their error)
     shared = [grid_summary(found, grid, scale, pool) for found in fine]
-    # mass at an end of the grid is missing from it, unless the end is a prior's bound
-    # (delta0's, sigma0's upper, and nu = 1, which the lowest cell reaches when the range
-    # starts at U_RANGE's): a proxy, as every end is where the density is e^-KEEP
-    # (quadrature_grid) of its largest
-    prior_ends = dict(delta0=(True, True), log_sigma0_sq=(False, True), u=(True, False))
+    # mass at an end of the grid that is not a bound of the posterior's is missing
     missing = [sum(float(mass) for key, masses in summary["edges"].items()
-                   for end, mass in enumerate(masses) if not (
-                       prior_ends[key][end] and abs(ranges[key][end] - bounds[key][end]) < 1e-12))
+                   for end, mass in enumerate(masses)
+                   if not closed_end(grid, ranges, bounds, key, end))
                for summary in shared]
     grid_sizes = dict(delta0=len(grid["delta0"]), sigma0=len(grid["log_sigma0_sq"]),
                       nu=0 if grid["u"] is None else len(grid["u"]), lattice_step=grid["step"],

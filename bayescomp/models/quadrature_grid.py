@@ -92,6 +92,19 @@ def log_prior_cells(stats: dict, edges: np.ndarray) -> np.ndarray:
             np.exp(terms - largest[cell]), first)), -np.inf)
 
 
+def closed_end(grid: dict, ranges: dict, bounds: dict, key: str, end: int) -> bool:
+    """Whether the posterior's mass at an ``end`` (0 or 1) of the axis ``key`` of ``grid``
+    (on ``ranges`` within ``bounds``) is inside its support: the end is delta0's bound or
+    sigma0's upper one, or nu = 1, which the lowest cell of nu reaches where its lower edge
+    is -inf. Else the mass beyond it is missing from the grid (it counts as error; the
+    mass at the end node is a proxy for it, as every end is where the density is e^-KEEP
+    of its largest)."""
+    if key == "u":
+        return end == 0 and grid["u_edges"][0] == -np.inf
+    return ((key, end) != ("log_sigma0_sq", 0)
+            and abs(ranges[key][end] - bounds[key][end]) < 1e-12)
+
+
 def halved(resolution: dict) -> dict:
     """Half the ``resolution`` in every direction: twice its steps, half its sigma_i nodes,
     delta0 panels and fewest steps over a range (the nodes per panel kept)."""
