@@ -19,11 +19,12 @@ from scipy import integrate, special
 import bayescomp as bc
 from bayescomp.exceptions import ConstantDifferencesWarning, InputWarning
 from bayescomp.models.hierarchical_program import prepare
-from bayescomp.decisions import too_close_to_call
+from bayescomp.decisions import THRESHOLD, too_close_to_call
 from bayescomp.models.hierarchical_runs import region_estimates
 from bayescomp.models.region_masses import next_dataset_masses, population_masses
-from bayescomp.models.quadrature import (TOLERANCE, quadrature_at_ropes,
-                                         quadrature_probabilities, quadrature_under_priors)
+from bayescomp.models.quadrature import (quadrature_at_ropes, quadrature_probabilities,
+                                         quadrature_under_priors)
+from bayescomp.models.quadrature_result import TOLERANCE
 from bayescomp.models.quadrature_rules import lambda_cells, sigma_rule
 
 KNN_XGB = Path(__file__).parent / "data" / "bbtcomp_knn_xgb.csv"
@@ -334,45 +335,70 @@ def test_a_real_pair_is_the_same_at_twice_the_resolution(monkeypatch):
                   <= found.next_dataset_error + 1e-4)
 
 
-def test_the_finer_grid_is_read_only_where_the_coarser_misses_the_tolerance(monkeypatch):
-    """The fine grids are tried coarsest first: where its error is within the tolerance the
-    coarser one is reported, else the finer one, as a quadrature at that resolution alone
-    gives it to the last digit; the two agree within the coarser one's error (twelve
-    simulated datasets: errors about 1e-3 at a lattice step of 0.2 with 12 panels of delta0,
-    2e-4 at 0.1 with 24)."""
+@pytest.mark.slow
+def test_the_finer_grids_are_read_only_where_the_coarser_do_not_answer(monkeypatch):
+    """The fine grids are tried coarsest first: the first is reported where it is clear
+    (every probability, each dataset's too, and the next dataset's most probable region's
+    shares within the tolerance, none within two of its errors of the threshold) and no
+    close call of a fit's draws is asked about, each later one where its error is within
+    the tolerance, the last whatever it is; each as a quadrature at that resolution alone
+    gives it to the last digit, and each within the coarser one's error of the finer
+    (twelve simulated datasets: errors about 2.5e-3 at a lattice step of 0.3, 1e-3 at 0.2
+    with 12 panels of delta0, 2.5e-4 at 0.1 with 24; each dataset's 2.8e-3 at 0.3, the
+    shares' change 0.013)."""
     from bayescomp.models import quadrature as module
+    from bayescomp.models import quadrature_result
 
     scores = COLLECTIONS["twelve"]()
     data, scale = prepare(scores, "a", "b", bc.PRIORS["paper"])
     rope = bc.Rope(-0.01, 0.01)
-    coarser, finer = module.REFINEMENTS
-    assert coarser["step"] > finer["step"] and coarser["panels"] < finer["panels"]
+    ladder = module.REFINEMENTS
+    assert [refinement.get("clear", False) for refinement in ladder] == [True, False, False]
     alone = []
-    for refinement in (coarser, finer):
+    for refinement in ladder:
         monkeypatch.setattr(module, "REFINEMENTS", (refinement,))
         alone.append(quadrature_probabilities(data, scale, rope))
-    monkeypatch.setattr(module, "REFINEMENTS", (coarser, finer))
+    monkeypatch.setattr(module, "REFINEMENTS", ladder)
     errors = [max(found.population_error.max(), found.next_dataset_error.max())
               for found in alone]
-    assert errors[1] < 5e-4 < errors[0] < TOLERANCE
-    for tolerance, expected in ((TOLERANCE, alone[0]), (5e-4, alone[1])):
-        monkeypatch.setattr(module, "TOLERANCE", tolerance)
-        found = quadrature_probabilities(data, scale, rope)
-        assert found.ok and found.grid == expected.grid
-        for name in ("population", "next_dataset", "datasets", "datasets_summary"):
-            np.testing.assert_array_equal(getattr(found, name), getattr(expected, name))
+    first_datasets = alone[0].datasets_error.max()
+    first_shares = alone[0].next_dataset_most_probable_change.max()
+    assert errors[2] < 5e-4 < errors[1] < errors[0] < first_datasets < TOLERANCE < first_shares
     for scope in ("population", "next_dataset"):
-        assert np.all(np.abs(getattr(alone[1], scope) - getattr(alone[0], scope))
-                      <= getattr(alone[0], f"{scope}_error"))
+        for coarser, finer in zip(alone, alone[1:]):
+            assert np.all(np.abs(getattr(finer, scope) - getattr(coarser, scope))
+                          <= getattr(coarser, f"{scope}_error"))
+    # the tolerance, the threshold the first grid must be clear of, whether a close call
+    # of the draws is asked about: which grid answers
+    loose = 1.1 * first_shares
+    cases = [(loose, THRESHOLD, False, 0),
+             # a probability of the first grid's at the threshold: the second answers
+             (loose, float(alone[0].population[1]), False, 1),
+             # a close call: the first grid is not tried
+             (loose, THRESHOLD, True, 1),
+             # the shares' change above the tolerance on the first grid
+             (TOLERANCE, THRESHOLD, False, 1),
+             # each dataset's error too
+             (0.5 * (errors[0] + first_datasets), THRESHOLD, False, 1),
+             # the first two grids' errors above it: the last answers
+             (5e-4, THRESHOLD, False, 2)]
+    for tolerance, threshold, close_call, expected in cases:
+        monkeypatch.setattr(quadrature_result, "TOLERANCE", tolerance)
+        found = quadrature_probabilities(data, scale, rope, threshold=threshold,
+                                         close_call=close_call)
+        assert found.ok and found.grid == alone[expected].grid
+        for name in ("population", "next_dataset", "datasets", "datasets_summary"):
+            np.testing.assert_array_equal(getattr(found, name),
+                                          getattr(alone[expected], name))
 
 
 @pytest.mark.stan
 def test_a_quadrature_beyond_its_tolerance_leaves_the_fit_unreliable(stan_backend, monkeypatch):
     """With a tolerance of 0 no quadrature stands: the starved fit stays UNRELIABLE, says
     why, and warns as any failed fit does."""
-    from bayescomp.models import quadrature as module
+    from bayescomp.models import quadrature_result
 
-    monkeypatch.setattr(module, "TOLERANCE", 0.0)
+    monkeypatch.setattr(quadrature_result, "TOLERANCE", 0.0)
     scores = COLLECTIONS["twelve"]()
     with pytest.warns(bc.SamplingWarning) as caught:
         result = bc.hierarchical(scores, "a", "b", rope=0.01, seed=4, baselines=False,
@@ -401,7 +427,7 @@ def test_a_clean_fit_too_close_to_call_is_answered_by_the_quadrature(stan_backen
     assert [a["verdict"] for a in answered.settings["attempts"]] == [
         "ok; by quadrature, no extension"]
     data, scale = prepare(scores, "a", "b", bc.PRIORS["paper"])
-    grid = quadrature_probabilities(data, scale, bc.Rope(-0.065, 0.065))
+    grid = quadrature_probabilities(data, scale, bc.Rope(-0.065, 0.065), close_call=True)
     for estimate, exact, error in ((answered.population, grid.population,
                                     grid.population_error),
                                    (answered.next_dataset, grid.next_dataset,

@@ -313,7 +313,8 @@ def test_a_reweighted_prior_too_close_to_call_is_read_by_its_own_quadrature(stan
             candidates.append((abs(own[k] - base[k]) / base_error[k], width, question, k,
                                own[k], own_error[k], base[k], base_error[k]))
     data, scale = prepare(scores, "a", "b", PRIORS["kruschke"])
-    grids = {width: quadrature_probabilities(data, scale, bc.Rope(-width, width))
+    grids = {width: quadrature_probabilities(data, scale, bc.Rope(-width, width),
+                                             close_call=True)
              for width in ropes}
     chosen = []
     for _, width, question, k, own, own_error, base, base_error in sorted(candidates,

@@ -57,7 +57,8 @@ from bayescomp.models.hierarchical_runs import (REPORTED, Assessment, energy_exp
                                                 steps_failed)
 from bayescomp.models.modes import (find_modes, found_their_way, mixture_indices,
                                     settled_decisions)
-from bayescomp.models.quadrature import TOLERANCE, quadrature_probabilities
+from bayescomp.models.quadrature import quadrature_probabilities
+from bayescomp.models.quadrature_result import TOLERANCE
 from bayescomp.models.strata import strata_decide, strata_parts
 from bayescomp.decisions import THRESHOLD, too_close_to_call
 from bayescomp.rope import Rope, check_rope, region_labels
@@ -217,9 +218,9 @@ def hierarchical(scores: Scores, first: str, second: str, *, rope: RopeLike = 0.
                                seed=stan_seed, adapt_delta=run["adapt_delta"],
                                max_treedepth=max_treedepth, show_progress=show_progress)
 
-    @cache   # the quadrature, once: it reads the data, not the draws
-    def by_quadrature_once():
-        return quadrature_probabilities(data, scale, rope)
+    @cache   # the quadrature, once per route (a close call or not): it reads the data
+    def by_quadrature_once(close_call: bool):
+        return quadrature_probabilities(data, scale, rope, close_call=close_call)
 
     def assess(fit, spent: bool) -> Assessment:
         idata = to_user_scale(fit, data, scale, scores.dataset_names,
@@ -255,7 +256,7 @@ def hierarchical(scores: Scores, first: str, second: str, *, rope: RopeLike = 0.
         # the quadrature answered, after 2-3 times the first fit's time
         answered = ("quadrature" if quadrature and modes and not settled
                     and energy_explained(diagnostics, groups)
-                    and found_their_way(modes, groups) and by_quadrature_once().ok else "")
+                    and found_their_way(modes, groups) and by_quadrature_once(False).ok else "")
         # both questions' probabilities and Monte Carlo errors, from the chains as sampled
         estimates = region_estimates(*masses)
         close = too_close_to_call(estimates)
@@ -265,7 +266,7 @@ def hierarchical(scores: Scores, first: str, second: str, *, rope: RopeLike = 0.
         # 9.4-10.0 s; benchmarks/results/real_pairs.md, section 30); else the draws are
         # doubled (at 17 datasets their error can fall below the grid's)
         if quadrature and diagnostics.ok and close and not answered:
-            found = by_quadrature_once()
+            found = by_quadrature_once(True)
             if found.settles():
                 answered = "quadrature"
         return Assessment(diagnostics, reported_ess(statistics), close=close, settled=settled,
@@ -295,11 +296,11 @@ def hierarchical(scores: Scores, first: str, second: str, *, rope: RopeLike = 0.
     separate = runs.assessment.separate
     post = idata.posterior
     # what chains that do not mix weigh differently on every seed (nu's modes on real
-    # near-identical pairs, crossed rarely or not at all), a sum over a grid of the
-    # hyper-parameters weighs once
-    by_quadrature = (by_quadrature_once() if quadrature and (
-        runs.assessment.answered == "quadrature" or (not diagnostics.ok and (
-            not runs.assessment.settled or modes_differ(modes)))) else None)
+    # near-identical pairs, crossed rarely or not at all), a sum over a grid weighs once
+    by_quadrature = (by_quadrature_once(bool(diagnostics.ok and runs.assessment.close))
+                     if quadrature and (runs.assessment.answered == "quadrature" or (
+                         not diagnostics.ok and (not runs.assessment.settled
+                                                 or modes_differ(modes)))) else None)
     quadrature_ok = by_quadrature is not None and by_quadrature.ok
     if quadrature_ok or not runs.assessment.settled:
         # modes of which one still fails its diagnostics decide nothing; the quadrature

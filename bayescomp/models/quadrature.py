@@ -23,10 +23,11 @@ delta0, weighed by what the pass over nu accumulates for its table
 (:mod:`bayescomp.models.quadrature_datasets`); the next dataset's from the Student-t's
 masses. The error is the change from half the resolution in every direction plus the mass
 at the grid's edges; the fine grid is the coarsest of ``REFINEMENTS`` whose error is within
-``TOLERANCE``. One grid is read at several ROPEs, and under other priors of nu (only
-nu's prior at its nodes changes): what a sensitivity analysis asks. Blocks of datasets are
-each done alone in threads (``WORKERS`` of :mod:`~bayescomp.models.quadrature_datasets`):
-the same digits on any number of cores.
+``TOLERANCE`` (:mod:`~bayescomp.models.quadrature_result`), the first only where no
+probability is near the decisions' threshold either. One grid is read at several ROPEs, and
+under other priors of nu (only nu's prior at its nodes changes): what a sensitivity
+analysis asks. Blocks of datasets are each done alone in threads (``WORKERS`` of
+:mod:`~bayescomp.models.quadrature_datasets`): the same digits on any number of cores.
 """
 from __future__ import annotations
 
@@ -37,12 +38,13 @@ import numpy as np
 from scipy import special
 from threadpoolctl import threadpool_limits
 
+from bayescomp.decisions import THRESHOLD
 from bayescomp.models.hierarchical_density import squared_standard_errors
 from bayescomp.models.quadrature_datasets import (BLOCK, Accumulated, dataset_readings,
                                                   table_terms, workers)
 from bayescomp.models.quadrature_grid import (closed_end, grid_nodes, halved, kept_range,
                                               log_prior_cells, statistics)
-from bayescomp.models.quadrature_result import Quadrature
+from bayescomp.models.quadrature_result import Quadrature, from_readings
 from bayescomp.models.quadrature_rules import lambda_cells, sigma_rule
 from bayescomp.models.quadrature_summary import (dataset_probabilities, grid_summary,
                                                  marginals, rope_readings)
@@ -53,15 +55,17 @@ from bayescomp.rope import Rope
 SIGMA_NODES = 48
 DELTA0_NODES = 6
 #: the fine resolution's lattice step (of l = log(sigma0^2 / lambda)) and delta0's panels,
-#: tried in turn: the first whose error is within TOLERANCE is reported. The lattice step is
-#: what the error and the time follow most: from 0.1 to 0.2 the probabilities of 45
-#: collections of the hard grid moved by at most 6.6e-4 (bbtcomp's 15 real pairs by 2.5e-4),
-#: within the error the coarser step reports (at most 0.0028 and 0.001; about 4 times the
-#: finer step's), in 0.47 of the time (median; 0.39-0.57 on bbtcomp). The second is finer in
-#: both directions that data make hard: bbtcomp's lgbm - rf at a ROPE of 0.0025 had an error
-#: of 0.0052 with 12 panels (delta0 pinned near the ROPE's end by constant datasets) at either
+#: tried in turn: the first is reported where it is clear (:meth:`Quadrature.clear`), each
+#: later one where its error is within TOLERANCE, the last whatever it is. The lattice step is
+#: what the error and the time follow most: against a step of 0.1 with 24 panels, the
+#: probabilities of 65 hard and real collections moved by at most 1.8e-3 at 0.3 and 8.1e-4
+#: at 0.2, where 0.3 took 0.71 of 0.2's time (median; 0.56-1.29); from 0.1 to 0.2 the hard
+#: grid's moved by at most 6.6e-4, in 0.47 of the time. The last is finer in both
+#: directions that data make hard: bbtcomp's lgbm - rf at a ROPE of 0.0025 had an error of
+#: 0.0052 with 12 panels (delta0 pinned near the ROPE's end by constant datasets) at either
 #: step, 2.5e-4 with 24 (benchmarks/results/quadrature.md)
-REFINEMENTS = (dict(step=0.2, panels=12), dict(step=0.1, panels=24))
+REFINEMENTS = (dict(step=0.3, panels=12, clear=True), dict(step=0.2, panels=12),
+               dict(step=0.1, panels=24))
 #: step of log(nu - 1 + NU_SHIFT) at the fine resolution (quadrature_grid.NU_SHIFT)
 NU_STEP = 0.25
 #: log(lambda) is summed over at most this range (below it the contribution falls as
@@ -72,9 +76,6 @@ LOG_LAMBDA = (-25.0, 5.0)
 PEAK_WIDTH = 6.0
 #: log(nu - 1) searched over this range first (nu to 2.2e4; the lowest cell reaches nu = 1)
 U_RANGE = (-10.0, 10.0)
-#: an error above this on any probability, or as much mass at a grid's edge, makes the
-#: result not reliable
-TOLERANCE = 0.005
 
 
 def _posterior(stats: dict, grid: dict, rope: Rope, datasets: bool, intervals: bool,
@@ -187,7 +188,8 @@ COARSE = dict(step=0.4, nu_step=0.5, least=4, sigma_nodes=16, panels=16, nodes=3
 FINE = dict(nu_step=NU_STEP, least=32, sigma_nodes=SIGMA_NODES, nodes=DELTA0_NODES)
 
 
-def quadrature_probabilities(data: dict, scale: float, rope, *, summaries: bool = True
+def quadrature_probabilities(data: dict, scale: float, rope, *, summaries: bool = True,
+                             threshold: float = THRESHOLD, close_call: bool = False
                              ) -> Quadrature:
     """The hierarchical model's probabilities by quadrature (module docstring).
 
@@ -202,25 +204,33 @@ def quadrature_probabilities(data: dict, scale: float, rope, *, summaries: bool 
     summaries : bool
         Also each dataset's probabilities and summaries and the next dataset's summary,
         density and masses for figures (what a fit reports; more than half the time).
+    threshold : float
+        The decisions' threshold, which the first of :data:`REFINEMENTS` must be clear of.
+    close_call : bool
+        A probability is known to lie near ``threshold`` (a close call of a fit's draws):
+        the grids reported only where clear of it are not tried.
 
     Returns
     -------
     Quadrature
     """
-    return _timed(data, scale, [rope], summaries, [])[0][0]
+    return _timed(data, scale, [rope], summaries, [], (threshold, close_call))[0][0]
 
 
-def quadrature_at_ropes(data: dict, scale: float, ropes) -> list[Quadrature]:
+def quadrature_at_ropes(data: dict, scale: float, ropes, threshold: float = THRESHOLD,
+                        close_call: bool = False) -> list[Quadrature]:
     """The two questions' probabilities at each of ``ropes`` (in the scores' units), read
     from one grid whose delta0 panels are split at every ROPE's ends: what a sensitivity
     analysis asks, for about 1.5 times the price of one ROPE (its delta0 has more panels),
     not one per ROPE. Neither the datasets' nor the next dataset's summaries; delta0's,
     which does not depend on the ROPE, is the same in every element. Each ROPE's error is
-    its own (the change from half the resolution at that ROPE)."""
-    return quadrature_under_priors(data, [], scale, ropes)[0]
+    its own (the change from half the resolution at that ROPE); ``threshold`` and
+    ``close_call`` as in :func:`quadrature_probabilities`."""
+    return quadrature_under_priors(data, [], scale, ropes, threshold, close_call)[0]
 
 
-def quadrature_under_priors(data: dict, others: list[dict], scale: float, ropes
+def quadrature_under_priors(data: dict, others: list[dict], scale: float, ropes,
+                            threshold: float = THRESHOLD, close_call: bool = False
                             ) -> list[list[Quadrature]]:
     """:func:`quadrature_at_ropes` of ``data``'s posterior and, on the same grid, of the
     posteriors of ``others``: the Stan data of priors that differ from ``data``'s only in
@@ -234,18 +244,18 @@ def quadrature_under_priors(data: dict, others: list[dict], scale: float, ropes
     if others and not data["population"]:
         raise ValueError("other priors of nu need a Student-t population; this prior's "
                          "population is normal (no nu)")
-    return _timed(data, scale, list(ropes), False, others)
+    return _timed(data, scale, list(ropes), False, others, (threshold, close_call))
 
 
-def _timed(data: dict, scale: float, ropes: list, summaries: bool, others: list
-           ) -> list[list[Quadrature]]:
+def _timed(data: dict, scale: float, ropes: list, summaries: bool, others: list,
+           decided: tuple) -> list[list[Quadrature]]:
     start = time.perf_counter()
     try:
         # one BLAS thread: the sums of its matrix products, and so the last digits of every
         # probability, would otherwise depend on how many threads it has (a dask worker has
         # one; a process on two cores gave other digits)
         with threadpool_limits(limits=1, user_api="blas"), workers() as pool:
-            return _quadrature(data, scale, ropes, summaries, others, start, pool)
+            return _quadrature(data, scale, ropes, summaries, others, decided, start, pool)
     except FloatingPointError as error:    # a grid with no mass: nothing to report
         nothing = np.full(3, np.nan)
         return [[Quadrature(nothing, nothing, nothing, nothing,
@@ -256,7 +266,7 @@ def _timed(data: dict, scale: float, ropes: list, summaries: bool, others: list
 
 
 def _quadrature(data: dict, scale: float, ropes: list, summaries: bool, others: list,
-                start: float, pool: Executor) -> list[list[Quadrature]]:
+                decided: tuple, start: float, pool: Executor) -> list[list[Quadrature]]:
     stats = statistics(data)
     student = stats["student"]
     ropes = [Rope(rope.low / scale, rope.high / scale) for rope in ropes]
@@ -295,13 +305,15 @@ def _quadrature(data: dict, scale: float, ropes: list, summaries: bool, others: 
     search = dict(ranges=ranges, bounds=bounds, cuts=cuts)
     asked = dict(ropes=ropes, summaries=summaries, scale=scale, start=start,
                  others=[statistics(other) for other in others])
-    for refinement in REFINEMENTS:
+    threshold, close_call = decided
+    for refinement in [r for r in REFINEMENTS if not (close_call and r.get("clear"))]:
         results = _read_grids(stats, search, refinement, asked, pool)
-        if all(result.ok for result in results[0]):
+        # the first grid that answers stands, else the next, finer one, checked against
+        # half its resolution in turn; the finest stands, ok or not. Chosen by data's own
+        # posterior: its numbers do not depend on the others asked with it
+        if all(found.clear(threshold) if refinement.get("clear") else found.ok
+               for found in results[0]):
             break
-        # else the next, finer grid, checked against half its resolution in turn; the
-        # finest stands, ok or not. Chosen by data's own posterior: its numbers do not
-        # depend on the others asked with it
     return results
 
 
@@ -365,30 +377,7 @@ def _read_grids(stats: dict, search: dict, refinement: dict, asked: dict, pool: 
     results = [[] for _ in fine]
     for k, summary in enumerate(shared):
         for fine_reading, half_reading in zip(at_fine, at_half):
-            results[k].append(_result(fine_reading[k], half_reading[k], missing[k], summary,
-                                      grid_sizes, datasets_error if k == 0 else None,
-                                      asked["start"]))
+            results[k].append(from_readings(fine_reading[k], half_reading[k], missing[k],
+                                            summary, grid_sizes,
+                                            datasets_error if k == 0 else None, asked["start"]))
     return results
-
-
-def _result(at_fine: dict, at_half: dict, missing: float, shared: dict, grid_sizes: dict,
-            datasets_error: np.ndarray | None, start: float) -> Quadrature:
-    """One posterior's :class:`Quadrature` at one ROPE: its readings on the fine and the
-    half grid (:func:`rope_readings`), its mass ``missing`` at the grid's edges and what its
-    fine grid says whatever the ROPE (:func:`grid_summary`)."""
-    errors = {key: np.abs(at_fine[key] - at_half[key]) + missing
-              for key in ("population", "next_dataset")}
-    worst = max(float(errors["population"].max()), float(errors["next_dataset"].max()))
-    problems = ((f"the quadrature's error {worst:.4f} exceeds {TOLERANCE} (its change "
-                 f"from half the resolution, and {missing:.2g} of the posterior at "
-                 "the grid's edges)",) if worst > TOLERANCE else ())
-    return Quadrature(
-        population=at_fine["population"], population_error=errors["population"],
-        next_dataset=at_fine["next_dataset"], next_dataset_error=errors["next_dataset"],
-        datasets=shared["datasets"], datasets_error=datasets_error,
-        datasets_summary=shared["datasets_summary"], delta0_summary=shared["delta0"],
-        next_dataset_summary=shared["delta_next"], delta0_density=shared["delta0_density"],
-        next_dataset_density=shared["next_density"], next_dataset_masses=at_fine["next_masses"],
-        next_dataset_most_probable=at_fine["next_most_probable"],
-        nu_median=float(shared["nu"]), sigma0_median=float(shared["sigma0"]),
-        grid=grid_sizes, seconds=time.perf_counter() - start, problems=problems)

@@ -180,7 +180,7 @@ def sensitivity(scores: Scores, first: str, second: str, *,
             # reweighted), without a fit whose chains would meet the same modes; on that grid
             # where its error allows, else on its own
             grid = (on_grid[name] if all(q.ok for q in on_grid[name]) else
-                    quadrature_alone(scores, first, second, resolved, ropes))
+                    quadrature_alone(scores, first, second, resolved, ropes, threshold))
         if grid is not None:
             by_grid[name] = grid
             masses[name] = [quadrature_rows(q) for q in grid]
@@ -194,7 +194,8 @@ def sensitivity(scores: Scores, first: str, second: str, *,
                      if differs_only_in_nu(fit.settings["prior"], resolved_priors[other])}
             if fit.by_quadrature:
                 masses[name], found = by_quadrature(
-                    fit, scores, ropes, {o: p for o, p in later.items() if o not in on_grid})
+                    fit, scores, ropes, {o: p for o, p in later.items() if o not in on_grid},
+                    threshold)
                 on_grid.update(found)
             else:
                 masses[name] = [(population_masses(posterior, rope),
@@ -205,7 +206,8 @@ def sensitivity(scores: Scores, first: str, second: str, *,
                 # differ, or a close call, by quadrature (a fit the quadrature answered, a
                 # close call at its own ROPE too, is read by it at every ROPE already)
                 swapped[name], found = (
-                    modes_or_quadrature(fit, scores, ropes, masses[name], later) if fit.modes
+                    modes_or_quadrature(fit, scores, ropes, masses[name], later, threshold)
+                    if fit.modes
                     else close_calls(fit, scores, ropes, masses[name], later, threshold))
                 swapped.update({(name, other): at_ropes for other, at_ropes in found.items()})
         else:

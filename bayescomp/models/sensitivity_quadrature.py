@@ -22,7 +22,8 @@ from bayescomp.models.quadrature import quadrature_under_priors
 from bayescomp.rope import Rope
 
 
-def by_quadrature(fit, scores: Scores, ropes: list[Rope], later: dict) -> tuple:
+def by_quadrature(fit, scores: Scores, ropes: list[Rope], later: dict, threshold: float
+                  ) -> tuple:
     """For a fit that the quadrature answers: per ROPE, both questions' (probabilities,
     errors, whether reliable), its own at its ROPE and one quadrature of the same posterior
     read at every other; and {name: its quadrature at every ROPE} for the ``later`` priors
@@ -33,21 +34,23 @@ def by_quadrature(fit, scores: Scores, ropes: list[Rope], later: dict) -> tuple:
     if not later and all((rope.low, rope.high) == own for rope in ropes):
         return [quadrature_rows(fit.quadrature) for _ in ropes], {}
     found = quadratures(scores, fit.first, fit.second, [fit.settings["prior"], *later.values()],
-                        ropes)
+                        ropes, threshold)
     return ([quadrature_rows(fit.quadrature if (rope.low, rope.high) == own else at_rope)
              for rope, at_rope in zip(ropes, found[0])], dict(zip(later, found[1:])))
 
 
 def quadratures(scores: Scores, first: str, second: str, priors: list[HierarchicalPrior],
-                ropes: list[Rope]) -> list[list]:
+                ropes: list[Rope], threshold: float, close_call: bool = False) -> list[list]:
     """The first of ``priors``' posterior by quadrature at each of ``ropes``, from one grid,
     and on the same grid each later prior's (they differ from the first only in nu's
-    prior): :func:`~bayescomp.models.quadrature.quadrature_under_priors`."""
+    prior): :func:`~bayescomp.models.quadrature.quadrature_under_priors`, its coarsest
+    grid reported only where clear of the decisions' ``threshold``, and not tried for a
+    ``close_call`` of a fit's draws."""
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")   # the first fit told its warnings about the data
         prepared = [prepare(scores, first, second, prior) for prior in priors]
     (data, scale), others = prepared[0], [other for other, _ in prepared[1:]]
-    return quadrature_under_priors(data, others, scale, ropes)
+    return quadrature_under_priors(data, others, scale, ropes, threshold, close_call)
 
 
 def quadrature_rows(found) -> tuple:
@@ -56,8 +59,8 @@ def quadrature_rows(found) -> tuple:
     return tuple((probabilities, errors, found.ok) for probabilities, errors in found.estimates)
 
 
-def modes_or_quadrature(fit, scores: Scores, ropes: list[Rope], masses: list, later: dict
-                        ) -> tuple[dict, dict]:
+def modes_or_quadrature(fit, scores: Scores, ropes: list[Rope], masses: list, later: dict,
+                        threshold: float) -> tuple[dict, dict]:
     """A fit read in modes (they agree within the quadrature's tolerance at its ROPE), at
     every ROPE as :func:`bayescomp.hierarchical` at that ROPE reads it: its modes where their
     probabilities agree there too, else the quadrature (one grid for those ROPEs), where its
@@ -72,7 +75,8 @@ def modes_or_quadrature(fit, scores: Scores, ropes: list[Rope], masses: list, la
               if (rope.low, rope.high) != own and parts_differ(
                   *([per_draw[part].reshape(-1, 3).mean(axis=0) for part in parts]
                     for per_draw in both))]
-    return _quadrature_at(fit, scores, ropes, differ, later, lambda found: found.ok)
+    return _quadrature_at(fit, scores, ropes, differ, later, lambda found: found.ok,
+                          (threshold, False))
 
 
 def close_calls(fit, scores: Scores, ropes: list[Rope], masses: list, later: dict,
@@ -87,7 +91,7 @@ def close_calls(fit, scores: Scores, ropes: list[Rope], masses: list, later: dic
              if (rope.low, rope.high) != own
              and too_close_to_call(region_estimates(*both), threshold)]
     return _quadrature_at(fit, scores, ropes, close, later,
-                          lambda found: found.settles(threshold))
+                          lambda found: found.settles(threshold), (threshold, True))
 
 
 def reweighted_close_calls(scores: Scores, first: str, second: str, prior: HierarchicalPrior,
@@ -104,29 +108,32 @@ def reweighted_close_calls(scores: Scores, first: str, second: str, prior: Hiera
              if k not in answered and too_close_to_call(both, threshold)]
     if not close:
         return {}
-    found = quadratures(scores, first, second, [prior], [ropes[k] for k in close])[0]
+    found = quadratures(scores, first, second, [prior], [ropes[k] for k in close], threshold,
+                        close_call=True)[0]
     return {k: quadrature_rows(q) for k, q in zip(close, found) if q.settles(threshold)}
 
 
 def _quadrature_at(fit, scores: Scores, ropes: list[Rope], places: list[int], later: dict,
-                   answers) -> tuple[dict, dict]:
+                   answers, decided: tuple) -> tuple[dict, dict]:
     """The quadrature of ``fit``'s posterior at the ROPEs in ``places`` (one grid), and on
     the same grid each of the ``later`` priors' (name -> prior, differing from the fit's
     only in nu's): {place: both questions' (probabilities, errors, True)} where ``answers``
-    (a Quadrature -> bool) says it answers there, and {name: the same} per later prior."""
+    (a Quadrature -> bool) says it answers there, and {name: the same} per later prior.
+    ``decided``: the decisions' threshold, and whether the places are close calls of the
+    fit's draws (:func:`quadratures`)."""
     if not places:
         return {}, {}
     found = quadratures(scores, fit.first, fit.second, [fit.settings["prior"], *later.values()],
-                        [ropes[k] for k in places])
+                        [ropes[k] for k in places], *decided)
     answered = [{k: quadrature_rows(q) for k, q in zip(places, at_ropes) if answers(q)}
                 for at_ropes in found]
     return answered[0], dict(zip(later, answered[1:]))
 
 
 def quadrature_alone(scores: Scores, first: str, second: str, prior: HierarchicalPrior,
-                     ropes: list[Rope]) -> list | None:
+                     ropes: list[Rope], threshold: float) -> list | None:
     """``prior``'s posterior by quadrature at every ROPE, from one grid and no fit
     (:func:`~bayescomp.models.quadrature.quadrature_at_ropes`), or None where its error
     misses the tolerance at some ROPE: the prior then gets a fit of its own."""
-    found = quadratures(scores, first, second, [prior], ropes)[0]
+    found = quadratures(scores, first, second, [prior], ropes, threshold)[0]
     return found if all(q.ok for q in found) else None
