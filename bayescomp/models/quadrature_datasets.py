@@ -11,8 +11,8 @@ in delta_i's posterior; the components are those masses spread over the sigma_i 
 
 Only the heavier components are kept: those of the lightest (delta0, l) points and the
 lightest of the others, at most ``NEGLECTED`` together (a probability moves by at most
-that), so the normal's distribution function is taken at the others alone, and only where
-it is above 5.2e-17.
+that), so the normal's distribution function is taken at the others alone, and only within
+8.3 sds of their centres (:func:`~bayescomp.models.quadrature_summary.phi_within_far`).
 """
 from __future__ import annotations
 
@@ -20,11 +20,10 @@ from concurrent.futures import Executor, ThreadPoolExecutor
 
 import arviz as az
 import numpy as np
-from scipy import special
 
 # NEGLECTED: the mass left out of a mixture, here the (delta0, l) points of a dataset's,
 # as of the next dataset's there
-from bayescomp.models.quadrature_summary import FAR, NEGLECTED, drawn_by_weight
+from bayescomp.models.quadrature_summary import NEGLECTED, drawn_by_weight, phi_within_far
 from bayescomp.sampling.threads import usable_cores
 
 #: each dataset's interval: its mass, the independent draws from its mixture that find it,
@@ -158,8 +157,8 @@ def dataset_readings(tables: tuple, low: float, high: float, summaries: bool,
     components per dataset on real pairs: 6-12 s per dataset; these draws cost 6 ms."""
     def read(i: int) -> tuple:
         weight, centre, spread = dataset_mixture(i, *tables)
-        sides = [normal_tail(weight, (low - centre) / spread),
-                 normal_tail(weight, (centre - high) / spread)]
+        sides = [float(weight @ phi_within_far((low - centre) / spread)),
+                 float(weight @ phi_within_far((centre - high) / spread))]
         return sides, (mixture_summary(weight.ravel(), centre.ravel(), spread.ravel(),
                                        np.random.default_rng([DRAWS_SEED, i]))
                        if summaries else None)
@@ -180,14 +179,3 @@ def mixture_summary(weight: np.ndarray, centre: np.ndarray, spread: np.ndarray,
     draws = centre[chosen] + spread[chosen] * rng.standard_normal(DRAWS)
     low, high = az.hdi(draws, hdi_prob=INTERVAL)
     return [mean, sd, float(low), float(high)]
-
-
-def normal_tail(weight: np.ndarray, z: np.ndarray) -> float:
-    """sum(weight * Phi(z)), Phi taken only where |z| < FAR (below -FAR it is under
-    5.2e-17: near-identical pairs' conditionals lie far inside the ROPE, and most z are
-    there; above FAR it is 1) and in single precision (z in double): each value to about
-    1e-7 relative, in half the time."""
-    sure = z >= FAR
-    between = (z > -FAR) & ~sure
-    return float(weight[sure].sum()
-                 + weight[between] @ special.ndtr(z[between].astype(np.float32)))

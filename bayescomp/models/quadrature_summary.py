@@ -80,13 +80,8 @@ def next_dataset_summary(delta0: np.ndarray, lattice: np.ndarray, mixture: np.nd
     points = mean + unit * np.sinh(np.linspace(-reach, reach, NEXT_POINTS))
 
     def distribution(block: np.ndarray) -> np.ndarray:
-        # Phi taken within FAR of each component's centre: beyond, it is 1 in double
-        # precision, or under 5.2e-17 (the points reach far out, and most lie beyond)
-        z = (block[:, None] - centre[None, :]) / spread[None, :]
-        values = (z >= FAR).astype(float)
-        near = np.abs(z) < FAR
-        values[near] = special.ndtr(z[near])
-        return values @ share
+        # the points reach far out: most lie beyond FAR of most components
+        return phi_within_far((block[:, None] - centre[None, :]) / spread[None, :]) @ share
 
     cumulative = np.concatenate(list(pool.map(
         distribution, np.array_split(points, max(1, len(points) * len(kept) // 2**22)))))
@@ -95,6 +90,17 @@ def next_dataset_summary(delta0: np.ndarray, lattice: np.ndarray, mixture: np.nd
     # the density between the points, for figures: the cumulative's slope at their midpoints
     density = (points[:-1] + points[1:]) / 2, np.diff(cumulative) / np.diff(points)
     return dict(mean=mean, sd=sd, hdi_low=low, hdi_high=high, density=density)
+
+
+def phi_within_far(z: np.ndarray) -> np.ndarray:
+    """The normal's distribution function at ``z``, taken only where |z| < :data:`FAR`:
+    beyond, it is 1 in double precision, or under 5.2e-17 (0 here). A mixture's readings
+    (the datasets' tails, the next dataset's distribution function) have most of their z
+    there."""
+    values = (z >= FAR).astype(float)
+    near = np.abs(z) < FAR
+    values[near] = special.ndtr(z[near])
+    return values
 
 
 def drawn_by_weight(weight: np.ndarray, count: int, rng: np.random.Generator) -> np.ndarray:
