@@ -227,17 +227,20 @@ def test_two_retries_then_unreliable_and_reproducible(scores):
                                   result.idata.posterior["delta"].values)
 
 
-def fit_with_made_up_verdicts(scores, monkeypatch, made_up_diagnostics, verdicts):
+def fit_with_made_up_verdicts(scores, monkeypatch, made_up_diagnostics, verdicts,
+                              quadrature=False):
     """``bc.hierarchical`` (2 chains x (100 + 50), adapt_delta 0.9) whose diagnostics of fit
     k are replaced by ``verdicts[k]`` (:func:`conftest.made_up_diagnostics`). Returns the
-    result, the warnings by kind and the InferenceData diagnosed, in order."""
+    result, the warnings by kind and the InferenceData diagnosed, in order. Without the
+    quadrature unless asked: it would answer for a refit afresh."""
     seen = made_up_diagnostics(hierarchical_module, verdicts)
     # the test is of the retries: no extension towards the ESS target
     monkeypatch.setattr(runs_module, "extension", lambda *args, **options: None)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         result = bc.hierarchical(scores, "a", "b", seed=5, chains=2, iter_warmup=100,
-                                 iter_sampling=50, adapt_delta=0.9, baselines=False)
+                                 iter_sampling=50, adapt_delta=0.9, baselines=False,
+                                 quadrature=quadrature)
     return result, caught_by_kind(caught), seen
 
 
@@ -273,6 +276,38 @@ def test_a_continued_fit_keeps_the_first_draws_then_a_struggling_one_starts_afre
     steps = seen[1].sample_stats["step_size"].values
     np.testing.assert_allclose(steps[:, 50:], np.repeat(steps[:, 49:50], 50, axis=1), rtol=1e-5)
     assert "  3. adapt_delta 0.99, 200 + 100 iterations: ok" in summary
+
+
+@pytest.mark.stan
+def test_the_quadrature_answers_in_place_of_a_refit_afresh(scores, monkeypatch,
+                                                           made_up_diagnostics):
+    """Made-up verdicts as above (slow mixing, then a divergent continuation), with the
+    quadrature: the refit afresh that follows without it is not made; the quadrature answers
+    at the second fit, its probabilities those of the quadrature called alone, to the digit,
+    and one RetryWarning (the continuation's) is said."""
+    from bayescomp.models.hierarchical_program import prepare
+    from bayescomp.models.quadrature import quadrature_probabilities
+
+    verdicts = [dict(problems=("effective sample size 99 < 200: made up by the test",)),
+                dict(problems=("1 divergent transition(s): made up by the test",),
+                     divergences=1),
+                dict(problems=())]
+    result, said, seen = fit_with_made_up_verdicts(scores, monkeypatch, made_up_diagnostics,
+                                                   verdicts, quadrature=True)
+    assert [i.posterior.sizes["draw"] for i in seen] == [50, 100]
+    assert [(a["continued"], a["verdict"]) for a in result.settings["attempts"]] == [
+        (False, "1 problem(s)"), (True, "1 problem(s); by quadrature, no retry")]
+    assert said["retry"] == [
+        "hierarchical model a - b: continued every chain from its last draw, 50 more "
+        "draws after: effective sample size 99 < 200: made up by the test"]
+    assert len(said["sampling"]) == 1 and "by quadrature instead" in said["sampling"][0]
+    assert result.reliable and result.by_quadrature
+    # the draws are the divergent fit's, as sampled (the warning says so)
+    assert result.idata.posterior.sizes["draw"] == 100
+    data, scale = prepare(scores, "a", "b", bc.PRIORS["paper"])
+    alone = quadrature_probabilities(data, scale, bc.Rope(-0.01, 0.01))
+    np.testing.assert_array_equal(result.population.probabilities, alone.population)
+    np.testing.assert_array_equal(result.next_dataset.probabilities, alone.next_dataset)
 
 
 @pytest.mark.stan
@@ -427,3 +462,49 @@ def test_the_loop_of_fits_follows_its_rules():
     np.testing.assert_array_equal(runs.fit.posterior["x"].values[0], np.arange(800.0))
     assert runs.assessment is scripted[-1] and runs.last is not runs.fresh
     assert runs.fresh["continued"] is False and runs.last["iter_sampling"] == 400
+
+
+def test_the_loop_asks_for_an_answer_only_in_place_of_a_refit_afresh():
+    """run_fits with a made-up engine: the first fit diverges (the retry is a redraw, a
+    continuation: instead_of_refit is not asked), the redraw diverges again (the next retry
+    would start afresh: asked). Where it answers, the loop stops there, the refit is neither
+    made nor counted (the last fresh fit is still the first), and the last attempt says
+    which route answered; where it does not, the refit afresh is made (twice the warm-up
+    and the draws, adapt_delta 0.99) and announced."""
+    from bayescomp.models.hierarchical_runs import Assessment, run_fits
+    from bayescomp.sampling import Seeds
+
+    divergent = Assessment(dataclasses.replace(_with_problems("1 divergent transition(s)"),
+                                               divergences=1), (900.0, 900.0))
+    clean = Assessment(_with_problems(), (1500.0, 1500.0))
+
+    def loop(answer):
+        runs_seen, asked, retried = [], [], []
+
+        def sample(fit, run, adapted, stan_seed):
+            runs_seen.append(dict(run))
+            return az.from_dict(posterior={"x": np.zeros((2, run["iter_sampling"]))})
+
+        def instead():
+            asked.append(len(runs_seen))
+            return answer
+
+        scripted = [divergent, divergent, clean]
+        runs = run_fits(sample, lambda fit, spent: scripted[len(runs_seen) - 1], Seeds(3),
+                        adapt_delta=0.9, iter_warmup=200, iter_sampling=100, retries=2,
+                        ess=1000, on_retry=lambda run, diag: retried.append(run),
+                        instead_of_refit=instead)
+        return runs, runs_seen, asked, retried
+
+    runs, runs_seen, asked, retried = loop("quadrature")
+    assert asked == [2] and len(runs_seen) == 2 and len(retried) == 1
+    assert runs_seen[1]["redraw"] and runs_seen[1]["continued"]
+    assert [a["verdict"] for a in runs.attempts] == [
+        "1 problem(s)", "1 problem(s); by quadrature, no retry"]
+    assert runs.assessment.answered == "quadrature" and runs.assessment.diagnostics.divergences
+    assert runs.fresh == runs_seen[0] and runs.fresh["iter_warmup"] == 200
+    runs, runs_seen, asked, retried = loop("")
+    assert asked == [2] and len(runs_seen) == 3 and len(retried) == 2
+    assert (runs_seen[2]["continued"], runs_seen[2]["adapt_delta"], runs_seen[2]["iter_warmup"],
+            runs_seen[2]["iter_sampling"]) == (False, 0.99, 400, 200)
+    assert runs.fresh == runs_seen[2] and runs.assessment is clean

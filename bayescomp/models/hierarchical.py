@@ -13,18 +13,15 @@ Other priors of ``nu`` and a normal population are in
 diagnostics and their modes differ (:func:`modes_differ`), the probabilities are taken by
 quadrature instead (:mod:`bayescomp.models.quadrature`).
 
-Constant differences on a dataset (zero variance) would make the posterior improper, as
-``sigma_i -> 0`` is then unbounded. Every ``sigma_i`` therefore has a floor: the standard
-deviation ``q / sqrt(12)`` of a rounding error of one step ``q`` of the scores' resolution:
-the dataset's step (one test case of an accuracy), read from every algorithm's scores
-within its splits (:mod:`bayescomp.data.resolution`; the median of the other datasets'
-where its scores are one number). Below it the data cannot tell variances apart. The floor
-is deterministic and, where the differences vary from fold to fold, far below ``sigma_i``;
-where two algorithms differ on a fold or two of a hundred it lies above what the folds alone
-say and sets ``sigma_i`` (a :class:`ConstantDifferencesWarning` names those datasets, with the
-constant ones): on 2 of the tutorial's 54 datasets for aode - j48gr, which moves its
-P(equivalent) of delta0 from 0.954, what their folds alone say, to 0.948
-(``benchmarks/results/real_pairs.md``, section 31).
+Constant differences on a dataset (zero variance) would make the posterior improper
+(``sigma_i -> 0`` unbounded), so every ``sigma_i`` has a floor: the sd ``q / sqrt(12)`` of a
+rounding error of one step ``q`` of the dataset's resolution (one test case of an accuracy;
+:mod:`bayescomp.data.resolution`), below which the data cannot tell variances apart. Where
+the differences vary from fold to fold it lies far below ``sigma_i``; where two algorithms
+differ on a fold or two of a hundred it sets ``sigma_i`` (a
+:class:`ConstantDifferencesWarning` names those datasets, with the constant ones): on 2 of
+the tutorial's 54 datasets for aode - j48gr, which moves its P(equivalent) of delta0 from
+0.954, what their folds alone say, to 0.948 (``benchmarks/results/real_pairs.md``, 31).
 """
 from __future__ import annotations
 
@@ -118,13 +115,11 @@ def hierarchical(scores: Scores, first: str, second: str, *, rope: RopeLike = 0.
     route : str
         How the engine reaches Stan (:func:`bayescomp.sampling.sample`); "auto" is its fastest.
     chains, iter_warmup, iter_sampling, adapt_delta, max_treedepth
-        NUTS settings.
-        ``adapt_delta`` None (the default) is 0.95 up to 54 datasets, rather than Stan's 0.8:
-        with few datasets the posterior of (nu, sigma0) is heavy-tailed, and at 0.8 the
-        chains of near-identical pairs cross between its two modes far less often. Above 54
-        it falls to keep the step 0.95 gives at 54 (0.864 at 400 datasets;
-        :func:`~bayescomp.models.hierarchical_program.size_adapt_delta`). The warm-up of
-        500 is Stan's schedule of adaptation windows whole; against 1000 it decided the same
+        NUTS settings. ``adapt_delta`` None (the default) is 0.95 up to 54 datasets, not
+        Stan's 0.8 (at 0.8 the chains of near-identical pairs cross between the two modes
+        of (nu, sigma0) far less often); above, it keeps the step 0.95 gives at 54 (0.864
+        at 400; :func:`~bayescomp.models.hierarchical_program.size_adapt_delta`). The
+        warm-up of 500 is Stan's adaptation windows whole; against 1000 it decided the same
         on the hard grid, 400 and 1,000 datasets and the tutorial's real pairs
         (``benchmarks/results/warmup.md``).
     seed : int, optional
@@ -148,8 +143,9 @@ def hierarchical(scores: Scores, first: str, second: str, *, rope: RopeLike = 0.
         divergent ones; the ``ess`` target extends them if they are too few. A fit that
         diverges again, or has saturated tree depth or a low E-BFMI, starts afresh from
         the same initial values with twice the warm-up and draws (adapt_delta at least 0.99
-        after divergences) (:func:`~bayescomp.models.hierarchical_runs.safer_run`); but
-        a low E-BFMI with the chains in several groups is read as modes first
+        after divergences) (:func:`~bayescomp.models.hierarchical_runs.safer_run`), unless
+        the quadrature answers (``quadrature``); but a low E-BFMI with the chains in several
+        groups is read as modes first
         (:func:`~bayescomp.models.hierarchical_runs.energy_explained`). Sampling stops
         at the first fit that passes. Each retry is announced by a :class:`RetryWarning`;
         ``settings["attempts"]`` records every fit, and ``settings["iter_sampling"]`` the
@@ -176,7 +172,8 @@ def hierarchical(scores: Scores, first: str, second: str, *, rope: RopeLike = 0.
         quadrature's too. Chains that each hold 100 effective draws of delta0 but neither
         mix nor decide alike are not retried first: the quadrature answers at once
         (retries had ended the same way on real near-identical pairs, after 2-3 times the
-        first fit's time). Else, and with
+        first fit's time), nor is a fit whose next retry would start afresh (after
+        divergences twice, saturated tree depth or a low E-BFMI). Else, and with
         ``False``, the chains' modes decide where they can, and nothing decides where not
         (UNRELIABLE). A fit that passes its diagnostics but leaves a probability within two
         Monte Carlo errors of the threshold is answered by the quadrature too where the
@@ -288,8 +285,11 @@ def hierarchical(scores: Scores, first: str, second: str, *, rope: RopeLike = 0.
                       RetryWarning, stacklevel=4)
 
     adapt_delta = size_adapt_delta(data["n_datasets"]) if adapt_delta is None else adapt_delta
+    # the quadrature, which does not depend on how chains moved, answers for a refit afresh
     runs = run_fits(sample, assess, seeds, adapt_delta=adapt_delta, iter_warmup=iter_warmup,
-                    iter_sampling=iter_sampling, retries=retries, ess=ess, on_retry=warn_retry)
+                    iter_sampling=iter_sampling, retries=retries, ess=ess, on_retry=warn_retry,
+                    instead_of_refit=lambda: "quadrature" if quadrature
+                    and by_quadrature_once(False).ok else "")
     fit, attempts, diagnostics = runs.fit, runs.attempts, runs.assessment.diagnostics
     idata, (population_masses, next_masses), members, modes, estimates = (
         runs.assessment.reading)

@@ -7,7 +7,7 @@ run their fits by; what each reads off its draws in between is its own (an :clas
 from __future__ import annotations
 
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Callable
 
 import arviz as az
@@ -34,12 +34,9 @@ REPORTED = ("delta0", "delta_next", "sigma0", "nu", "delta")
 #: error grows as the fourth power of the step), and half is a little safer than that
 DIVERGENCE_STEP_SCALE = 0.5
 
-#: the retries :func:`safer_run` defines (a continuation, then a longer one or a fit
-#: afresh); a larger ``retries`` allows no more
+#: the retries :func:`safer_run` defines; a larger ``retries`` allows no more
 MAX_RETRIES = 2
-
-#: the cap of extensions towards the ``ess`` target: at most this many times the first
-#: fit's draws per chain in all
+#: the cap of extensions towards the ``ess`` target: this many times the first fit's draws
 MAX_DRAWS_FACTOR = 4
 #: the cap of extensions of a fit whose probabilities are within two Monte Carlo errors of
 #: the threshold, where the quadrature does not answer it (``quadrature=False``, or its
@@ -105,13 +102,10 @@ def extension(run: dict, draws: int, achieved: float, ess: int, cap: int, *,
     ``previous`` the ESS of the fit it went on from, an ``achieved`` no larger says that the
     chains visit some region rarely and the ESS per draw so far was too hopeful: the
     premise of the chunks, ESS growing with the draws, has failed, and the ESS so far is
-    reported as it is. (On a near-identical pair, a chain's excursion towards the
-    heavy-tailed mode took the smallest ESS from 626 to 437, nu's tail, over 657 draws per
-    chain; 2343 more left it at 417, and the fit took 3.9 times an easy pair's time.) A fit
-    with enough ESS whose probabilities are ``close`` to the threshold
-    (:func:`~bayescomp.decisions.too_close_to_call`) doubles its draws, up to ``close_cap``: the Monte Carlo
-    error falls as one over the square root of the draws, and each doubling narrows the
-    band in which a decision could differ between seeds.
+    reported as it is (a near-identical pair's 626 fell to 437 and then 417). A fit with
+    enough ESS whose probabilities are ``close`` to the threshold
+    (:func:`~bayescomp.decisions.too_close_to_call`) doubles its draws, up to
+    ``close_cap``: the Monte Carlo error falls as one over the square root of the draws.
     """
     stalled = previous is not None and achieved <= previous
     if achieved >= ess or draws >= cap or stalled:
@@ -184,24 +178,19 @@ def safer_run(run: dict, retry: int, diagnostics: Diagnostics) -> dict | None:
     """Settings of retry number ``retry`` (from 1), or None when there is no safer one.
 
     ``run`` holds the settings of the last fit started afresh. A fit that only mixes
-    slowly (R-hat or ESS; a population split in two clusters, as the package's
-    naive_bayes - logistic, does that without diverging) is continued: every chain
-    restarts from its last draw, adapts for :data:`CONTINUATION_WARMUP` iterations and
-    draws ``retry`` times ``iter_sampling`` more, pooled with the draws so far (after two
-    retries, four times the first fit's draws, as two doublings would give); each costs
-    about half of a fresh fit as long. After divergences the step, not the length, is what
-    must change: the first retry goes on from the chains' last draws with the metric kept
-    and :data:`DIVERGENCE_STEP_SCALE` times the step (no warm-up; on a route that cannot
-    keep them, a short warm-up at adapt_delta 0.99), and draws :func:`redraw_draws` new
-    draws, which replace the divergent fit's (they may be biased). Its positions after
-    warm-up are a valid start, so nothing is lost, and it costs a sampling phase of as many
-    leapfrog steps as the first fit's instead of a whole fit: on a real near-identical pair a
-    single divergence made a refit afresh at adapt_delta 0.99 cost 3 to 4.8 times an easy
-    pair, and a redraw of as many draws as the first fit's 2.35 to 3.06 times. The ESS target
-    then extends a clean fit that has too few draws. The second retry after divergences, and
-    any retry after saturated tree depth or a low E-BFMI (the sampler itself struggles),
-    starts afresh with twice the warm-up and draws (adapt_delta at least 0.99 after
-    divergences).
+    slowly (R-hat or ESS; the package's naive_bayes - logistic, whose population has two
+    clusters, does that without diverging) is continued (:func:`continuation`) for
+    ``retry`` times ``iter_sampling`` more draws, pooled with the draws so far (after two
+    retries four times the first fit's, as two doublings would give). After divergences the
+    step, not the length, must change: the first retry goes on from the chains' last draws
+    with the metric kept and :data:`DIVERGENCE_STEP_SCALE` times the step, and draws
+    :func:`redraw_draws` new draws, which replace the divergent fit's (they may be biased):
+    a sampling phase of as many leapfrog steps as the first fit's, not a whole fit (on a
+    real near-identical pair a refit afresh at adapt_delta 0.99 cost 3 to 4.8 times an easy
+    pair, a redraw of as many draws as the first fit's 2.35 to 3.06 times). The second
+    retry after divergences, and any retry after saturated tree depth or a low E-BFMI (the
+    sampler itself struggles), starts afresh with twice the warm-up and draws (adapt_delta
+    at least 0.99 after divergences).
     """
     if not 1 <= retry <= MAX_RETRIES:
         return None
@@ -241,20 +230,27 @@ class Retries:
 
     @property
     def spent(self) -> bool:
-        """Whether no retry is left: the budget is used, or the :data:`MAX_RETRIES` that
-        :func:`safer_run` defines are (a larger budget allows no more, and the joint
-        model reads chains in one group as modes only once no retry is left)."""
+        """Whether no retry is left: the budget, or the :data:`MAX_RETRIES` that
+        :func:`safer_run` defines, is used (the joint model reads chains in one group as
+        modes only then)."""
         return self.made >= min(self.budget, MAX_RETRIES)
 
-    def next(self, diagnostics: Diagnostics) -> dict | None:
+    def upcoming(self, diagnostics: Diagnostics) -> dict | None:
         """The settings of the next retry after a fit with ``diagnostics``
-        (:func:`safer_run`), counted, or None when none is left or none is safer."""
-        run = None if self.spent else safer_run(self.fresh, self.made + 1, diagnostics)
-        if run is not None:
-            self.made += 1
-            if not run["continued"]:
-                self.fresh = run
+        (:func:`safer_run`), not yet counted, or None when none is left or none is safer."""
+        return None if self.spent else safer_run(self.fresh, self.made + 1, diagnostics)
+
+    def take(self, run: dict) -> dict:
+        """Counts the retry ``run`` (of :meth:`upcoming`) as made; returns it."""
+        self.made += 1
+        if not run["continued"]:
+            self.fresh = run
         return run
+
+    def next(self, diagnostics: Diagnostics) -> dict | None:
+        """The settings of the next retry (:meth:`upcoming`), counted."""
+        run = self.upcoming(diagnostics)
+        return None if run is None else self.take(run)
 
 
 @dataclass
@@ -268,8 +264,9 @@ class Assessment:
     achieved : tuple of float
         The smallest bulk and tail ESS of the reported quantities (:func:`reported_ess`).
     close : bool
-        A probability lies too close to the threshold to decide (:func:`~bayescomp.decisions.too_close_to_call`):
-        unless answered, the fit is extended up to :data:`MAX_CLOSE_FACTOR` times its draws.
+        A probability lies too close to the threshold to decide
+        (:func:`~bayescomp.decisions.too_close_to_call`): unless answered, the fit is
+        extended up to :data:`MAX_CLOSE_FACTOR` times its draws.
     settled : bool
         The chains, read as modes, decide though the diagnostics failed: no retry.
     answered : str
@@ -321,7 +318,8 @@ class Runs:
 
 def run_fits(sample: Callable, assess: Callable, seeds, *, adapt_delta: float,
              iter_warmup: int, iter_sampling: int, retries: int, ess: int,
-             on_retry: Callable | None = None) -> Runs:
+             on_retry: Callable | None = None, instead_of_refit: Callable | None = None
+             ) -> Runs:
     """Fit, then retry and extend by this module's rules until the fit has enough.
 
     Each fit gets a Stan seed of its own (``seeds.stan_seed``: no random number of Stan's is
@@ -334,7 +332,8 @@ def run_fits(sample: Callable, assess: Callable, seeds, *, adapt_delta: float,
     settled a fit: its chains do not mix, and more draws rarely make them (on a near-identical
     pair they ran to the cap, 2-3 times as long). A fit that fails them, is not settled and
     is not answered otherwise (:attr:`Assessment.answered`) is retried (:class:`Retries`, at
-    most ``retries`` times).
+    most ``retries`` times), except that a retry afresh (twice the warm-up and the draws:
+    3-5 times the first fit's time) is not made where ``instead_of_refit`` answers.
 
     Parameters
     ----------
@@ -352,6 +351,10 @@ def run_fits(sample: Callable, assess: Callable, seeds, *, adapt_delta: float,
     on_retry : callable, optional
         ``on_retry(run, diagnostics)`` before each retry, with its settings and the
         diagnostics that called for it.
+    instead_of_refit : callable, optional
+        ``instead_of_refit()``: the route that answers instead of a retry afresh (the
+        pairwise model's "quadrature", whose grid does not depend on how the chains moved),
+        or "" where none does. Asked only when the next retry would start afresh.
     """
     run = first_run(adapt_delta, iter_warmup, iter_sampling)
     retry, attempts, fit = Retries(run, retries), [], None
@@ -363,31 +366,34 @@ def run_fits(sample: Callable, assess: Callable, seeds, *, adapt_delta: float,
         fit = joined_draws(fit, sample(fit, run, adapted, stan_seed), run)
         assessment = assess(fit, retry.spent)
         diagnostics = assessment.diagnostics
+        achieved, draws = min(assessment.achieved), int(fit.posterior.sizes["draw"])
+        if diagnostics.ok:
+            more = None if assessment.answered else extension(
+                run, draws, achieved, ess, MAX_DRAWS_FACTOR * iter_sampling,
+                previous=extended_from, close=assessment.close,
+                close_cap=MAX_CLOSE_FACTOR * iter_sampling)
+        else:
+            more = (None if assessment.settled or assessment.answered
+                    else retry.upcoming(diagnostics))
+            answered = ("" if more is None or more["continued"] or instead_of_refit is None
+                        else instead_of_refit())
+            if answered:
+                more, assessment = None, replace(assessment, answered=answered)
+            elif more is not None:
+                retry.take(more)
         attempts.append(dict(
             attempt=len(attempts) + 1, stan_seed=stan_seed, continued=run["continued"],
             redraw=run["redraw"], step_scale=run["step_scale"], adapt_delta=run["adapt_delta"],
             iter_warmup=adapted["iter_warmup"], iter_sampling=run["iter_sampling"],
-            draws=int(fit.posterior.sizes["draw"]), ok=bool(diagnostics.ok or assessment.settled),
+            draws=draws, ok=bool(diagnostics.ok or assessment.settled),
             verdict=(("separate modes" if assessment.separate else "chains agree")
                      if assessment.settled else f"{diagnostics.verdict}; by {assessment.answered}, "
                      f"no {'extension' if diagnostics.ok else 'retry'}" if assessment.answered
                      else diagnostics.verdict), **assessment.record,
             problems=list(diagnostics.problems), seconds=time.perf_counter() - started))
-        achieved = min(assessment.achieved)
-        if diagnostics.ok:
-            more = None if assessment.answered else extension(
-                run, attempts[-1]["draws"], achieved, ess, MAX_DRAWS_FACTOR * iter_sampling,
-                previous=extended_from, close=assessment.close,
-                close_cap=MAX_CLOSE_FACTOR * iter_sampling)
-            if more is None:
-                break
-            run, extended_from = more, achieved
-            continue
-        safer = (None if assessment.settled or assessment.answered
-                 else retry.next(diagnostics))
-        if safer is None:
+        if more is None:
             break
-        if on_retry is not None:
-            on_retry(safer, diagnostics)
-        run, extended_from = safer, None
+        if not diagnostics.ok and on_retry is not None:
+            on_retry(more, diagnostics)
+        run, extended_from = more, (achieved if diagnostics.ok else None)
     return Runs(fit, assessment, attempts, retry.fresh, run)
