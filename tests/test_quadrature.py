@@ -392,6 +392,33 @@ def test_the_finer_grids_are_read_only_where_the_coarser_do_not_answer(monkeypat
                                           getattr(alone[expected], name))
 
 
+def test_a_first_grid_no_coarser_than_the_next_is_not_tried(monkeypatch):
+    """Where sigma0's narrow range sets the lattice step of the first two grids (at most
+    the range over FINE's ``least``: 0.2375 against 0.2 on a simulated 54-dataset pair),
+    the first, reported only where clear, is not tried, as it is less than COARSER times as
+    coarse: the answer is the second grid's alone, to the digit. Where any coarser first grid
+    is tried (COARSER 1), it answers here, at its own step, as it does alone."""
+    from bayescomp.models import quadrature as module
+
+    scores = bc.simulate.benchmark_collection(54, seed=1).scores
+    data, scale = prepare(scores, "a", "b", bc.PRIORS["paper"])
+    rope = bc.Rope(-0.01, 0.01)
+    ladder = module.REFINEMENTS
+    alone = []
+    for refinement in ladder[:2]:
+        monkeypatch.setattr(module, "REFINEMENTS", (refinement,))
+        alone.append(quadrature_probabilities(data, scale, rope))
+    monkeypatch.setattr(module, "REFINEMENTS", ladder)
+    steps = [found.grid["lattice_step"] for found in alone]
+    assert steps[1] == ladder[1]["step"] < steps[0] < module.COARSER * steps[1] < ladder[0]["step"]
+    for coarser, expected in ((module.COARSER, alone[1]), (1.0, alone[0])):
+        monkeypatch.setattr(module, "COARSER", coarser)
+        found = quadrature_probabilities(data, scale, rope)
+        assert found.ok and found.grid == expected.grid
+        for name in ("population", "next_dataset", "datasets", "datasets_summary"):
+            np.testing.assert_array_equal(getattr(found, name), getattr(expected, name))
+
+
 @pytest.mark.stan
 def test_a_quadrature_beyond_its_tolerance_leaves_the_fit_unreliable(stan_backend, monkeypatch):
     """With a tolerance of 0 no quadrature stands: the starved fit stays UNRELIABLE, says

@@ -24,7 +24,8 @@ delta0, weighed by what the pass over nu accumulates for its table
 masses. The error is the change from half the resolution in every direction plus the mass
 at the grid's edges; the fine grid is the coarsest of ``REFINEMENTS`` whose error is within
 ``TOLERANCE`` (:mod:`~bayescomp.models.quadrature_result`), the first only where no
-probability is near the decisions' threshold either. One grid is read at several ROPEs, and
+probability is near the decisions' threshold either, and tried only where coarser than the
+next (``COARSER``). One grid is read at several ROPEs, and
 under other priors of nu (only nu's prior at its nodes changes): what a sensitivity
 analysis asks. Blocks of datasets are each done alone in threads (``WORKERS`` of
 :mod:`~bayescomp.models.quadrature_datasets`): the same digits on any number of cores.
@@ -66,6 +67,11 @@ DELTA0_NODES = 6
 #: step, 2.5e-4 with 24 (benchmarks/results/quadrature.md)
 REFINEMENTS = (dict(step=0.3, panels=12, clear=True), dict(step=0.2, panels=12),
                dict(step=0.1, panels=24))
+#: a grid reported only where clear is tried only where its lattice step is at least this
+#: many times the next grid's (their delta0 panels the same): where sigma0's range is narrow
+#: it sets both steps (at most the range over FINE's ``least``), and the first, as fine as
+#: the next, would answer less often for the same time (bbtcomp's lgbm - lr: 0.2125, 0.2)
+COARSER = 1.25
 #: step of log(nu - 1 + NU_SHIFT) at the fine resolution (quadrature_grid.NU_SHIFT)
 NU_STEP = 0.25
 #: log(lambda) is summed over at most this range (below it the contribution falls as
@@ -306,7 +312,10 @@ def _quadrature(data: dict, scale: float, ropes: list, summaries: bool, others: 
     asked = dict(ropes=ropes, summaries=summaries, scale=scale, start=start,
                  others=[statistics(other) for other in others])
     threshold, close_call = decided
-    for refinement in [r for r in REFINEMENTS if not (close_call and r.get("clear"))]:
+    low, high = ranges["log_sigma0_sq"]
+    steps = [min(r["step"], (high - low) / FINE["least"]) for r in REFINEMENTS] + [0.0]
+    for refinement in [r for r, step, after in zip(REFINEMENTS, steps, steps[1:])
+                       if not (r.get("clear") and (close_call or step < COARSER * after))]:
         results = _read_grids(stats, search, refinement, asked, pool)
         # the first grid that answers stands, else the next, finer one, checked against
         # half its resolution in turn; the finest stands, ok or not. Chosen by data's own
