@@ -464,21 +464,24 @@ def test_the_loop_of_fits_follows_its_rules():
     assert runs.fresh["continued"] is False and runs.last["iter_sampling"] == 400
 
 
-def test_the_loop_asks_for_an_answer_only_in_place_of_a_refit_afresh():
-    """run_fits with a made-up engine: the first fit diverges (the retry is a redraw, a
-    continuation: instead_of_refit is not asked), the redraw diverges again (the next retry
-    would start afresh: asked). Where it answers, the loop stops there, the refit is neither
-    made nor counted (the last fresh fit is still the first), and the last attempt says
-    which route answered; where it does not, the refit afresh is made (twice the warm-up
-    and the draws, adapt_delta 0.99) and announced."""
+def test_the_loop_asks_for_an_answer_only_in_place_of_a_costly_retry():
+    """run_fits with a made-up engine. The first fit diverges (the retry is a redraw, half
+    the draws: instead_of_retry is not asked), the redraw diverges again (the next retry
+    would start afresh: asked); or the first fit mixes slowly (a continuation of as many
+    draws as the first fit's: not asked) and so does the continuation (the next, of twice
+    the draws: asked). Where it answers, the loop stops there, the retry is neither made
+    nor counted (the last fresh fit is still the first), and the last attempt says which
+    route answered; where it does not, the retry is made (afresh: twice the warm-up and the
+    draws, adapt_delta 0.99) and announced."""
     from bayescomp.models.hierarchical_runs import Assessment, run_fits
     from bayescomp.sampling import Seeds
 
     divergent = Assessment(dataclasses.replace(_with_problems("1 divergent transition(s)"),
                                                divergences=1), (900.0, 900.0))
+    slow = Assessment(_with_problems("R-hat 1.05 > 1.01"), (900.0, 900.0))
     clean = Assessment(_with_problems(), (1500.0, 1500.0))
 
-    def loop(answer):
+    def loop(failed, answer):
         runs_seen, asked, retried = [], [], []
 
         def sample(fit, run, adapted, stan_seed):
@@ -489,22 +492,29 @@ def test_the_loop_asks_for_an_answer_only_in_place_of_a_refit_afresh():
             asked.append(len(runs_seen))
             return answer
 
-        scripted = [divergent, divergent, clean]
+        scripted = [failed, failed, clean]
         runs = run_fits(sample, lambda fit, spent: scripted[len(runs_seen) - 1], Seeds(3),
                         adapt_delta=0.9, iter_warmup=200, iter_sampling=100, retries=2,
                         ess=1000, on_retry=lambda run, diag: retried.append(run),
-                        instead_of_refit=instead)
+                        instead_of_retry=instead)
         return runs, runs_seen, asked, retried
 
-    runs, runs_seen, asked, retried = loop("quadrature")
-    assert asked == [2] and len(runs_seen) == 2 and len(retried) == 1
-    assert runs_seen[1]["redraw"] and runs_seen[1]["continued"]
-    assert [a["verdict"] for a in runs.attempts] == [
-        "1 problem(s)", "1 problem(s); by quadrature, no retry"]
-    assert runs.assessment.answered == "quadrature" and runs.assessment.diagnostics.divergences
-    assert runs.fresh == runs_seen[0] and runs.fresh["iter_warmup"] == 200
-    runs, runs_seen, asked, retried = loop("")
+    for failed, first_retry in ((divergent, (True, True, 50)), (slow, (True, False, 100))):
+        runs, runs_seen, asked, retried = loop(failed, "quadrature")
+        assert asked == [2] and len(runs_seen) == 2 and len(retried) == 1
+        assert (runs_seen[1]["continued"], runs_seen[1]["redraw"],
+                runs_seen[1]["iter_sampling"]) == first_retry
+        assert [a["verdict"] for a in runs.attempts] == [
+            "1 problem(s)", "1 problem(s); by quadrature, no retry"]
+        assert runs.assessment.answered == "quadrature"
+        assert runs.assessment.diagnostics is failed.diagnostics
+        assert runs.fresh == runs_seen[0] and runs.fresh["iter_warmup"] == 200
+    runs, runs_seen, asked, retried = loop(divergent, "")
     assert asked == [2] and len(runs_seen) == 3 and len(retried) == 2
     assert (runs_seen[2]["continued"], runs_seen[2]["adapt_delta"], runs_seen[2]["iter_warmup"],
             runs_seen[2]["iter_sampling"]) == (False, 0.99, 400, 200)
     assert runs.fresh == runs_seen[2] and runs.assessment is clean
+    runs, runs_seen, asked, retried = loop(slow, "")
+    assert asked == [2] and len(runs_seen) == 3 and len(retried) == 2
+    assert (runs_seen[2]["continued"], runs_seen[2]["iter_sampling"]) == (True, 200)
+    assert runs.fresh == runs_seen[0] and runs.assessment is clean

@@ -143,9 +143,9 @@ def hierarchical(scores: Scores, first: str, second: str, *, rope: RopeLike = 0.
         divergent ones; the ``ess`` target extends them if they are too few. A fit that
         diverges again, or has saturated tree depth or a low E-BFMI, starts afresh from
         the same initial values with twice the warm-up and draws (adapt_delta at least 0.99
-        after divergences) (:func:`~bayescomp.models.hierarchical_runs.safer_run`), unless
-        the quadrature answers (``quadrature``); but a low E-BFMI with the chains in several
-        groups is read as modes first
+        after divergences) (:func:`~bayescomp.models.hierarchical_runs.safer_run`); this
+        and a second continuation are not made where the quadrature answers
+        (``quadrature``). A low E-BFMI with the chains in several groups is read as modes first
         (:func:`~bayescomp.models.hierarchical_runs.energy_explained`). Sampling stops
         at the first fit that passes. Each retry is announced by a :class:`RetryWarning`;
         ``settings["attempts"]`` records every fit, and ``settings["iter_sampling"]`` the
@@ -172,8 +172,8 @@ def hierarchical(scores: Scores, first: str, second: str, *, rope: RopeLike = 0.
         quadrature's too. Chains that each hold 100 effective draws of delta0 but neither
         mix nor decide alike are not retried first: the quadrature answers at once
         (retries had ended the same way on real near-identical pairs, after 2-3 times the
-        first fit's time), nor is a fit whose next retry would start afresh (after
-        divergences twice, saturated tree depth or a low E-BFMI). Else, and with
+        first fit's time), nor is a fit whose next retry would draw more than the first fit
+        (afresh, or a second continuation). Else, and with
         ``False``, the chains' modes decide where they can, and nothing decides where not
         (UNRELIABLE). A fit that passes its diagnostics but leaves a probability within two
         Monte Carlo errors of the threshold is answered by the quadrature too where the
@@ -285,10 +285,10 @@ def hierarchical(scores: Scores, first: str, second: str, *, rope: RopeLike = 0.
                       RetryWarning, stacklevel=4)
 
     adapt_delta = size_adapt_delta(data["n_datasets"]) if adapt_delta is None else adapt_delta
-    # the quadrature, which does not depend on how chains moved, answers for a refit afresh
+    # the quadrature, which does not depend on how chains moved, answers for a costly retry
     runs = run_fits(sample, assess, seeds, adapt_delta=adapt_delta, iter_warmup=iter_warmup,
                     iter_sampling=iter_sampling, retries=retries, ess=ess, on_retry=warn_retry,
-                    instead_of_refit=lambda: "quadrature" if quadrature
+                    instead_of_retry=lambda: "quadrature" if quadrature
                     and by_quadrature_once(False).ok else "")
     fit, attempts, diagnostics = runs.fit, runs.attempts, runs.assessment.diagnostics
     idata, (population_masses, next_masses), members, modes, estimates = (

@@ -236,8 +236,7 @@ class Retries:
         return self.made >= min(self.budget, MAX_RETRIES)
 
     def upcoming(self, diagnostics: Diagnostics) -> dict | None:
-        """The settings of the next retry after a fit with ``diagnostics``
-        (:func:`safer_run`), not yet counted, or None when none is left or none is safer."""
+        """The next retry's settings (:func:`safer_run`), not yet counted, or None."""
         return None if self.spent else safer_run(self.fresh, self.made + 1, diagnostics)
 
     def take(self, run: dict) -> dict:
@@ -318,7 +317,7 @@ class Runs:
 
 def run_fits(sample: Callable, assess: Callable, seeds, *, adapt_delta: float,
              iter_warmup: int, iter_sampling: int, retries: int, ess: int,
-             on_retry: Callable | None = None, instead_of_refit: Callable | None = None
+             on_retry: Callable | None = None, instead_of_retry: Callable | None = None
              ) -> Runs:
     """Fit, then retry and extend by this module's rules until the fit has enough.
 
@@ -332,8 +331,9 @@ def run_fits(sample: Callable, assess: Callable, seeds, *, adapt_delta: float,
     settled a fit: its chains do not mix, and more draws rarely make them (on a near-identical
     pair they ran to the cap, 2-3 times as long). A fit that fails them, is not settled and
     is not answered otherwise (:attr:`Assessment.answered`) is retried (:class:`Retries`, at
-    most ``retries`` times), except that a retry afresh (twice the warm-up and the draws:
-    3-5 times the first fit's time) is not made where ``instead_of_refit`` answers.
+    most ``retries`` times), except that a retry that draws more than the first fit (one
+    afresh, with twice the warm-up and the draws, or the second continuation, with twice
+    the draws) is not made where ``instead_of_retry`` answers.
 
     Parameters
     ----------
@@ -351,10 +351,10 @@ def run_fits(sample: Callable, assess: Callable, seeds, *, adapt_delta: float,
     on_retry : callable, optional
         ``on_retry(run, diagnostics)`` before each retry, with its settings and the
         diagnostics that called for it.
-    instead_of_refit : callable, optional
-        ``instead_of_refit()``: the route that answers instead of a retry afresh (the
+    instead_of_retry : callable, optional
+        ``instead_of_retry()``: the route that answers instead of such a retry (the
         pairwise model's "quadrature", whose grid does not depend on how the chains moved),
-        or "" where none does. Asked only when the next retry would start afresh.
+        or "" where none does. Asked only when the next retry would be one.
     """
     run = first_run(adapt_delta, iter_warmup, iter_sampling)
     retry, attempts, fit = Retries(run, retries), [], None
@@ -375,8 +375,9 @@ def run_fits(sample: Callable, assess: Callable, seeds, *, adapt_delta: float,
         else:
             more = (None if assessment.settled or assessment.answered
                     else retry.upcoming(diagnostics))
-            answered = ("" if more is None or more["continued"] or instead_of_refit is None
-                        else instead_of_refit())
+            costly = more is not None and (not more["continued"]
+                                           or more["iter_sampling"] > iter_sampling)
+            answered = instead_of_retry() if costly and instead_of_retry is not None else ""
             if answered:
                 more, assessment = None, replace(assessment, answered=answered)
             elif more is not None:
