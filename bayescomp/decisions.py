@@ -32,6 +32,13 @@ MODES_DISAGREE = "undecided (the modes disagree)"
 #: decides: a probability within this margin of the threshold would decide one way on one
 #: seed and the other way on the next, so it decides nothing.
 MC_MARGIN = 2.0
+#: Monte Carlo standard errors within which a sampled probability is checked by another
+#: route where one answers (the pairwise model's quadrature): a decision by MC_MARGIN errors
+#: is on the wrong side of the threshold with probability up to 2.3% where the truth lies
+#: at it (AutoML's tunedrandomforest - autoweka, P(equivalent) 0.9477 by quadrature: one of
+#: 30 seeds decided "equivalent" at 0.9568 +- 0.0028, its Monte Carlo errors calibrated
+#: over the 30), and at four errors 3e-5
+CHECK_MARGIN = 4.0
 
 
 def _as_probabilities(probabilities) -> np.ndarray:
@@ -80,30 +87,36 @@ def decide_modes(mode_probabilities: Sequence[ArrayLike], mode_mcse: Sequence[Ar
     return decided.pop() if len(decided) == 1 else MODES_DISAGREE
 
 
-def too_close(probabilities: ArrayLike, threshold: float, mcse: ArrayLike | None) -> bool:
-    """Whether a region's probability lies within :data:`MC_MARGIN` Monte Carlo standard
-    errors of ``threshold``: the draws cannot tell on which side it is."""
+def too_close(probabilities: ArrayLike, threshold: float, mcse: ArrayLike | None,
+              margin: float = MC_MARGIN) -> bool:
+    """Whether a region's probability lies within ``margin`` Monte Carlo standard errors
+    of ``threshold``: at :data:`MC_MARGIN`, the draws cannot tell on which side it is."""
     if mcse is None:
         return False
-    return bool(np.any(within_margin(_as_probabilities(probabilities), threshold, mcse)))
+    return bool(np.any(within_margin(_as_probabilities(probabilities), threshold, mcse,
+                                     margin)))
 
 
-def too_close_to_call(estimates, threshold: float = THRESHOLD) -> bool:
+def too_close_to_call(estimates, threshold: float = THRESHOLD,
+                      margin: float = MC_MARGIN) -> bool:
     """Whether a probability of ``estimates``, ``((probabilities, errors), ...)`` (a fit's
     :func:`~bayescomp.models.hierarchical_runs.region_estimates`, a quadrature's
-    ``estimates``), lies within two of its errors of ``threshold`` (:func:`too_close`): the
-    close call that a fit's draws are doubled for, or the quadrature answers."""
-    return any(too_close(probabilities, threshold, errors) for probabilities, errors in estimates)
+    ``estimates``), lies within ``margin`` of its errors of ``threshold``
+    (:func:`too_close`): at :data:`MC_MARGIN` the close call that a fit's draws are doubled
+    for, at :data:`CHECK_MARGIN` where the quadrature is asked."""
+    return any(too_close(probabilities, threshold, errors, margin)
+               for probabilities, errors in estimates)
 
 
-def within_margin(probabilities: ArrayLike, threshold: float, mcse: ArrayLike) -> np.ndarray:
+def within_margin(probabilities: ArrayLike, threshold: float, mcse: ArrayLike,
+                  margin: float = MC_MARGIN) -> np.ndarray:
     """Elementwise, whether a sampled probability neither clears ``threshold`` by
-    :data:`MC_MARGIN` Monte Carlo standard errors nor falls short of it by more: on which
-    side of the threshold it lies, the draws cannot tell (any number of probabilities, e.g.
-    a ranking's P(best) of every algorithm)."""
+    ``margin`` Monte Carlo standard errors nor falls short of it by more: at
+    :data:`MC_MARGIN`, on which side of the threshold it lies the draws cannot tell (any
+    number of probabilities, e.g. a ranking's P(best) of every algorithm)."""
     probabilities = np.asarray(probabilities, dtype=float)
-    margin = MC_MARGIN * np.asarray(mcse, dtype=float)
-    return (probabilities - margin < threshold) & (probabilities + margin >= threshold)
+    band = margin * np.asarray(mcse, dtype=float)
+    return (probabilities - band < threshold) & (probabilities + band >= threshold)
 
 
 #: P(best) values closer than this are one value: algorithms tied within the ROPE at every

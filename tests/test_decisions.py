@@ -51,6 +51,23 @@ def test_decision_needs_two_monte_carlo_errors_of_margin():
     assert not too_close([0.0, 0.935, 0.065], 0.95, e) and not too_close(p, 0.95, None)
 
 
+def test_the_check_margin_widens_the_band_around_the_threshold():
+    """Closed form: 0.962 +- 0.005 clears 0.95 by 2.4 errors (decided, no close call) but
+    lies within CHECK_MARGIN = 4 of it (checked); 0.972 (4.4 errors) is neither; from below
+    the same (0.938, 0.928); the band is 0.95 -+ 4 x 0.005 = 0.93 to 0.97."""
+    from bayescomp.decisions import CHECK_MARGIN, MC_MARGIN, too_close_to_call, within_margin
+    assert (MC_MARGIN, CHECK_MARGIN) == (2.0, 4.0)
+    e = [0.0, 0.005, 0.005]
+    for near in ([0.0, 0.962, 0.038], [0.0, 0.938, 0.062]):
+        assert not too_close_to_call([(near, e)]) and too_close_to_call([(near, e)],
+                                                                        margin=CHECK_MARGIN)
+    for far in ([0.0, 0.972, 0.028], [0.0, 0.928, 0.072]):
+        assert not too_close_to_call([(far, e)], margin=CHECK_MARGIN)
+    np.testing.assert_array_equal(
+        within_margin([0.9699, 0.9701, 0.9301, 0.9299], 0.95, 0.005, margin=4.0),
+        [True, False, True, False])
+
+
 def test_margin_keeps_a_near_threshold_probability_from_flipping_between_seeds():
     """Known answer (binomial): with true P(rope) = 0.948 and 2,000 independent draws per
     'seed', P_hat >= 0.95 on about 34% of seeds; with the margin, P_hat - 2 se >= 0.95 on

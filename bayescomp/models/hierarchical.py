@@ -57,7 +57,7 @@ from bayescomp.models.modes import (find_modes, found_their_way, mixture_indices
 from bayescomp.models.quadrature import quadrature_probabilities
 from bayescomp.models.quadrature_result import TOLERANCE
 from bayescomp.models.strata import strata_decide, strata_parts
-from bayescomp.decisions import THRESHOLD, too_close_to_call
+from bayescomp.decisions import CHECK_MARGIN, THRESHOLD, too_close_to_call
 from bayescomp.rope import Rope, check_rope, region_labels
 
 if TYPE_CHECKING:
@@ -175,10 +175,11 @@ def hierarchical(scores: Scores, first: str, second: str, *, rope: RopeLike = 0.
         first fit's time), nor is a fit whose next retry would draw more than the first fit
         (afresh, or a second continuation). Else, and with
         ``False``, the chains' modes decide where they can, and nothing decides where not
-        (UNRELIABLE). A fit that passes its diagnostics but leaves a probability within two
-        Monte Carlo errors of the threshold is answered by the quadrature too where the
-        quadrature's error places every probability clear of it; else (and with ``False``)
-        its draws are doubled, up to 8 times.
+        (UNRELIABLE). A fit that passes its diagnostics but leaves a probability within
+        four Monte Carlo errors of the threshold (:data:`~bayescomp.decisions.CHECK_MARGIN`)
+        is answered by the quadrature too where the quadrature's error places every
+        probability clear of it; else (and with ``False``) where within two its draws are
+        doubled, up to 8 times.
 
     Returns
     -------
@@ -257,15 +258,14 @@ def hierarchical(scores: Scores, first: str, second: str, *, rope: RopeLike = 0.
         # both questions' probabilities and Monte Carlo errors, from the chains as sampled
         estimates = region_estimates(*masses)
         close = too_close_to_call(estimates)
-        # a clean fit with a probability within two Monte Carlo errors of the threshold: the
-        # quadrature answers where its own error places every probability clear of it (the
-        # tutorial's aode - j48gr: 2.1-2.3 s, where doubling the draws took up to 4 attempts,
-        # 9.4-10.0 s; benchmarks/results/real_pairs.md, section 30); else the draws are
-        # doubled (at 17 datasets their error can fall below the grid's)
-        if quadrature and diagnostics.ok and close and not answered:
-            found = by_quadrature_once(True)
-            if found.settles():
-                answered = "quadrature"
+        # a clean fit with a probability within CHECK_MARGIN Monte Carlo errors of the
+        # threshold: the quadrature answers where its own error places every probability
+        # clear of it (the tutorial's aode - j48gr: 2.1-2.3 s, where doubling the draws took
+        # up to 4 attempts, 9.4-10.0 s; real_pairs.md, sections 30, 35); else the draws are
+        # doubled where within two (at 17 datasets their error can fall below the grid's)
+        if quadrature and diagnostics.ok and not answered and too_close_to_call(
+                estimates, margin=CHECK_MARGIN) and by_quadrature_once(True).settles():
+            answered = "quadrature"
         return Assessment(diagnostics, reported_ess(statistics), close=close, settled=settled,
                           answered=answered, separate=separate,
                           record=dict(modes=len(modes)),
@@ -297,7 +297,7 @@ def hierarchical(scores: Scores, first: str, second: str, *, rope: RopeLike = 0.
     post = idata.posterior
     # what chains that do not mix weigh differently on every seed (nu's modes on real
     # near-identical pairs, crossed rarely or not at all), a sum over a grid weighs once
-    by_quadrature = (by_quadrature_once(bool(diagnostics.ok and runs.assessment.close))
+    by_quadrature = (by_quadrature_once(bool(diagnostics.ok))
                      if quadrature and (runs.assessment.answered == "quadrature" or (
                          not diagnostics.ok and (not runs.assessment.settled
                                                  or modes_differ(modes)))) else None)

@@ -125,7 +125,7 @@ class HierarchicalResult(SamplerChecked, Reportable):
     @property
     def close_call_by_quadrature(self) -> bool:
         """Whether the quadrature answered a fit that passed its diagnostics, because a
-        probability of its draws lay within two Monte Carlo errors of the threshold (where
+        probability of its draws lay within four Monte Carlo errors of the threshold (where
         it answers a fit that failed them, its chains did not mix)."""
         return self.by_quadrature and self.diagnostics.ok
 

@@ -17,7 +17,7 @@ the tolerance at every ROPE, else on its own grid, else by a fit. A fit read in 
 agree at its ROPE) is read at each other ROPE as :func:`bayescomp.hierarchical` at that ROPE
 would read it: by its modes where their probabilities agree there too, else by the
 quadrature; and so is a fit that passed its diagnostics: by its draws, but by the quadrature
-at a ROPE where a probability of the draws lies within two Monte Carlo errors of the
+at a ROPE where a probability of the draws lies within four Monte Carlo errors of the
 threshold and the quadrature's own error places it clear of it (the tutorial's aode - j48gr
 at 0.01 then reads 0.9481 by quadrature, as the fit at that ROPE does, not 0.9462 from draws
 of a fit at 0). A prior reweighted off a clean fit is read likewise where its own weighted

@@ -13,7 +13,7 @@ from __future__ import annotations
 import warnings
 
 from bayescomp.data.scores import Scores
-from bayescomp.decisions import too_close_to_call
+from bayescomp.decisions import CHECK_MARGIN, too_close_to_call
 from bayescomp.models.hierarchical import parts_differ
 from bayescomp.models.hierarchical_prior import HierarchicalPrior
 from bayescomp.models.hierarchical_program import prepare
@@ -82,15 +82,15 @@ def modes_or_quadrature(fit, scores: Scores, ropes: list[Rope], masses: list, la
 def close_calls(fit, scores: Scores, ropes: list[Rope], masses: list, later: dict,
                 threshold: float) -> tuple[dict, dict]:
     """A fit that passed its diagnostics, at every other ROPE as :func:`bayescomp.hierarchical`
-    at that ROPE reads it: where a probability of its draws lies within two Monte Carlo
-    errors of ``threshold`` (``too_close_to_call``), the quadrature (one grid for those ROPEs)
+    at that ROPE reads it: where a probability of its draws lies within CHECK_MARGIN Monte
+    Carlo errors of ``threshold`` (``too_close_to_call``), the quadrature (one grid for those ROPEs)
     where its own error places every probability clear of it; elsewhere the draws. Returns
     what :func:`modes_or_quadrature` returns, for the ROPEs the quadrature answers."""
     own = (fit.rope.low, fit.rope.high)
-    close = [k for k, (rope, both) in enumerate(zip(ropes, masses))
-             if (rope.low, rope.high) != own
-             and too_close_to_call(region_estimates(*both), threshold)]
-    return _quadrature_at(fit, scores, ropes, close, later,
+    near = [k for k, (rope, both) in enumerate(zip(ropes, masses))
+            if (rope.low, rope.high) != own
+            and too_close_to_call(region_estimates(*both), threshold, CHECK_MARGIN)]
+    return _quadrature_at(fit, scores, ropes, near, later,
                           lambda found: found.settles(threshold), (threshold, True))
 
 
@@ -99,18 +99,18 @@ def reweighted_close_calls(scores: Scores, first: str, second: str, prior: Hiera
                            threshold: float) -> dict:
     """A prior read off a clean fit's draws by importance weights: at the ROPEs not
     ``answered`` yet where a probability of its weighted estimates (``estimates``: per ROPE,
-    both questions' (probabilities, errors)) lies within two Monte Carlo errors of
+    both questions' (probabilities, errors)) lies within CHECK_MARGIN Monte Carlo errors of
     ``threshold``, the quadrature of its own posterior (one grid) where that quadrature's
     error places every probability clear of it: {ROPE's place: both questions'
     (probabilities, errors, True)}. (The base fit's close calls need not be its own: the two
     posteriors' probabilities can differ by more than the draws' errors.)"""
-    close = [k for k, both in enumerate(estimates)
-             if k not in answered and too_close_to_call(both, threshold)]
-    if not close:
+    near = [k for k, both in enumerate(estimates)
+            if k not in answered and too_close_to_call(both, threshold, CHECK_MARGIN)]
+    if not near:
         return {}
-    found = quadratures(scores, first, second, [prior], [ropes[k] for k in close], threshold,
+    found = quadratures(scores, first, second, [prior], [ropes[k] for k in near], threshold,
                         close_call=True)[0]
-    return {k: quadrature_rows(q) for k, q in zip(close, found) if q.settles(threshold)}
+    return {k: quadrature_rows(q) for k, q in zip(near, found) if q.settles(threshold)}
 
 
 def _quadrature_at(fit, scores: Scores, ropes: list[Rope], places: list[int], later: dict,

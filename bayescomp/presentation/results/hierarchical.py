@@ -332,7 +332,7 @@ def quadrature_lines(result) -> list[str]:
     # a normal population has no nu
     axes = "delta0, sigma0 and nu" if grid["nu"] else "delta0 and sigma0"
     sizes = " x ".join(str(grid[name]) for name in ("delta0", "sigma0", "nu") if grid[name]) or "no"
-    why = ("a probability lay within two Monte Carlo errors of the threshold"
+    why = ("a probability lay within four Monte Carlo errors of the threshold"
            if result.close_call_by_quadrature else "the chains did not mix")
     lines = [
         f"By quadrature: {why}, so "
