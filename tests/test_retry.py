@@ -75,6 +75,14 @@ def test_safer_settings_ladder():
     assert safer_run(dict(first, adapt_delta=0.995), 1, _diagnostics(2))["adapt_delta"] == 0.995
 
 
+def _taken(retries, diagnostics):
+    """The retry that ``retries`` offers after ``diagnostics`` (asking does not count it),
+    then made (counted), as run_fits does; None where none is offered."""
+    run, made = retries.upcoming(diagnostics), retries.made
+    assert retries.upcoming(diagnostics) == run and retries.made == made
+    return None if run is None else retries.take(run)
+
+
 def test_retries_count_against_the_budget_and_start_from_the_last_fresh_fit():
     """Both models' loops take their retries from Retries: a continuation after divergences
     keeps the first fit as the one later retries start from; a fresh start replaces it;
@@ -82,23 +90,23 @@ def test_retries_count_against_the_budget_and_start_from_the_last_fresh_fit():
     first = dict(adapt_delta=0.95, iter_warmup=1000, iter_sampling=500, continued=False,
                  redraw=False, step_scale=1.0)
     retries = Retries(first, budget=2)
-    assert retries.next(_diagnostics(3)) == dict(first, adapt_delta=0.99, iter_warmup=300,
-                                                 continued=True, redraw=True, step_scale=0.5,
-                                                 iter_sampling=250)
+    assert _taken(retries, _diagnostics(3)) == dict(
+        first, adapt_delta=0.99, iter_warmup=300, continued=True, redraw=True, step_scale=0.5,
+        iter_sampling=250)
     assert retries.fresh == first and retries.made == 1 and not retries.spent
     # twice the first fit's warm-up and draws, not the continuation's
-    again = retries.next(_diagnostics(1))
+    again = _taken(retries, _diagnostics(1))
     assert again == dict(first, adapt_delta=0.99, iter_warmup=2000, iter_sampling=1000)
     assert retries.fresh == again and retries.spent
-    assert retries.next(_diagnostics(1)) is None and retries.made == 2
-    assert Retries(first, budget=0).next(_diagnostics(1)) is None
+    assert _taken(retries, _diagnostics(1)) is None and retries.made == 2
+    assert _taken(Retries(first, budget=0), _diagnostics(1)) is None
     # a budget above the two retries safer_run defines is spent after those two, so that
     # what waits for the last retry (the joint model's reading of chains in one group as
     # modes) still comes
     generous = Retries(first, budget=5)
-    assert generous.next(_diagnostics(1)) is not None and not generous.spent
-    assert generous.next(_diagnostics(1)) is not None and generous.spent
-    assert generous.next(_diagnostics(1)) is None and generous.made == 2
+    assert _taken(generous, _diagnostics(1)) is not None and not generous.spent
+    assert _taken(generous, _diagnostics(1)) is not None and generous.spent
+    assert _taken(generous, _diagnostics(1)) is None and generous.made == 2
 
 
 def test_a_low_e_bfmi_from_a_crossing_between_modes_lets_the_modes_be_read():

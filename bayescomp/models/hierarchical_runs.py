@@ -246,11 +246,6 @@ class Retries:
             self.fresh = run
         return run
 
-    def next(self, diagnostics: Diagnostics) -> dict | None:
-        """The settings of the next retry (:meth:`upcoming`), counted."""
-        run = self.upcoming(diagnostics)
-        return None if run is None else self.take(run)
-
 
 @dataclass
 class Assessment:
