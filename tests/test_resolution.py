@@ -37,6 +37,29 @@ def test_the_step_is_one_test_case_where_folds_differ_in_size():
     assert max(across) < 0.25 / 343
 
 
+def test_gaps_of_two_and_three_cases_give_one_case():
+    """Three algorithms on 5 x 2 folds of 313 test cases (balance, 625 rows): within a fold
+    the smallest gap is often 2 or more cases; their common step is 1 / 313 on every
+    dataset. Percentages rounded to 2 decimals share 0.01, far below their step (100 / 313):
+    the smallest gap is kept; so are continuous scores'."""
+    rng = np.random.default_rng(4)
+    smallest, found = [], []
+    for _ in range(20):
+        values = accuracies(rng, 3, [313] * 10, level=0.85)
+        found.append(score_step(values))
+        within = np.diff(np.sort(values, axis=0), axis=0)
+        smallest.append(within[within > 1e-9].min())
+    np.testing.assert_allclose(found, 1 / 313, rtol=1e-9)
+    assert max(smallest) >= 2 / 313 - 1e-12        # the smallest gap alone: 2 cases or more
+    rounded = np.round(100 * np.array([[291, 280, 270], [285, 290, 271], [279, 279, 266]])
+                       / 313, 2)
+    assert score_step(rounded) == pytest.approx(np.diff(np.sort(rounded, axis=0), axis=0)
+                                                .min())
+    continuous = rng.uniform(0.8, 0.9, (4, 6))
+    within = np.diff(np.sort(continuous, axis=0), axis=0)
+    assert score_step(continuous) == within.min()
+
+
 def test_two_algorithms_take_the_smallest_gap_of_any_two_scores():
     """With two algorithms the only gap within a split is their difference, many steps on
     consistent differences: the step is then the smallest gap between any two distinct
