@@ -40,8 +40,9 @@ def test_the_step_is_one_test_case_where_folds_differ_in_size():
 def test_gaps_of_two_and_three_cases_give_one_case():
     """Three algorithms on 5 x 2 folds of 313 test cases (balance, 625 rows): within a fold
     the smallest gap is often 2 or more cases; their common step is 1 / 313 on every
-    dataset. Percentages rounded to 2 decimals share 0.01, far below their step (100 / 313):
-    the smallest gap is kept; so are continuous scores'."""
+    dataset. Percentages rounded to 2 decimals share 0.01, far below their step (100 / 313),
+    and accuracies on 4000 cases written to 4 decimals share their last decimal: the
+    smallest gap is kept; so are continuous scores'."""
     rng = np.random.default_rng(4)
     smallest, found = [], []
     for _ in range(20):
@@ -55,6 +56,15 @@ def test_gaps_of_two_and_three_cases_give_one_case():
                        / 313, 2)
     assert score_step(rounded) == pytest.approx(np.diff(np.sort(rounded, axis=0), axis=0)
                                                 .min())
+    # 3400, 3402 and 3405 cases of 4000 (gaps of 2 and 3 cases): written in full, 1 / 4000;
+    # written to 4 decimals (0.85, 0.8505, 0.8512), gaps of 5 and 7 units of 0.0001 share
+    # 0.0001, the rounding's: the smallest gap is kept
+    cases = np.array([[3400], [3402], [3405]])
+    assert score_step(cases / 4000) == pytest.approx(1 / 4000)
+    written = np.round(cases / 4000, 4)
+    assert score_step(written) == pytest.approx(np.diff(np.sort(written, axis=0), axis=0).min())
+    # on 500 cases, 3 decimals are exact: gaps of 2 and 3 cases share 0.002, two units, the step
+    assert score_step(np.round(np.array([[400], [402], [405]]) / 500, 3)) == pytest.approx(0.002)
     continuous = rng.uniform(0.8, 0.9, (4, 6))
     within = np.diff(np.sort(continuous, axis=0), axis=0)
     assert score_step(continuous) == within.min()
