@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 import bayescomp as bc
-from bayescomp.data.resolution import score_step, steps
+from bayescomp.data.resolution import common_steps, score_step, steps
 from bayescomp.exceptions import ConstantDifferencesWarning
 from bayescomp.models import hierarchical_program, joint_program
 
@@ -68,6 +68,19 @@ def test_gaps_of_two_and_three_cases_give_one_case():
     continuous = rng.uniform(0.8, 0.9, (4, 6))
     within = np.diff(np.sort(continuous, axis=0), axis=0)
     assert score_step(continuous) == within.min()
+
+
+def test_every_split_gets_its_own_common_step():
+    """Splits read at once, each its own answer: gaps of 2 and 3 cases of 313 (1 / 313), of
+    4 and 6 cases of 200 (2 / 200: their common step), of 5 and 7 cases of 400, of 9 and 20
+    cases of 500 (1 / 9 of the smallest gap, below MULTIPLE's eighth: the smallest gap
+    stands); a gap between equal scores (0) is no gap."""
+    gaps = np.array([[2 / 313, 4 / 200, 5 / 400, 9 / 500],
+                     [3 / 313, 6 / 200, 7 / 400, 20 / 500],
+                     [0.0, 0.0, 0.0, 0.0]])
+    distinct = gaps > 0
+    np.testing.assert_allclose(common_steps(gaps, distinct), [1 / 313, 2 / 200, 1 / 400, 9 / 500],
+                               rtol=1e-9)
 
 
 def test_two_algorithms_take_the_smallest_gap_of_any_two_scores():

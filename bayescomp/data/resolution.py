@@ -13,7 +13,7 @@ The gaps between scores of one split (one test set, one step) are multiples of i
 between splits of different test sizes (1368 and 1369 cases) they are not, and can be far
 smaller. So the step is read within splits that hold at least three distinct scores (two
 are the pair's difference itself, a multiple of the step that on consistent differences is
-many steps): the smallest over them of the gaps' common step (:func:`common_step`; gaps of 2
+many steps): the smallest over them of the gaps' common step (:func:`common_steps`; gaps of 2
 and 3 cases give 1 case), or the smallest gap where the gaps share none near it. On
 bbtcomp's 132 datasets (15 algorithms, 4-fold) this is 0.98 to 1 times 1 / n_test on every
 dataset (the smallest gap alone: up to 3 times, and 2 times on xd6 without qda's scores, so
@@ -49,28 +49,40 @@ def written_unit(finite: np.ndarray) -> float | None:
     return None
 
 
-def common_step(gaps: np.ndarray, smallest: float, unit: float | None = None) -> float:
-    """The largest q of which every gap of one split is a whole multiple (to a millionth of
-    q), where the smallest gap is at most :data:`MULTIPLE` times it; else ``smallest``.
+def common_steps(gaps: np.ndarray, distinct: np.ndarray, unit: float | None = None
+                 ) -> np.ndarray:
+    """Per split (a column of ``gaps[gap, split]``, of which ``distinct`` marks those between
+    distinct scores, at least one per split), the largest q of which every such gap is a
+    whole multiple (to a millionth of q), where its smallest gap is at most
+    :data:`MULTIPLE` times it; else that smallest gap.
+
     Accuracies k / n on one test set: gaps of 2 and 3 cases give 1 / n where the smallest
     gap is 2 / n (bbtcomp's xd6 without qda). Scores rounded to a coarser grid than their
     step (percentages to 2 decimals) or continuous ones end in a q far below the smallest
     gap, which is kept. So is a q that is the scores' written ``unit``
     (:func:`written_unit`): it may be the rounding's, as 0.0001 from accuracies on 4000 cases
     written to 4 decimals (gaps of 5 and 7 units for 2 and 3 cases). Rounding leaves
-    gaps one unit apart, so a q of 2 units or more is the step's (1 / 500: 0.002)."""
-    step = smallest
-    for gap in gaps:
-        # Euclid's algorithm on reals: a remainder within rounding of 0 ends it
-        a, b = gap, step
-        while b > 1e-6 * smallest:
-            a, b = b, abs(a - np.round(a / b) * b)
+    gaps one unit apart, so a q of 2 units or more is the step's (1 / 500: 0.002). Every
+    split at once: 400 datasets of 15 algorithms' scores on 100 splits each take 0.1 s."""
+    smallest = np.where(distinct, gaps, np.inf).min(axis=0)
+    tolerance = 1e-6 * smallest
+    step = smallest.copy()
+    for gap, real in zip(gaps, distinct):
+        # Euclid's algorithm on reals, split by split: a remainder within rounding of 0 ends
+        # it; a gap between equal scores leaves the step as it is
+        a, b = np.where(real, gap, step), step.copy()
+        going = b > tolerance
+        while going.any():
+            remainder = np.abs(a[going] - np.round(a[going] / b[going]) * b[going])
+            a[going], b[going] = b[going], remainder
+            going[going] = remainder > tolerance[going]
         step = a
-    if smallest / step > MULTIPLE + 1e-6 or (unit is not None and step < 1.5 * unit):
-        return smallest
-    units = gaps / step
-    return float(step) if np.all(np.abs(units - np.round(units)) <= 1e-6 * units.max()) \
-        else smallest
+    units = np.where(distinct, gaps, step) / step
+    whole = np.all(np.abs(units - np.round(units)) <= 1e-6 * units.max(axis=0), axis=0)
+    kept = whole & (smallest / step <= MULTIPLE + 1e-6)
+    if unit is not None:
+        kept &= step >= 1.5 * unit
+    return np.where(kept, step, smallest)
 
 
 def score_step(values: np.ndarray) -> float:
@@ -87,9 +99,8 @@ def score_step(values: np.ndarray) -> float:
     distinct = gaps > noise
     three = np.nonzero(distinct.sum(axis=0) >= 2)[0]
     if three.size:
-        unit = written_unit(finite)
-        return min(common_step(gaps[distinct[:, j], j], gaps[distinct[:, j], j].min(), unit)
-                   for j in three)
+        return float(common_steps(gaps[:, three], distinct[:, three],
+                                  written_unit(finite)).min())
     gaps = np.diff(np.sort(finite))
     gaps = gaps[gaps > noise]
     return float(gaps.min()) if gaps.size else np.nan
