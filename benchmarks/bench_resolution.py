@@ -10,9 +10,10 @@ For every dataset the true step of a fold is 1 / n_test, n_test the least common
 the denominators of its scores (fractions with denominators up to 10^5 within 1e-12); a
 dataset's is the median over its folds. Printed, as ratios to it (quantiles over datasets):
 the package's step (every algorithm's scores, within splits), the smallest gap between any
-two scores of the dataset (the estimator before), and, for some pairs with only the two
-algorithms' scores, both (two algorithms fall back to the smallest gap), with how many
-non-constant datasets a floor from the gaps within splits alone (the pair's differences)
+two scores of the dataset (the estimator before), how often leaving one algorithm out
+changes the step (the package's, and the smallest gap within splits, its estimator before
+the common step), and, for some pairs with only the two algorithms' scores, both (two
+algorithms fall back to the smallest gap), with how many non-constant datasets a floor from the gaps within splits alone (the pair's differences)
 would put above the differences' own standard deviation. Output: benchmarks/results/resolution.md.
 """
 from __future__ import annotations
@@ -52,6 +53,16 @@ def smallest_gap(values: np.ndarray) -> float:
     return float(gaps.min()) if gaps.size else np.nan
 
 
+def smallest_gap_within_splits(values: np.ndarray) -> float:
+    """The package's step before the common step: the smallest gap within a split of at
+    least three distinct scores (else the smallest gap of any two)."""
+    gaps = np.diff(np.sort(values, axis=0), axis=0)
+    distinct = gaps > 1e-9
+    three = distinct.sum(axis=0) >= 2
+    return (float(gaps[:, three][distinct[:, three]].min()) if three.any()
+            else smallest_gap(values))
+
+
 def quantiles(ratios) -> str:
     return " / ".join(f"{q:.3g}" for q in np.nanpercentile(ratios, QUANTILES))
 
@@ -67,6 +78,17 @@ def main(root: str) -> None:
                                                             / truth))
     print("every algorithm, smallest gap:",
           quantiles([smallest_gap(d.values) for d in scores.datasets] / truth))
+    # one answer whatever else a file holds: the step with each algorithm left out in turn
+    for name, estimator in (("the package's step", score_step), ("smallest gap within splits",
+                                                                 smallest_gap_within_splits)):
+        full = [estimator(d.values) for d in scores.datasets]
+        moved = [(i, k) for i, d in enumerate(scores.datasets)
+                 for k in range(len(scores.algorithms))
+                 if not np.isclose(estimator(np.delete(d.values, k, axis=0)), full[i],
+                                   rtol=1e-9, equal_nan=True)]
+        print(f"{name}, one algorithm left out: changed in {len(moved)} of "
+              f"{len(full) * len(scores.algorithms)} (dataset, algorithm) cases, on "
+              f"{len({i for i, _ in moved})} datasets")
     for first, second in PAIRS:
         pair = scores.subset(algorithms=[first, second])
         own = np.array([score_step(d.values) for d in pair.datasets])
