@@ -13,8 +13,9 @@ the package's step (every algorithm's scores, within splits), the smallest gap b
 two scores of the dataset (the estimator before), how often leaving one algorithm out
 changes the step (the package's, and the smallest gap within splits, its estimator before
 the common step), and, for some pairs with only the two algorithms' scores, both (two
-algorithms fall back to the smallest gap), with how many non-constant datasets a floor from the gaps within splits alone (the pair's differences)
-would put above the differences' own standard deviation. Output: benchmarks/results/resolution.md.
+algorithms fall back to the smallest gap), with how many non-constant datasets a floor from
+the gaps within splits alone (the pair's differences) would put above the differences' own
+standard deviation. Output: benchmarks/results/resolution.md.
 """
 from __future__ import annotations
 
