@@ -817,6 +817,34 @@ def test_the_quadrature_in_threads_is_the_same_to_the_last_digit(monkeypatch):
     assert np.ptp(found[1].datasets_summary[:, 0]) > 0.01   # twelve different datasets
 
 
+def test_lambdas_cells_left_out_at_the_lattices_ends_change_nothing(monkeypatch):
+    """The pass over nu takes only the lattice's rows that log(lambda)'s cells heavier than
+    CELL_FLOOR reach; with every cell (a floor of 0) every probability and summary is the
+    same to 1e-12. The narrowing is real: at nu = 1000 most of the cells (step 0.3) lie
+    below the floor, at nu = 1.5 only the last few (lambda above e^4.4)."""
+    from bayescomp.models import quadrature as module
+
+    log_lambda = np.arange(-25.0, 5.0, 0.3)
+    for nu, dropped in ((1000.0, True), (1.5, False)):
+        cells = lambda_cells(nu, log_lambda, 0.3)
+        share = np.mean(cells < module.CELL_FLOOR * cells.max())
+        assert (share > 0.8) if dropped else (share < 0.05)
+    scores = COLLECTIONS["twelve"]()
+    data, scale = prepare(scores, "a", "b", bc.PRIORS["paper"])
+    found = {}
+    for floor in (module.CELL_FLOOR, 0.0):
+        monkeypatch.setattr(module, "CELL_FLOOR", floor)
+        found[floor] = quadrature_probabilities(data, scale, bc.Rope(-0.01, 0.01))
+    banded, every = found.values()
+    for name in ("population", "next_dataset", "datasets", "datasets_summary",
+                 "population_error", "next_dataset_error"):
+        np.testing.assert_allclose(getattr(banded, name), getattr(every, name), rtol=1e-12,
+                                   atol=1e-15)
+    for key, value in every.next_dataset_summary.items():
+        if key != "density":
+            assert banded.next_dataset_summary[key] == pytest.approx(value, rel=1e-12)
+
+
 @pytest.mark.parametrize("prior", ["paper", "gaussian"])
 def test_each_datasets_probabilities_are_the_grid_sum_written_out(prior):
     """Two routes to each dataset's P(delta_i left / right of the ROPE) on one small grid:

@@ -46,7 +46,7 @@ from bayescomp.models.quadrature_datasets import (BLOCK, Accumulated, dataset_re
 from bayescomp.models.quadrature_grid import (closed_end, grid_nodes, halved, kept_range,
                                               log_prior_cells, statistics)
 from bayescomp.models.quadrature_result import Quadrature, from_readings
-from bayescomp.models.quadrature_rules import lambda_cells, sigma_rule
+from bayescomp.models.quadrature_rules import lambda_cells, lattice_band, sigma_rule
 from bayescomp.models.quadrature_summary import (dataset_probabilities, grid_summary,
                                                  marginals, rope_readings)
 from bayescomp.rope import Rope
@@ -74,6 +74,13 @@ REFINEMENTS = (dict(step=0.3, panels=12, clear=True), dict(step=0.2, panels=12),
 COARSER = 1.25
 #: step of log(nu - 1 + NU_SHIFT) at the fine resolution (quadrature_grid.NU_SHIFT)
 NU_STEP = 0.25
+#: log(lambda)'s cells lighter than this share of the heaviest at a nu are left out at the
+#: lattice's ends (:func:`~bayescomp.models.quadrature_rules.lattice_band`): what they add to
+#: an I_i is below 1e-15 of it wherever the table there is within e^-87 of its largest
+#: (below that, the tables weigh it as nothing already). A large nu's cells lie within a few
+#: of lambda = 1: 58% of the cells are kept on bbtcomp's lr - ridge and knn - xgb, and the
+#: products of the pass over nu are that much narrower (the same digits on 14 collections)
+CELL_FLOOR = 1e-55
 #: log(lambda) is summed over at most this range (below it the contribution falls as
 #: lambda^(1/2 + nu/2), at most e^-25 of the rest at nu = 1)
 LOG_LAMBDA = (-25.0, 5.0)
@@ -103,10 +110,8 @@ def _posterior(stats: dict, grid: dict, rope: Rope, datasets: bool, intervals: b
     lowest = max(LOG_LAMBDA[0], -30 / (0.5 * (1 + np.exp(u.min())) + 0.5)) if student else 0.0
     log_lambda = np.arange(lowest, LOG_LAMBDA[1] + step / 2, step) if student else np.zeros(1)
     n_sigma0, n_lambda, n_delta0, q = len(log_sigma0_sq), len(log_lambda), len(delta0), len(m)
-    # lattice of l = log(sigma0^2) - log(lambda); place[k, j] is where sigma0_k and lambda_j
-    # meet on it
+    # lattice of l = log(sigma0^2) - log(lambda), where sigma0's and lambda's steps meet
     lattice = log_sigma0_sq[0] - log_lambda[-1] + step * np.arange(n_sigma0 + n_lambda - 1)
-    place = np.arange(n_sigma0)[:, None] + (n_lambda - 1) - np.arange(n_lambda)[None, :]
     added = np.exp(lattice)
     # per dataset, H_i(delta0, l) scaled by its largest value over l (peak), kept in single
     # precision (half the memory): each I_i to about 1e-7 relative where it is within e^-87
@@ -136,47 +141,49 @@ def _posterior(stats: dict, grid: dict, rope: Rope, datasets: bool, intervals: b
     log_post = np.empty((len(nus), n_sigma0, n_delta0))
     accumulated = Accumulated(q, n_delta0, len(lattice)) if datasets else None
 
-    def mixing(nu: float) -> np.ndarray:
-        """(lattice, sigma0): the mass of log(lambda)'s cell at sigma0's meeting with l."""
-        masses = np.zeros((len(lattice), n_sigma0))
-        masses[place, np.arange(n_sigma0)[:, None]] = (lambda_cells(nu, log_lambda, step)
-                                                       if student else 1.0)
-        return masses
+    def mixing(nu: float) -> tuple[slice, np.ndarray]:
+        """log(lambda)'s cells at nu on the lattice (:func:`lattice_band`)."""
+        return lattice_band(lambda_cells(nu, log_lambda, step) if student else np.ones(1),
+                            n_sigma0, CELL_FLOOR)
 
-    def integrate(block: slice, masses: np.ndarray) -> np.ndarray:
-        """log I_i (dataset, delta0, sigma0) of a block of datasets at one nu."""
-        integral = scaled[block.start * n_delta0:block.stop * n_delta0].astype(float) @ masses
+    def integrate(block: slice, band: tuple) -> np.ndarray:
+        """log I_i (dataset, delta0, sigma0) of a block of datasets at one nu's ``band``."""
+        rows, masses = band
+        integral = scaled[block.start * n_delta0:block.stop * n_delta0, rows].astype(float) @ masses
         with np.errstate(divide="ignore"):
             # an integral that underflows (delta0 far out at a small sigma0) is a point the
             # posterior weighs as nothing: log 0 = -inf is its weight
             return np.log(integral).reshape(-1, n_delta0, n_sigma0)
 
     def accumulate(block: slice, log_integral: np.ndarray, log_post_t: np.ndarray,
-                   masses: np.ndarray) -> None:
+                   band: tuple) -> None:
         """Each dataset's weight of its table's points: the posterior's over I_i."""
         with np.errstate(invalid="ignore"):
             log_ratio = np.where(np.isfinite(log_integral[block]),
                                  log_post_t.T[None] - log_integral[block], -np.inf)
-        accumulated.add(log_ratio, masses, block)
+        accumulated.add(log_ratio, *band, block)
 
     # blocks of datasets (and each dataset's table), each worked on alone in the same way
     # by whichever thread (numpy releases the GIL in its array work): the same digits from
     # any number of threads
     blocks = [slice(start, min(start + BLOCK, q)) for start in range(0, q, BLOCK)]
     list(pool.map(tabulate, range(q)))
-    for t, nu in enumerate(nus):
-        masses = mixing(nu)
+    bands = [mixing(nu) for nu in nus]
+    for t, band in enumerate(bands):
         log_integral = np.concatenate(list(pool.map(integrate, blocks,
-                                                    [masses] * len(blocks))))
+                                                    [band] * len(blocks))))
         log_post[t] = (log_prior[t] + (log_integral + peak[:, :, None]).sum(axis=0).T
                        + log_rule)
         if datasets:
             list(pool.map(accumulate, blocks, [log_integral] * len(blocks),
-                          [log_post[t]] * len(blocks), [masses] * len(blocks)))
+                          [log_post[t]] * len(blocks), [band] * len(blocks)))
     total, weights = _normalised(log_post, "")
     # the next dataset's N(delta0, e^l) components, weighed on the lattice of l
-    next_mixture = (sum(mixing(nu) @ weights[t] for t, nu in enumerate(nus)) if intervals
-                    else None)
+    next_mixture = None
+    if intervals:
+        next_mixture = np.zeros((len(lattice), n_delta0))
+        for (rows, masses), weight in zip(bands, weights):
+            next_mixture[rows] += masses @ weight
     result = dict(log_post=log_post, log_prior=log_prior, weights=weights, nus=nus,
                   log_sigma0=log_sigma0, lattice=lattice, next_mixture=next_mixture)
     if datasets:

@@ -57,12 +57,13 @@ class Accumulated:
         self.log_scale = np.full(datasets, -np.inf)
         self.n_delta0 = n_delta0
 
-    def add(self, log_ratio: np.ndarray, masses: np.ndarray, datasets: slice = slice(None)
-            ) -> None:
+    def add(self, log_ratio: np.ndarray, rows: slice, masses: np.ndarray,
+            datasets: slice = slice(None)) -> None:
         """Adds one nu's term to the ``datasets`` (a block of them, whose rows no other
         call touches meanwhile): ``log_ratio`` (dataset, delta0, sigma0) is the log of the
-        hyper-parameters' weight over I_i (-inf where I_i underflows), ``masses`` (lattice,
-        sigma0) log(lambda)'s cells at each sigma0. The product is taken in double precision
+        hyper-parameters' weight over I_i (-inf where I_i underflows), ``masses`` (the
+        lattice's ``rows``, sigma0) log(lambda)'s cells at each sigma0, none elsewhere. The
+        product is taken in double precision
         (in single, subnormal numbers slowed it 4.4 times: :mod:`bayescomp.models.quadrature`)
         and added in single."""
         known = self.log_scale[datasets]
@@ -77,7 +78,8 @@ class Accumulated:
         live = np.isfinite(scale)
         ratio = np.zeros(log_ratio.shape)
         ratio[live] = np.exp(log_ratio[live] - scale[live, None, None])
-        weight += (ratio.reshape(-1, log_ratio.shape[2]) @ masses.T).reshape(weight.shape)
+        weight[..., rows] += (ratio.reshape(-1, log_ratio.shape[2]) @ masses.T).reshape(
+            weight[..., rows].shape)
 
 
 def table_terms(log_weight: np.ndarray, noise: np.ndarray, added: np.ndarray,

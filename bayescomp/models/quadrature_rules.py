@@ -1,8 +1,9 @@
 """The one-dimensional rules of :mod:`bayescomp.models.quadrature`: each dataset's sigma_i
 by Gauss-Legendre in log(sigma) over where its fold variance puts it, delta0 on
 Gauss-Legendre panels split at the ROPE's ends, and the masses of log(lambda)'s cells under
-lambda's Gamma(nu / 2, nu / 2) prior. Each is checked on its own in
-``tests/test_quadrature.py`` (scipy's quad, the Gamma's moments)."""
+lambda's Gamma(nu / 2, nu / 2) prior, and where they meet sigma0 on the lattice of l. Each is
+checked on its own in ``tests/test_quadrature.py`` (scipy's quad, the Gamma's moments, the
+whole lattice)."""
 from __future__ import annotations
 
 import numpy as np
@@ -49,3 +50,19 @@ def lambda_cells(nu: float, log_lambda: np.ndarray, step: float) -> np.ndarray:
     cumulative = special.gammainc(half, half * np.exp(edges))
     cumulative[0], cumulative[-1] = 0.0, 1.0
     return np.diff(cumulative)
+
+
+def lattice_band(cells: np.ndarray, n_sigma0: int, floor: float) -> tuple[slice, np.ndarray]:
+    """log(lambda)'s cells (``cells``, increasing log(lambda), one step apart) on the lattice
+    of l = log(sigma0^2) - log(lambda) that ``n_sigma0`` values of log(sigma0^2) at the same
+    step make: the rows of the lattice that the cells heavier than ``floor`` times the
+    heaviest reach (with every cell between them), and (those rows, sigma0) the mass of the
+    cell that meets each sigma0 at each row, 0 where none does."""
+    live = np.nonzero(cells >= floor * cells.max())[0]
+    kept = np.arange(live[0], live[-1] + 1)
+    # sigma0_k and lambda_j meet at row k + (number of cells - 1) - j
+    rows = slice(len(cells) - 1 - kept[-1], n_sigma0 + len(cells) - 1 - kept[0])
+    masses = np.zeros((rows.stop - rows.start, n_sigma0))
+    sigma0 = np.arange(n_sigma0)[:, None]
+    masses[sigma0 + kept[-1] - kept[None, :], sigma0] = cells[kept]
+    return rows, masses
