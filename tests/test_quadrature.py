@@ -845,6 +845,38 @@ def test_lambdas_cells_left_out_at_the_lattices_ends_change_nothing(monkeypatch)
             assert banded.next_dataset_summary[key] == pytest.approx(value, rel=1e-12)
 
 
+def test_the_next_datasets_distribution_skips_only_the_far_components(monkeypatch):
+    """The next dataset's distribution function is taken in blocks of points, each over the
+    components within FAR of a point of the block, the shares of those below it added
+    whole: against every component at every point (one block), its mean, sd, interval and
+    density agree to 1e-12, from under half the pairs (a mixture as wide as a Student-t's
+    with nu near 1: components 1e-3 to 1e3 wide)."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from bayescomp.models import quadrature_summary as module
+
+    lattice = np.linspace(-14.0, 14.0, 57)              # e^(l / 2) from 1e-3 to 1e3
+    delta0 = np.linspace(-0.5, 0.5, 13)
+    mixture = (np.random.default_rng(3).random((57, 13)) * np.exp(-0.05 * lattice[:, None] ** 2)
+               * np.exp(-(delta0[None, :] / 0.3) ** 2))
+    pairs, phi = [], module.phi_within_far
+    monkeypatch.setattr(module, "phi_within_far", lambda z: pairs.append(z.size) or phi(z))
+    found = []
+    for block in (module.NEXT_BLOCK, 10 ** 6):
+        monkeypatch.setattr(module, "NEXT_BLOCK", block)
+        pairs.clear()
+        with ThreadPoolExecutor(max_workers=2) as pool:
+            found.append((module.next_dataset_summary(delta0, lattice, mixture, True, pool),
+                          sum(pairs)))
+    (blocks, evaluated), (whole, every) = found
+    assert every == module.NEXT_POINTS * mixture.size     # one block: every pair
+    assert evaluated < 0.5 * every
+    for key in ("mean", "hdi_low", "hdi_high"):
+        assert blocks[key] == pytest.approx(whole[key], rel=1e-12)
+    np.testing.assert_allclose(blocks["density"][1], whole["density"][1], rtol=1e-12,
+                               atol=1e-12 * whole["density"][1].max())
+
+
 @pytest.mark.parametrize("prior", ["paper", "gaussian"])
 def test_each_datasets_probabilities_are_the_grid_sum_written_out(prior):
     """Two routes to each dataset's P(delta_i left / right of the ROPE) on one small grid:

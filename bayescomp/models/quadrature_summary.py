@@ -19,6 +19,10 @@ from bayescomp.rope import Rope, most_probable_shares
 INTERVAL = 0.95
 NEXT_POINTS = 3001
 NEXT_REACH = 1e4
+#: the points whose cumulative is taken together in one thread (fewer where 2^22 pairs of a
+#: point and a component would be more): a block far out lies FAR from all but the widest
+#: components
+NEXT_BLOCK = 100
 #: Phi(z) is 1 in double precision from z = 8.3, and under 5.2e-17 below -8.3
 FAR = 8.3
 #: what a mixture of normals read from the grid may leave out: the smallest of the next
@@ -80,11 +84,17 @@ def next_dataset_summary(delta0: np.ndarray, lattice: np.ndarray, mixture: np.nd
     points = mean + unit * np.sinh(np.linspace(-reach, reach, NEXT_POINTS))
 
     def distribution(block: np.ndarray) -> np.ndarray:
-        # the points reach far out: most lie beyond FAR of most components
-        return phi_within_far((block[:, None] - centre[None, :]) / spread[None, :]) @ share
+        # the points reach far out: most lie FAR or more from most components, whose
+        # normal's distribution function is then 1 or 0 there (phi_within_far's values), so
+        # the block's whole share of the components below it is added as one sum
+        below = centre + FAR * spread <= block[0]
+        near = ~below & (centre - FAR * spread < block[-1])
+        z = (block[:, None] - centre[None, near]) / spread[None, near]
+        return share[below].sum() + phi_within_far(z) @ share[near]
 
     cumulative = np.concatenate(list(pool.map(
-        distribution, np.array_split(points, max(1, len(points) * len(kept) // 2**22)))))
+        distribution, np.array_split(points, max(1, len(points) // min(
+            NEXT_BLOCK, max(1, 2**22 // len(kept))))))))
     cumulative = np.maximum.accumulate(cumulative)
     low, high = shortest_interval(points, cumulative)
     # the density between the points, for figures: the cumulative's slope at their midpoints
