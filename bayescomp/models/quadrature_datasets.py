@@ -63,9 +63,8 @@ class Accumulated:
         call touches meanwhile): ``log_ratio`` (dataset, delta0, sigma0) is the log of the
         hyper-parameters' weight over I_i (-inf where I_i underflows), ``masses`` (the
         lattice's ``rows``, sigma0) log(lambda)'s cells at each sigma0, none elsewhere. The
-        product is taken in double precision
-        (in single, subnormal numbers slowed it 4.4 times: :mod:`bayescomp.models.quadrature`)
-        and added in single."""
+        product is taken in double precision (in single, subnormal numbers slowed it 4.4
+        times: :mod:`bayescomp.models.quadrature`) and added in single."""
         known = self.log_scale[datasets]
         weight = self.weight.reshape(len(self.log_scale), self.n_delta0, -1)[datasets]
         scale = np.maximum(known, log_ratio.max(axis=(1, 2)))

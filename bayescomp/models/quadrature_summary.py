@@ -83,12 +83,15 @@ def next_dataset_summary(delta0: np.ndarray, lattice: np.ndarray, mixture: np.nd
     reach = np.arcsinh(NEXT_REACH)
     points = mean + unit * np.sinh(np.linspace(-reach, reach, NEXT_POINTS))
 
+    # where each component's distribution function is 0 below and 1 above (FAR sds out)
+    reach_low, reach_high = centre - FAR * spread, centre + FAR * spread
+
     def distribution(block: np.ndarray) -> np.ndarray:
         # the points reach far out: most lie FAR or more from most components, whose
         # normal's distribution function is then 1 or 0 there (phi_within_far's values), so
         # the block's whole share of the components below it is added as one sum
-        below = centre + FAR * spread <= block[0]
-        near = ~below & (centre - FAR * spread < block[-1])
+        below = reach_high <= block[0]
+        near = ~below & (reach_low < block[-1])
         z = (block[:, None] - centre[None, near]) / spread[None, near]
         return share[below].sum() + phi_within_far(z) @ share[near]
 
